@@ -1,0 +1,32 @@
+# saber — see README.md. Every target works on a fresh clone with Go 1.26.
+GO      ?= go
+BIN     := bin
+CMDS    := $(notdir $(wildcard cmd/*))
+DEMO    ?= saber-demo
+
+.PHONY: all build test demo bench lint clean
+
+all: build
+
+build:
+	@mkdir -p $(BIN)
+	$(GO) build -trimpath -o $(BIN)/ ./cmd/...
+
+# The tests build the binaries they need themselves. Tests that need an S3
+# server use AWS_ENDPOINT_URL_S3 (see .ci/s3-start.sh); under CI=true a
+# missing server fails them instead of skipping.
+test:
+	$(GO) test -count=1 -timeout 30m ./...
+
+demo: build
+	$(BIN)/saber demo --out $(DEMO)
+
+bench: build
+	$(BIN)/saber bench
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+clean:
+	rm -rf $(BIN) $(DEMO)

@@ -1,0 +1,198 @@
+package dataset
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/shard"
+)
+
+// Dataset names one dataset and the order of its rows.
+type Dataset[T any] struct {
+	Name    string
+	Compare func(a, b *T) int
+}
+
+// rowGroupRows bounds a row group so readers can stream large parts.
+const rowGroupRows = 50_000
+
+// writerOptions are fixed so that equal rows always give equal bytes: the
+// codec and its level, the row-group size and a created_by without a version
+// (a version string would change every file at every release).
+func writerOptions() []parquet.WriterOption {
+	return []parquet.WriterOption{
+		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault, Concurrency: 1}),
+		parquet.CreatedBy("saber", "", ""),
+		parquet.MaxRowsPerRowGroup(rowGroupRows),
+	}
+}
+
+// Write sorts rows by the dataset's key and writes them to key with Replace:
+// the object appears whole or not at all. It returns the object's hash for
+// the shard manifest.
+func (d Dataset[T]) Write(ctx context.Context, st store.Store, key string, rows []T) (shard.Object, error) {
+	sort.SliceStable(rows, func(i, j int) bool { return d.Compare(&rows[i], &rows[j]) < 0 })
+	return WriteRows(ctx, st, key, rows)
+}
+
+// WriteRows writes rows in the order given.
+func WriteRows[T any](ctx context.Context, st store.Store, key string, rows []T) (shard.Object, error) {
+	uri := st.URI(key)
+	w, err := st.Create(ctx, key, store.Replace)
+	if err != nil {
+		return shard.Object{}, fmt.Errorf("create %s: %w", uri, err)
+	}
+	defer w.Abort()
+	h := sha256.New()
+	pw := parquet.NewGenericWriter[T](io.MultiWriter(w, h), writerOptions()...)
+	for start := 0; start < len(rows); start += rowGroupRows {
+		if err := ctx.Err(); err != nil {
+			return shard.Object{}, err
+		}
+		end := min(start+rowGroupRows, len(rows))
+		if _, err := pw.Write(rows[start:end]); err != nil {
+			return shard.Object{}, fmt.Errorf("write %s: %w", uri, err)
+		}
+	}
+	if err := pw.Close(); err != nil {
+		return shard.Object{}, fmt.Errorf("write %s: %w", uri, err)
+	}
+	info, err := w.Commit()
+	if err != nil {
+		return shard.Object{}, fmt.Errorf("commit %s: %w", uri, err)
+	}
+	return shard.Object{URI: uri, Key: key, SHA256: hexSum(h), Size: info.Size, Rows: int64(len(rows))}, nil
+}
+
+func hexSum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)) }
+
+// SchemaError says an object's schema does not hold a column the reader needs.
+type SchemaError struct {
+	URI, Column, Msg string
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("read %s: column %q: %s", e.URI, e.Column, e.Msg)
+}
+
+// Read reads every row of key into T. T may be a projection: a struct with
+// some of the dataset's columns. A missing column or a column of another type
+// fails with the object's URI and the column's name.
+func Read[T any](ctx context.Context, st store.Store, key string) ([]T, error) {
+	var out []T
+	err := Scan(ctx, st, key, func(rows []T) error {
+		out = append(out, rows...)
+		return nil
+	})
+	return out, err
+}
+
+// Scan streams the rows of key into fn in batches; fn must not keep the slice.
+func Scan[T any](ctx context.Context, st store.Store, key string, fn func([]T) error) error {
+	uri := st.URI(key)
+	obj, err := st.Open(ctx, key)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", uri, err)
+	}
+	defer obj.Close()
+	f, err := openParquet(obj, uri)
+	if err != nil {
+		return err
+	}
+	if err := checkSchema[T](f.Schema(), uri); err != nil {
+		return err
+	}
+	r := parquet.NewGenericReader[T](f)
+	defer r.Close()
+	buf := make([]T, 1024)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := r.Read(buf)
+		if n > 0 {
+			if ferr := fn(buf[:n]); ferr != nil {
+				return ferr
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", uri, err)
+		}
+	}
+}
+
+// NotParquetError says an object is not a Parquet file.
+type NotParquetError struct {
+	URI string
+	Err error
+}
+
+func (e *NotParquetError) Error() string {
+	return fmt.Sprintf("read %s: not a Parquet file: %v", e.URI, e.Err)
+}
+
+func (e *NotParquetError) Unwrap() error { return e.Err }
+
+// OpenFile opens a Parquet object for callers that map columns themselves
+// (ingest reads users' files). The object must stay open while f is used.
+func OpenFile(obj store.Object, uri string) (*parquet.File, error) { return openParquet(obj, uri) }
+
+func openParquet(obj store.Object, uri string) (f *parquet.File, err error) {
+	// parquet-go can panic on some corrupt footers; a bad file is bad input,
+	// never a crash.
+	defer func() {
+		if r := recover(); r != nil {
+			f, err = nil, &NotParquetError{URI: uri, Err: fmt.Errorf("%v", r)}
+		}
+	}()
+	if obj.Size() < 12 {
+		return nil, &NotParquetError{URI: uri, Err: fmt.Errorf("%d bytes is too short", obj.Size())}
+	}
+	f, err = parquet.OpenFile(obj, obj.Size(), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return nil, &NotParquetError{URI: uri, Err: err}
+	}
+	return f, nil
+}
+
+// checkSchema compares T's columns with the file's.
+func checkSchema[T any](have *parquet.Schema, uri string) error {
+	want := parquet.SchemaOf(new(T))
+	for _, path := range want.Columns() {
+		name := strings.Join(path, ".")
+		wl, _ := want.Lookup(path...)
+		hl, ok := have.Lookup(path...)
+		if !ok {
+			return &SchemaError{URI: uri, Column: name, Msg: "missing"}
+		}
+		if w, h := typeName(wl.Node), typeName(hl.Node); w != h {
+			return &SchemaError{URI: uri, Column: name, Msg: fmt.Sprintf("has type %s, want %s", h, w)}
+		}
+		if wl.MaxRepetitionLevel != hl.MaxRepetitionLevel {
+			return &SchemaError{URI: uri, Column: name, Msg: "repetition differs (list vs scalar)"}
+		}
+	}
+	return nil
+}
+
+func typeName(n parquet.Node) string {
+	t := n.Type()
+	if lt := t.LogicalType(); lt != nil {
+		return t.Kind().String() + "(" + lt.String() + ")"
+	}
+	return t.Kind().String()
+}

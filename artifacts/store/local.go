@@ -1,0 +1,256 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// tmpPrefix names the hidden temporaries of uncommitted local writes. They
+// live next to their destination so Commit is a same-filesystem rename or
+// link; a crashed writer leaves one behind, which List never shows.
+const tmpPrefix = ".tmp-"
+
+// localStore keeps objects as files under root (absolute, OS separators).
+type localStore struct {
+	root string
+}
+
+func (s *localStore) path(key string) string {
+	return filepath.Join(s.root, filepath.FromSlash(key))
+}
+
+func (s *localStore) URI(key string) string {
+	return "file://" + filepath.ToSlash(s.path(key))
+}
+
+// pathErr wraps err with the object's URI, dropping the *PathError layer
+// (it would repeat the path) but keeping the errno, so errors.Is(err,
+// ErrNotExist) still works.
+func (s *localStore) pathErr(op, key string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("%s %s: %w", op, s.URI(key), err)
+}
+
+// localObject is an open file; *os.File gives ReadAt (safe for concurrent
+// use) and Close.
+type localObject struct {
+	*os.File
+	size int64
+}
+
+func (o *localObject) Size() int64 { return o.size }
+
+func (s *localStore) Open(ctx context.Context, key string) (Object, error) {
+	if err := checkKey(key); err != nil {
+		return nil, fmt.Errorf("open: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, s.pathErr("open", key, err)
+	}
+	f, err := os.Open(s.path(key))
+	if err != nil {
+		return nil, s.pathErr("open", key, err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		// A directory is a key prefix, not an object (as on S3).
+		err = fmt.Errorf("not a regular file: %w", ErrNotExist)
+	}
+	if err != nil {
+		f.Close()
+		return nil, s.pathErr("open", key, err)
+	}
+	return &localObject{File: f, size: fi.Size()}, nil
+}
+
+func (s *localStore) Stat(ctx context.Context, key string) (Info, error) {
+	if err := checkKey(key); err != nil {
+		return Info{}, fmt.Errorf("stat: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return Info{}, s.pathErr("stat", key, err)
+	}
+	fi, err := os.Stat(s.path(key))
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("not a regular file: %w", ErrNotExist)
+	}
+	if err != nil {
+		return Info{}, s.pathErr("stat", key, err)
+	}
+	return Info{Key: key, Size: fi.Size()}, nil
+}
+
+// List walks only the directory holding the prefix's last element and the
+// subdirectories that can still match, so listing "run/corpus/part-" does
+// not walk all of "run".
+func (s *localStore) List(ctx context.Context, prefix string) ([]Info, error) {
+	if err := checkPrefix(prefix); err != nil {
+		return nil, fmt.Errorf("list: %w", err)
+	}
+	start := s.root
+	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
+		start = s.path(prefix[:i])
+	}
+	var out []Info
+	err := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == start && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) {
+				return fs.SkipAll // nothing written under the prefix yet
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(s.root, p)
+		if err != nil {
+			return err
+		}
+		key := filepath.ToSlash(rel)
+		if d.IsDir() {
+			if p != start && !strings.HasPrefix(key+"/", prefix) && !strings.HasPrefix(prefix, key+"/") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), tmpPrefix) || !strings.HasPrefix(key, prefix) {
+			return nil
+		}
+		fi, err := os.Stat(p) // follows symlinks to files
+		if err != nil {
+			return err
+		}
+		if fi.Mode().IsRegular() {
+			out = append(out, Info{Key: key, Size: fi.Size()})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", s.URI(prefix), err)
+	}
+	// WalkDir's order puts "a/b" before "a.b"; callers want plain key order.
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out, nil
+}
+
+func (s *localStore) Create(ctx context.Context, key string, mode Mode) (Writer, error) {
+	if err := checkKey(key); err != nil {
+		return nil, fmt.Errorf("create: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, s.pathErr("create", key, err)
+	}
+	final := s.path(key)
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		return nil, s.pathErr("create", key, err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(final), tmpPrefix+"*")
+	if err != nil {
+		return nil, s.pathErr("create", key, err)
+	}
+	return &localWriter{s: s, ctx: ctx, key: key, final: final, mode: mode, f: f}, nil
+}
+
+func (s *localStore) Delete(ctx context.Context, key string) error {
+	if err := checkKey(key); err != nil {
+		return fmt.Errorf("delete: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return s.pathErr("delete", key, err)
+	}
+	if err := os.Remove(s.path(key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return s.pathErr("delete", key, err)
+	}
+	return nil
+}
+
+// localWriter writes to a temporary file in the destination directory.
+// After Commit or Abort it is finished: the temporary is gone either way.
+type localWriter struct {
+	s     *localStore
+	ctx   context.Context
+	key   string
+	final string
+	mode  Mode
+	f     *os.File // nil once finished
+	n     int64
+}
+
+func (w *localWriter) Write(p []byte) (int, error) {
+	if w.f == nil {
+		return 0, fmt.Errorf("write %s: writer already committed or aborted", w.s.URI(w.key))
+	}
+	n, err := w.f.Write(p)
+	w.n += int64(n)
+	if err != nil {
+		return n, w.s.pathErr("write", w.key, err)
+	}
+	return n, nil
+}
+
+// Commit fsyncs the data before it becomes visible, so a crash right after
+// Commit cannot leave a complete-looking but empty or short file. Once
+// needs a filesystem with hard links (any POSIX one; not some FUSE/SMB).
+func (w *localWriter) Commit() (Info, error) {
+	if w.f == nil {
+		return Info{}, fmt.Errorf("commit %s: writer already committed or aborted", w.s.URI(w.key))
+	}
+	f, tmp := w.f, w.f.Name()
+	w.f = nil
+	defer os.Remove(tmp) // no-op after a successful Replace rename
+	err := w.ctx.Err()
+	if err == nil {
+		err = f.Chmod(0o644) // CreateTemp makes 0600; outputs are shared
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		if w.mode == Once {
+			// link(2) fails with EEXIST instead of replacing: atomic write-once.
+			err = os.Link(tmp, w.final)
+		} else {
+			err = os.Rename(tmp, w.final)
+		}
+	}
+	if err != nil {
+		return Info{}, w.s.pathErr("commit", w.key, err)
+	}
+	syncDir(filepath.Dir(w.final))
+	return Info{Key: w.key, Size: w.n}, nil
+}
+
+func (w *localWriter) Abort() error {
+	if w.f == nil {
+		return nil
+	}
+	f := w.f
+	w.f = nil
+	f.Close()
+	if err := os.Remove(f.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return w.s.pathErr("abort", w.key, err)
+	}
+	return nil
+}
+
+// syncDir makes a rename or link durable. Best effort: some filesystems
+// refuse fsync on directories, and the data itself is already synced.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}

@@ -1,0 +1,105 @@
+// Package store gives every stage one view of storage: a flat namespace of
+// objects under a root URI, on local disk or in an S3-compatible bucket.
+//
+// Keys are slash-separated and relative to the root ("run/corpus/part-00000-of-00001.parquet").
+// Contracts every implementation keeps:
+//   - Nothing written through Create is visible under its key until Commit
+//     returns nil; a process killed mid-write leaves no object under the key.
+//   - Create with Once fails at Commit with an error wrapping fs.ErrExist when
+//     the key already exists (S3: If-None-Match: *; local: hard link).
+//   - Create with Replace atomically replaces any existing object.
+//   - Missing objects give errors wrapping fs.ErrNotExist.
+//   - Errors and URIs never carry credentials.
+package store
+
+import (
+	"context"
+	"io"
+	"io/fs"
+)
+
+// ErrNotExist and ErrExist are the sentinels callers test with errors.Is.
+var (
+	ErrNotExist = fs.ErrNotExist
+	ErrExist    = fs.ErrExist
+)
+
+// Mode says what Commit does when the key already exists.
+type Mode int
+
+const (
+	// Replace atomically replaces an existing object.
+	Replace Mode = iota
+	// Once fails with ErrExist if the object exists: write-once.
+	Once
+)
+
+// Info describes one stored object.
+type Info struct {
+	Key  string
+	Size int64
+}
+
+// Object is an open object for random access (Parquet reads its footer first).
+type Object interface {
+	io.ReaderAt
+	Size() int64
+	Close() error
+}
+
+// Writer buffers an object until Commit makes it visible.
+type Writer interface {
+	io.Writer
+	// Commit makes the object visible under its key and returns its size.
+	Commit() (Info, error)
+	// Abort discards everything written; safe to call after Commit (no-op).
+	Abort() error
+}
+
+// Store is one storage root. Every method rejects keys that would not mean
+// the same on disk and in S3: absolute, with empty, "." or ".." elements, a
+// trailing '/', or a base name starting ".tmp-" (local temporaries).
+type Store interface {
+	// URI returns the full URI of key, for messages and manifests.
+	URI(key string) string
+	// Open opens key for random access. ctx also bounds the Object's later
+	// reads (S3 fetches lazily), so it must outlive them.
+	Open(ctx context.Context, key string) (Object, error)
+	// Stat returns the object's size, or an error wrapping ErrNotExist.
+	Stat(ctx context.Context, key string) (Info, error)
+	// List returns every object whose key starts with prefix, sorted by key.
+	// Temporaries of uncommitted writes are never listed.
+	List(ctx context.Context, prefix string) ([]Info, error)
+	// Create starts writing key; see Mode. ctx also bounds the Writer's
+	// Commit (S3 uploads then). After Commit returns, successfully or not,
+	// the Writer is finished and its temporary data is gone.
+	Create(ctx context.Context, key string, mode Mode) (Writer, error)
+	// Delete removes key; deleting a missing key is not an error.
+	Delete(ctx context.Context, key string) error
+}
+
+// S3Options configure s3:// roots. Credentials come from the SDK's standard
+// chain (environment, shared files, instance roles), never from here.
+type S3Options struct {
+	// Endpoint overrides the service endpoint (MinIO, Ceph RGW); empty uses
+	// AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL or AWS's default.
+	Endpoint string `yaml:"endpoint" json:"endpoint"`
+	// Region defaults to AWS_REGION, then us-east-1.
+	Region string `yaml:"region" json:"region"`
+	// PathStyle addresses buckets as endpoint/bucket/key (needed by most
+	// self-hosted servers). Default true.
+	PathStyle *bool `yaml:"path_style" json:"path_style"`
+	// Profile selects a shared-config profile; empty uses AWS_PROFILE/default.
+	Profile string `yaml:"profile" json:"profile"`
+	// MultipartThresholdMiB: objects at least this large are uploaded in parts. Default 64.
+	MultipartThresholdMiB int `yaml:"multipart_threshold_mib" json:"multipart_threshold_mib"`
+	// PartSizeMiB is the multipart part size. Default 16 (S3 minimum is 5).
+	PartSizeMiB int `yaml:"part_size_mib" json:"part_size_mib"`
+	// MaxAttempts bounds the SDK's retries (with backoff). Default 5.
+	MaxAttempts int `yaml:"max_attempts" json:"max_attempts"`
+}
+
+// Options configure Open.
+type Options struct {
+	S3 S3Options `yaml:"s3" json:"s3"`
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/stage"
+)
+
+// newFlags makes a flag set whose --help prints a usage header first.
+func newFlags(name, header string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("saber "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, header)
+		fmt.Fprintln(stderr, "\nFlags:")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags; ok is false when the command should return code.
+func parse(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return stage.ExitOK, false
+		}
+		return stage.ExitBadInput, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return stage.ExitBadInput, false
+	}
+	return 0, true
+}
+
+func loadConfig(path string) (*config.Config, string, error) {
+	if path == "" {
+		return nil, "", stage.BadInput(fmt.Errorf("--config FILE is required"))
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, "", err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, "", err
+	}
+	return cfg, abs, nil
+}
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("run", `saber run — run stages locally
+
+Usage:
+  saber run --config run.yaml [--stages ingest,dedup] [--parallel N] [--force]
+
+Runs each stage's missing shards as processes of the stage binary (found in
+executor.bin_dir, beside saber, or on PATH), N at a time, then its reduce.
+Done shards are skipped without being started, so a second run does nothing.
+Each shard logs to <log_dir>/<stage>-<step>-part-<i>-of-<n>.log. On the first
+failed shard, saber stops starting new ones and prints that shard's last log
+lines and the command that re-runs it alone.
+`, stderr)
+	cfgPath := fs.String("config", "", "run config `FILE`")
+	stages := fs.String("stages", "", "comma-separated `list` of stages (default: all, in order: "+joinNames()+")")
+	parallel := fs.Int("parallel", 0, "shard processes at once (default executor.parallel, else one per core)")
+	force := fs.Bool("force", false, "redo shards that are already done")
+	printCfg := fs.Bool("print-config", false, "print the effective config and exit")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	cfg, abs, err := loadConfig(*cfgPath)
+	if err != nil {
+		return fail(stderr, "run", err)
+	}
+	if *printCfg {
+		y, _ := cfg.YAML()
+		stdout.Write(y)
+		return stage.ExitOK
+	}
+	sel, err := pipeline.Select(*stages)
+	if err != nil {
+		return fail(stderr, "run", err)
+	}
+	opt := localOptions(cfg, abs, *parallel, *force, stdout)
+	start := time.Now()
+	runs, err := pipeline.RunLocal(ctx, cfg, sel, opt)
+	if err != nil {
+		return fail(stderr, "run", err)
+	}
+	ran, skipped := 0, 0
+	for _, r := range runs {
+		if r.Skipped {
+			skipped++
+		} else {
+			ran++
+		}
+	}
+	fmt.Fprintf(stdout, "done in %s: %d shards ran, %d already done; data under %s/%s, logs in %s\n",
+		time.Since(start).Round(time.Millisecond), ran, skipped, cfg.RootURI(), cfg.Run, opt.LogDir)
+	return stage.ExitOK
+}
+
+func localOptions(cfg *config.Config, cfgAbs string, parallel int, force bool, out io.Writer) pipeline.LocalOptions {
+	if parallel == 0 {
+		parallel = cfg.Executor.Parallel
+	}
+	logDir := cfg.Resolve(cfg.Executor.LogDir)
+	if logDir == "" {
+		logDir = filepath.Join(cfg.Dir(), "logs", cfg.Run)
+	}
+	return pipeline.LocalOptions{
+		ConfigPath: cfgAbs, Parallel: parallel, BinDir: cfg.Resolve(cfg.Executor.BinDir),
+		LogDir: logDir, Force: force, Out: out,
+	}
+}
+
+func joinNames() string {
+	s := ""
+	for i, n := range pipeline.Names() {
+		if i > 0 {
+			s += ", "
+		}
+		s += n
+	}
+	return s
+}

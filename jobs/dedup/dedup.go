@@ -1,0 +1,290 @@
+// Package dedup removes near-duplicate problems with MinHash LSH, as
+// datatrove does (SPEC §3): word 5-grams of the normalised statement,
+// 14 bands × 8 rows, candidates confirmed at estimated Jaccard ≥ 0.8,
+// union-find clusters, one member kept by source priority then smallest id.
+//
+// The map step computes signatures for a contiguous range of the sorted
+// problems; the reduce indexes every signature, clusters, and writes
+// `corpus` and `duplicates`. Signatures depend only on the statement and the
+// run seed, and the reduce sees them in id order, so the result does not
+// depend on the number of shards.
+package dedup
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/minhash"
+	"github.com/saber-math/saber/lib/seed"
+	"github.com/saber-math/saber/lib/unionfind"
+)
+
+// Stage is the dedup stage.
+var Stage = stage.Stage{
+	Name:    "dedup",
+	Summary: "MinHash LSH near-duplicate removal: problems → corpus, duplicates",
+	Steps: []stage.Step{
+		{Name: "map", Dataset: dataset.Signatures.Name, Shards: func(c *config.Config) int { return c.Dedup.Shards }, Run: signatures},
+		{Name: "reduce", Dataset: dataset.Corpus.Name, Run: reduce},
+	},
+}
+
+// statementRow is the projection of `problems` the map step needs.
+type statementRow struct {
+	ID        string `parquet:"id"`
+	Source    string `parquet:"source"`
+	Statement string `parquet:"statement"`
+}
+
+// hasher is the same for every document of a run: its permutations derive
+// from the run seed and the stage, never from a shard.
+func hasher(cfg *config.Config) *minhash.Hasher {
+	return minhash.NewHasher(cfg.Dedup.Bands*cfg.Dedup.Rows, seed.Derive(cfg.Seed, "dedup", "permutations"))
+}
+
+func signatures(ctx context.Context, env *stage.Env) error {
+	cfg := env.Config
+	parts, err := env.Upstream(ctx, dataset.Problems.Name)
+	if err != nil {
+		return err
+	}
+	var total int64
+	for _, p := range parts {
+		total += p.Rows
+	}
+	lo, hi := env.Shard.Range(int(total))
+	h := hasher(cfg)
+	sigs := make([]dataset.Signature, 0, hi-lo)
+	prog := env.Progress("signatures", int64(hi-lo))
+	var offset int
+	for _, p := range parts {
+		start, end := offset, offset+int(p.Rows)
+		offset = end
+		if end <= lo || start >= hi {
+			continue // no row of this part is ours: do not read it
+		}
+		i := start
+		err := dataset.Scan(ctx, env.In, p.Key, func(rows []statementRow) error {
+			for _, r := range rows {
+				if i >= lo && i < hi {
+					sh := minhash.Shingles(minhash.Normalize(r.Statement), cfg.Dedup.NGram)
+					sigs = append(sigs, dataset.Signature{ID: r.ID, Source: r.Source, Shingles: int32(len(sh)), MinHash: h.Signature(sh)})
+				}
+				i++
+			}
+			prog.Add(int64(len(rows)))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	prog.Finish()
+	if len(sigs) != hi-lo {
+		return fmt.Errorf("read %d problems for range [%d,%d), want %d (manifest row counts disagree with the data)", len(sigs), lo, hi, hi-lo)
+	}
+	var empty int64
+	for _, s := range sigs {
+		if s.Shingles == 0 {
+			empty++
+		}
+	}
+	env.Count("signatures", int64(len(sigs)))
+	env.Count("empty_statements", empty)
+	out, err := dataset.Signatures.Write(ctx, env.Out, env.DataKey(dataset.Signatures.Name), sigs)
+	if err != nil {
+		return err
+	}
+	env.AddOutput(out)
+	return nil
+}
+
+// pair is a confirmed near-duplicate pair of signature indices, i < j.
+type pair struct{ i, j int }
+
+func reduce(ctx context.Context, env *stage.Env) error {
+	cfg := env.Config
+	sigParts, err := env.Upstream(ctx, dataset.Signatures.Name)
+	if err != nil {
+		return err
+	}
+	probParts, err := env.Upstream(ctx, dataset.Problems.Name)
+	if err != nil {
+		return err
+	}
+	var sigs []dataset.Signature
+	for _, p := range sigParts {
+		rows, err := dataset.Read[dataset.Signature](ctx, env.In, p.Key)
+		if err != nil {
+			return err
+		}
+		sigs = append(sigs, rows...)
+	}
+	for i := 1; i < len(sigs); i++ {
+		if sigs[i-1].ID >= sigs[i].ID {
+			return fmt.Errorf("signatures are not in id order at %q, %q: the map shards overlap", sigs[i-1].ID, sigs[i].ID)
+		}
+	}
+	want := cfg.Dedup.Bands * cfg.Dedup.Rows
+	for _, s := range sigs {
+		if s.Shingles > 0 && len(s.MinHash) != want {
+			return stage.BadInput(fmt.Errorf("signature of %s has %d values, want %d: signatures were made with another config; rerun `dedup --force`", s.ID, len(s.MinHash), want))
+		}
+	}
+
+	pairs, err := candidates(ctx, env, sigs)
+	if err != nil {
+		return err
+	}
+	uf := unionfind.New(len(sigs))
+	for _, p := range pairs {
+		uf.Union(p.i, p.j)
+	}
+	rank := map[string]int{}
+	for i, s := range cfg.Dedup.Priority {
+		rank[s] = i
+	}
+	prio := func(i int) int {
+		if r, ok := rank[sigs[i].Source]; ok {
+			return r
+		}
+		return len(rank)
+	}
+	var dups []dataset.Duplicate
+	dropped := map[string]bool{}
+	keptCount := map[string]int32{}
+	clusters := 0
+	for _, g := range uf.Groups() {
+		if len(g) < 2 {
+			continue
+		}
+		clusters++
+		kept := g[0] // groups are sorted by index, and indices are in id order
+		for _, m := range g[1:] {
+			if prio(m) < prio(kept) {
+				kept = m
+			}
+		}
+		for _, m := range g {
+			if m == kept {
+				continue
+			}
+			dups = append(dups, dataset.Duplicate{
+				Cluster: sigs[kept].ID, Kept: sigs[kept].ID, Dropped: sigs[m].ID, DroppedSource: sigs[m].Source,
+				Similarity: minhash.EstimatedJaccard(sigs[m].MinHash, sigs[kept].MinHash),
+			})
+			dropped[sigs[m].ID] = true
+		}
+		keptCount[sigs[kept].ID] = int32(len(g) - 1)
+	}
+	env.Count("candidate_pairs_confirmed", int64(len(pairs)))
+	env.Count("clusters", int64(clusters))
+	env.Count("dropped", int64(len(dups)))
+
+	corpus := make([]dataset.Document, 0, len(sigs)-len(dups))
+	var seen int
+	for _, p := range probParts {
+		err := dataset.Scan(ctx, env.In, p.Key, func(rows []dataset.Problem) error {
+			for _, r := range rows {
+				seen++
+				if dropped[r.ID] {
+					continue
+				}
+				corpus = append(corpus, dataset.Document{
+					ID: r.ID, Source: r.Source, Statement: r.Statement, Solution: r.Solution,
+					Subject: r.Subject, License: r.License, Origin: r.Origin, Duplicates: keptCount[r.ID],
+				})
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if seen != len(sigs) {
+		return stage.BadInput(fmt.Errorf("problems has %d rows but signatures %d: problems changed after the map step; rerun `dedup --force`", seen, len(sigs)))
+	}
+	env.Count("kept", int64(len(corpus)))
+	env.Log.Info().Int("problems", seen).Int("clusters", clusters).Int("dropped", len(dups)).Int("kept", len(corpus)).Msg("deduplicated")
+	out, err := dataset.Corpus.Write(ctx, env.Out, env.DataKey(dataset.Corpus.Name), corpus)
+	if err != nil {
+		return err
+	}
+	env.AddOutput(out)
+	out, err = dataset.Duplicates.Write(ctx, env.Out, env.DataKey(dataset.Duplicates.Name), dups)
+	if err != nil {
+		return err
+	}
+	env.AddOutput(out)
+	return nil
+}
+
+// candidates indexes every signature in the LSH index and returns the pairs
+// whose estimated Jaccard reaches the threshold, sorted. Queries run on all
+// cores; the result does not depend on their scheduling.
+func candidates(ctx context.Context, env *stage.Env, sigs []dataset.Signature) ([]pair, error) {
+	cfg := env.Config
+	idx, err := minhash.NewIndex(cfg.Dedup.Bands, cfg.Dedup.Rows)
+	if err != nil {
+		return nil, stage.BadInput(err)
+	}
+	for i, s := range sigs {
+		if s.Shingles > 0 {
+			idx.Add(i, s.MinHash)
+		}
+	}
+	idx.Build()
+	workers := runtime.GOMAXPROCS(0)
+	found := make([][]pair, workers)
+	prog := env.Progress("lsh query", int64(len(sigs)))
+	const chunk = 1024
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= len(sigs) || ctx.Err() != nil {
+					return
+				}
+				hi := min(lo+chunk, len(sigs))
+				for i := lo; i < hi; i++ {
+					if sigs[i].Shingles == 0 {
+						continue
+					}
+					for _, j := range idx.Query(sigs[i].MinHash) {
+						if j > i && minhash.EstimatedJaccard(sigs[i].MinHash, sigs[j].MinHash) >= cfg.Dedup.Threshold {
+							found[w] = append(found[w], pair{i, j})
+						}
+					}
+				}
+				prog.Add(int64(hi - lo))
+			}
+		}(w)
+	}
+	wg.Wait()
+	prog.Finish()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var pairs []pair
+	for _, f := range found {
+		pairs = append(pairs, f...)
+	}
+	sort.Slice(pairs, func(a, b int) bool {
+		if pairs[a].i != pairs[b].i {
+			return pairs[a].i < pairs[b].i
+		}
+		return pairs[a].j < pairs[b].j
+	})
+	return pairs, nil
+}

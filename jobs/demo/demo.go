@@ -1,0 +1,189 @@
+// Package demo is the embedded default run: a synthetic corpus generated on
+// the spot, a config on local disk, every stage that exists run through the
+// local executor, and a short summary. It needs no download and no service.
+package demo
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/lib/synth"
+	"github.com/saber-math/saber/shard"
+)
+
+// Options configure the demo.
+type Options struct {
+	Dir      string // everything goes under it
+	N        int    // synthetic problems
+	Seed     uint64
+	DupFrac  float64
+	Parallel int
+	BinDir   string
+}
+
+// ConfigYAML is the demo's run config; paths are relative to Dir.
+const ConfigYAML = `# saber demo run: written by "saber demo"; edit and rerun with
+#   saber run --config %[1]s
+run: demo
+root: data
+seed: %[2]d
+log:
+  progress_seconds: 5
+ingest:
+  shards: 2
+  sources:
+    - name: synth
+      paths: [input/synth.jsonl]
+      source: other
+      license: CC-BY-SA-4.0
+      origin: saber-synth
+      fields: {id: id, statement: statement, solution: solution, subject: domain, source: source}
+    - name: extra
+      paths: [input/extra.jsonl]
+      source: aops
+      license: CC-BY-SA-4.0
+      fields: {statement: problem, solution: solution}
+dedup:
+  shards: 2
+`
+
+// extraJSONL shows what ingest does with bad rows: they go to rejects.
+const extraJSONL = `{"problem": "Prove that there are infinitely many primes of the form $4k+3$.", "solution": "Suppose there are finitely many, $p_1, \\dots, p_m$. Consider $N = 4p_1\\cdots p_m - 1$, which is $3 \\bmod 4$ and so has a prime factor $3 \\bmod 4$ not in the list."}
+{"problem": "Find all real $x$ with $x^2 = 4$.", "solution": ""}
+{"problem": "What is $1+1$?", "solution": "It is $\\boxed{2}$."
+`
+
+// Run writes the inputs and config (once), runs the pipeline and prints a summary.
+func Run(ctx context.Context, opt Options, out io.Writer) error {
+	if err := os.MkdirAll(filepath.Join(opt.Dir, "input"), 0o755); err != nil {
+		return err
+	}
+	scfg := synth.Config{N: opt.N, Seed: opt.Seed, DupFrac: opt.DupFrac}
+	cfgPath := filepath.Join(opt.Dir, "run.yaml")
+	if _, err := os.Stat(cfgPath); err != nil {
+		fmt.Fprintf(out, "generating %d synthetic problems (seed %d, %.0f%% planted near-duplicates)\n", opt.N, opt.Seed, 100*opt.DupFrac)
+		if err := writeFile(filepath.Join(opt.Dir, "input", "synth.jsonl"), func(w io.Writer) error { return synth.Write(w, scfg) }); err != nil {
+			return err
+		}
+		if err := writeFile(filepath.Join(opt.Dir, "input", "extra.jsonl"), func(w io.Writer) error {
+			_, err := io.WriteString(w, extraJSONL)
+			return err
+		}); err != nil {
+			return err
+		}
+		if err := writeFile(cfgPath, func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, ConfigYAML, cfgPath, opt.Seed)
+			return err
+		}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(out, "reusing %s (delete %s for a fresh demo)\n", cfgPath, opt.Dir)
+	}
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		return err
+	}
+	runs, err := pipeline.RunLocal(ctx, cfg, pipeline.Stages, pipeline.LocalOptions{
+		ConfigPath: cfgPath, Parallel: opt.Parallel, BinDir: opt.BinDir,
+		LogDir: filepath.Join(opt.Dir, "logs"), Out: out,
+	})
+	if err != nil {
+		return err
+	}
+	_ = runs
+	return summarize(ctx, cfg, scfg, out)
+}
+
+func writeFile(path string, fn func(io.Writer) error) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err := fn(bw); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// summarize prints what the run produced, from the manifests and the data.
+func summarize(ctx context.Context, cfg *config.Config, scfg synth.Config, out io.Writer) error {
+	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
+	if err != nil {
+		return err
+	}
+	ingest, err := shard.Complete(ctx, root, cfg.Run, dataset.Problems.Name)
+	if err != nil {
+		return err
+	}
+	st := ingest[0].Stats // every ingest shard sees every input
+	var rejected int64
+	for k, v := range st {
+		if len(k) > 9 && k[:9] == "rejected_" {
+			rejected += v
+		}
+	}
+	red, err := shard.Complete(ctx, root, cfg.Run, dataset.Corpus.Name)
+	if err != nil {
+		return err
+	}
+	rs := red[0].Stats
+	var dups []dataset.Duplicate
+	for _, o := range red[0].Outputs {
+		if o.Key == shard.DataKey(cfg.Run, dataset.Duplicates.Name, shard.Spec{Index: 0, Count: 1}) {
+			if dups, err = dataset.Read[dataset.Duplicate](ctx, root, o.Key); err != nil {
+				return err
+			}
+		}
+	}
+	cluster := map[string]string{}
+	for _, d := range dups {
+		cluster[d.Dropped] = d.Cluster
+	}
+	of := func(id string) string {
+		if c, ok := cluster[id]; ok {
+			return c
+		}
+		return id
+	}
+	planted, found := 0, 0
+	for i := 0; i < scfg.N; i++ {
+		p := synth.Generate(scfg, i)
+		if p.DupOf == "" {
+			continue
+		}
+		planted++
+		if of(p.ID) == of(p.DupOf) {
+			found++
+		}
+	}
+	fmt.Fprintf(out, "\nSummary (run %q under %s)\n", cfg.Run, root.URI(cfg.Run))
+	fmt.Fprintf(out, "  rows in              %d\n", st["rows_read"])
+	fmt.Fprintf(out, "  rejected             %d  (see %s)\n", rejected, root.URI(cfg.Run+"/rejects/"))
+	fmt.Fprintf(out, "  problems             %d\n", st["problems_total"])
+	fmt.Fprintf(out, "  duplicate clusters   %d\n", rs["clusters"])
+	fmt.Fprintf(out, "  dropped duplicates   %d\n", rs["dropped"])
+	fmt.Fprintf(out, "  kept (corpus)        %d  (%s)\n", rs["kept"], root.URI(cfg.Run+"/corpus/"))
+	if planted > 0 {
+		fmt.Fprintf(out, "  planted near-dups    %d, found %d (recall %.3f)\n", planted, found, float64(found)/float64(planted))
+	}
+	return nil
+}

@@ -1,0 +1,235 @@
+// Package ingest is the first stage: it reads the configured sources (JSONL,
+// gzip or zstd JSONL, Parquet), maps their fields onto problem rows, and
+// writes `problems` and `rejects`.
+//
+// Every shard reads every input, because only the whole input decides which
+// occurrence of a duplicate id is "the second one" and which ids exist. Each
+// shard then writes its contiguous range of the sorted ids, and its range of
+// the sorted rejects. Pass 1 validates and collects ids; pass 2 re-reads and
+// keeps only this shard's rows, so memory holds one shard's text, not the
+// corpus.
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"hash"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/shard"
+)
+
+// Stage is the ingest stage.
+var Stage = stage.Stage{
+	Name:    "ingest",
+	Summary: "read raw problem sources into the problems and rejects datasets",
+	Steps: []stage.Step{{
+		Name:    "map",
+		Dataset: dataset.Problems.Name,
+		Shards:  func(c *config.Config) int { return c.Ingest.Shards },
+		Run:     run,
+	}},
+}
+
+// loc is where a row was read: input index and line.
+type loc struct {
+	file int
+	line int64
+}
+
+// validate turns a record into a problem or the reason it is rejected.
+func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Problem, *dataset.Reject) {
+	rej := func(reason, field, detail string) *dataset.Reject {
+		return &dataset.Reject{Input: in.src.Name, File: in.name, Line: r.line, Field: field, Reason: reason, Detail: detail}
+	}
+	if r.reject != nil {
+		rr := *r.reject
+		rr.Input, rr.File, rr.Line = in.src.Name, in.name, r.line
+		return dataset.Problem{}, &rr
+	}
+	fields := fieldNames(in.src)
+	text := func(field string, required bool) (string, *dataset.Reject) {
+		v := r.vals[field]
+		name := fields[field]
+		switch {
+		case !v.present && required:
+			return "", rej(dataset.ReasonMissingField, name, fmt.Sprintf("no %q (mapped to %s)", name, field))
+		case !v.present:
+			return "", nil
+		case v.badUTF8:
+			return "", rej(dataset.ReasonInvalidUTF8, name, "value is not valid UTF-8")
+		case v.badType != "":
+			return "", rej(dataset.ReasonWrongType, name, "want a string, got "+v.badType)
+		case len(v.s) > cfg.Ingest.MaxTextBytes:
+			return "", rej(dataset.ReasonOversize, name, fmt.Sprintf("%d bytes > max_text_bytes %d", len(v.s), cfg.Ingest.MaxTextBytes))
+		case required && strings.TrimSpace(v.s) == "":
+			return "", rej(dataset.ReasonEmpty, name, "empty after trimming white space")
+		}
+		return v.s, nil
+	}
+	var p dataset.Problem
+	var bad *dataset.Reject
+	if p.Statement, bad = text("statement", true); bad != nil {
+		return p, bad
+	}
+	if p.Solution, bad = text("solution", true); bad != nil {
+		return p, bad
+	}
+	id, bad := text("id", false)
+	if bad != nil {
+		return p, bad
+	}
+	if p.Subject, bad = text("subject", false); bad != nil {
+		return p, bad
+	}
+	if m, ok := in.src.SubjectMap[p.Subject]; ok {
+		p.Subject = m
+	}
+	p.Source = in.src.Source
+	if s, bad := text("source", false); bad != nil {
+		return p, bad
+	} else if s != "" {
+		if !contains(config.Sources, s) {
+			return p, rej(dataset.ReasonBadSource, fields["source"], fmt.Sprintf("%q is not one of %s", s, strings.Join(config.Sources, ", ")))
+		}
+		p.Source = s
+	}
+	p.Origin = in.src.Origin
+	if o, bad := text("origin", false); bad != nil {
+		return p, bad
+	} else if o != "" {
+		p.Origin = o
+	}
+	p.License = in.src.License
+	if strings.TrimSpace(id) != "" {
+		p.ID = in.src.IDPrefix + strings.TrimSpace(id)
+	} else {
+		p.ID = hashID(h.h, p.Source, p.Statement, p.Solution)
+	}
+	if !utf8.ValidString(p.ID) {
+		return p, rej(dataset.ReasonInvalidUTF8, fields["id"], "id is not valid UTF-8")
+	}
+	return p, nil
+}
+
+// hashState reuses one SHA-256 for ids made from content.
+type hashState struct{ h hash.Hash }
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func run(ctx context.Context, env *stage.Env) error {
+	cfg := env.Config
+	if len(cfg.Ingest.Sources) == 0 {
+		return stage.BadInput(fmt.Errorf("ingest.sources: no sources configured"))
+	}
+	var inputs []input
+	for i := range cfg.Ingest.Sources {
+		ins, err := expand(ctx, cfg, &cfg.Ingest.Sources[i])
+		if err != nil {
+			return err
+		}
+		inputs = append(inputs, ins...)
+	}
+	hs := hashState{h: sha256.New()}
+
+	// Pass 1: validate every row, find first occurrences of ids, collect rejects.
+	first := map[string]loc{}
+	var rejects []dataset.Reject
+	prog := env.Progress("validate", int64(len(inputs)))
+	for fi, in := range inputs {
+		sum, size, err := scan(ctx, cfg, in, func(r record) error {
+			env.Count("rows_read", 1)
+			p, bad := validate(cfg, in, r, hs)
+			if bad != nil {
+				rejects = append(rejects, *bad)
+				return nil
+			}
+			if at, dup := first[p.ID]; dup {
+				rejects = append(rejects, dataset.Reject{
+					Input: in.src.Name, File: in.name, Line: r.line, ID: p.ID, Field: fieldNames(in.src)["id"],
+					Reason: dataset.ReasonDuplicateID, Detail: fmt.Sprintf("first seen at %s:%d", inputs[at.file].name, at.line),
+				})
+				return nil
+			}
+			first[p.ID] = loc{fi, r.line}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		env.AddInput(shard.Object{URI: in.uri, SHA256: sum, Size: size})
+		prog.Add(1)
+	}
+	prog.Finish()
+
+	ids := make([]string, 0, len(first))
+	for id := range first {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	lo, hi := env.Shard.Range(len(ids))
+	want := make(map[loc]bool, hi-lo)
+	for _, id := range ids[lo:hi] {
+		want[first[id]] = true
+	}
+	sort.SliceStable(rejects, func(i, j int) bool { return dataset.Rejects.Compare(&rejects[i], &rejects[j]) < 0 })
+	rlo, rhi := env.Shard.Range(len(rejects))
+	mine := rejects[rlo:rhi]
+	for _, r := range rejects {
+		env.Count("rejected_"+r.Reason, 1)
+	}
+	env.Count("problems_total", int64(len(ids)))
+	env.Log.Info().Int("inputs", len(inputs)).Int("problems", len(ids)).Int("rejects", len(rejects)).
+		Int("shard_problems", hi-lo).Int("shard_rejects", len(mine)).Msg("validated every input")
+
+	// Pass 2: re-read, keeping this shard's rows only.
+	problems := make([]dataset.Problem, 0, hi-lo)
+	if hi > lo {
+		prog = env.Progress("extract", int64(len(inputs)))
+		for fi, in := range inputs {
+			_, _, err := scan(ctx, cfg, in, func(r record) error {
+				if !want[loc{fi, r.line}] {
+					return nil
+				}
+				p, bad := validate(cfg, in, r, hs)
+				if bad != nil {
+					return fmt.Errorf("%s:%d: row changed between passes (file modified while reading?)", in.name, r.line)
+				}
+				problems = append(problems, p)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			prog.Add(1)
+		}
+		prog.Finish()
+	}
+	if len(problems) != hi-lo {
+		return fmt.Errorf("pass 2 found %d of %d rows (inputs modified while reading?)", len(problems), hi-lo)
+	}
+	out, err := dataset.Problems.Write(ctx, env.Out, env.DataKey(dataset.Problems.Name), problems)
+	if err != nil {
+		return err
+	}
+	env.AddOutput(out)
+	out, err = dataset.Rejects.Write(ctx, env.Out, env.DataKey(dataset.Rejects.Name), mine)
+	if err != nil {
+		return err
+	}
+	env.AddOutput(out)
+	return nil
+}

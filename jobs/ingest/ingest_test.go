@@ -1,0 +1,275 @@
+package ingest
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go"
+	"github.com/rs/zerolog"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/shard"
+)
+
+// setup writes files into a temp dir and a config whose sources follow.
+func setup(t *testing.T, files map[string][]byte, sources string) *config.Config {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	y := "run: t\nroot: data\nlog: {progress_seconds: 0}\ningest:\n  max_text_bytes: 200\n  sources:\n" + sources
+	p := filepath.Join(dir, "run.yaml")
+	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// runShards runs every shard of ingest and returns all problems and rejects.
+func runShards(t *testing.T, cfg *config.Config, n int) ([]dataset.Problem, []dataset.Reject, error) {
+	t.Helper()
+	ctx := context.Background()
+	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var probs []dataset.Problem
+	var rejs []dataset.Reject
+	for i := 0; i < n; i++ {
+		spec := shard.Spec{Index: i, Count: n}
+		if _, err := stage.RunShard(ctx, cfg, Stage, Stage.Steps[0], spec, root, zerolog.Nop(), stage.Options{}); err != nil {
+			return nil, nil, err
+		}
+		p, err := dataset.Read[dataset.Problem](ctx, root, shard.DataKey(cfg.Run, "problems", spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := dataset.Read[dataset.Reject](ctx, root, shard.DataKey(cfg.Run, "rejects", spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		probs = append(probs, p...)
+		rejs = append(rejs, r...)
+	}
+	return probs, rejs, nil
+}
+
+const plainSource = `    - name: plain
+      paths: [in.jsonl]
+      source: official
+      fields: {id: uid}
+`
+
+func TestRejectsEveryBadRow(t *testing.T) {
+	lines := []string{
+		`{"uid": "a", "statement": "Find x.", "solution": "x = 1."}`,
+		`{"uid": "b", "statement": "Find y.", "solution": ""}`,                              // empty solution
+		`{"uid": "c", "statement": "Find z."}`,                                              // missing solution
+		`{"uid": "d", "statement": "Find w.", "solution": {"x": 1}}`,                        // wrong type
+		`{"uid": "a", "statement": "Again.", "solution": "Dup."}`,                           // duplicate id
+		`{"uid": "e", "statement": "` + strings.Repeat("long ", 50) + `", "solution": "s"}`, // oversize
+		"{\"uid\": \"f\", \"statement\": \"bad \xff\xfe bytes\", \"solution\": \"s\"}",      // invalid UTF-8
+		`{"uid": 17, "statement": "Numeric id.", "solution": "ok"}`,                         // numeric id is fine
+		`{"statement": "No id.", "solution": "Hash id."}`,                                   // id from content
+		`{"uid": "g", "statement": "Truncated", "solu`,                                      // truncated last line
+	}
+	cfg := setup(t, map[string][]byte{"in.jsonl": []byte(strings.Join(lines, "\n"))}, plainSource)
+	probs, rejs, err := runShards(t, cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, p := range probs {
+		ids = append(ids, p.ID)
+	}
+	if got := strings.Join(ids, ","); got != "17,a,"+hashID(sha256.New(), "official", "No id.", "Hash id.") {
+		t.Errorf("problems %s", got)
+	}
+	want := []struct {
+		line          int64
+		reason, field string
+	}{
+		{2, dataset.ReasonEmpty, "solution"},
+		{3, dataset.ReasonMissingField, "solution"},
+		{4, dataset.ReasonWrongType, "solution"},
+		{5, dataset.ReasonDuplicateID, "uid"},
+		{6, dataset.ReasonOversize, "statement"},
+		{7, dataset.ReasonInvalidUTF8, "statement"},
+		{10, dataset.ReasonMalformed, ""},
+	}
+	if len(rejs) != len(want) {
+		t.Fatalf("got %d rejects: %+v", len(rejs), rejs)
+	}
+	for i, w := range want {
+		r := rejs[i]
+		if r.Line != w.line || r.Reason != w.reason || r.Field != w.field || r.File != "in.jsonl" || r.Input != "plain" {
+			t.Errorf("reject %d = %+v, want line %d %s %s", i, r, w.line, w.reason, w.field)
+		}
+	}
+	if !strings.Contains(rejs[3].Detail, "in.jsonl:1") {
+		t.Errorf("duplicate detail %q does not name the first occurrence", rejs[3].Detail)
+	}
+}
+
+func TestShardCountDoesNotChangeRows(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 50; i++ {
+		fmt.Fprintf(&b, `{"uid": "id%03d", "statement": "Problem %d.", "solution": "Answer %d."}`+"\n", (i*37)%50, i, i)
+		if i%7 == 0 {
+			fmt.Fprintf(&b, `{"uid": "bad%d", "statement": "", "solution": "x"}`+"\n", i)
+		}
+	}
+	body := []byte(b.String())
+	p1, r1, err := runShards(t, setup(t, map[string][]byte{"in.jsonl": body}, plainSource), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p3, r3, err := runShards(t, setup(t, map[string][]byte{"in.jsonl": body}, plainSource), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(p1) != fmt.Sprint(p3) || fmt.Sprint(r1) != fmt.Sprint(r3) || len(p1) != 50 || len(r1) != 8 {
+		t.Fatalf("1 shard: %d problems %d rejects; 3 shards: %d, %d", len(p1), len(r1), len(p3), len(r3))
+	}
+	for i := 1; i < len(p3); i++ {
+		if p3[i-1].ID >= p3[i].ID {
+			t.Fatalf("shard parts not contiguous in id order at %d", i)
+		}
+	}
+}
+
+func TestCompressedAndParquetSources(t *testing.T) {
+	row := `{"problem": "P%d", "solution": "S%d", "source": "olympiads", "problem_type": "Algebra"}` + "\n"
+	var plain bytes.Buffer
+	for i := 0; i < 3; i++ {
+		fmt.Fprintf(&plain, row, i, i)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(strings.ReplaceAll(plain.String(), "P", "G")))
+	zw.Close()
+	enc, _ := zstd.NewWriter(nil)
+	zs := enc.EncodeAll([]byte(strings.ReplaceAll(plain.String(), "P", "Z")), nil)
+	// NuminaMath-style Parquet: problem, solution, source, problem_type.
+	type numina struct {
+		Problem     string `parquet:"problem"`
+		Solution    string `parquet:"solution"`
+		Source      string `parquet:"source"`
+		ProblemType string `parquet:"problem_type,optional"`
+	}
+	var pq bytes.Buffer
+	if err := parquet.Write(&pq, []numina{{"Q1", "A1", "olympiads", "Geometry"}, {"Q2", "", "olympiads", ""}, {"Q3", "A3", "amc", "Number Theory"}}); err != nil {
+		t.Fatal(err)
+	}
+	sources := `    - name: numina
+      paths: [n.jsonl, n.jsonl.gz, n.jsonl.zst, n.parquet]
+      source: numina
+      fields: {statement: problem, solution: solution, subject: problem_type, origin: source}
+      subject_map: {Geometry: Geometry-mapped}
+`
+	cfg := setup(t, map[string][]byte{"n.jsonl": plain.Bytes(), "n.jsonl.gz": gz.Bytes(), "n.jsonl.zst": zs, "n.parquet": pq.Bytes()}, sources)
+	probs, rejs, err := runShards(t, cfg, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts := map[string]dataset.Problem{}
+	for _, p := range probs {
+		stmts[p.Statement] = p
+	}
+	for _, s := range []string{"P0", "P2", "G1", "Z2", "Q1", "Q3"} {
+		if _, ok := stmts[s]; !ok {
+			t.Errorf("statement %s missing", s)
+		}
+	}
+	if len(probs) != 11 || len(rejs) != 1 || rejs[0].File != "n.parquet" || rejs[0].Line != 2 || rejs[0].Reason != dataset.ReasonEmpty {
+		t.Fatalf("%d problems, rejects %+v", len(probs), rejs)
+	}
+	if p := stmts["Q1"]; p.Subject != "Geometry-mapped" || p.Origin != "olympiads" || p.Source != "numina" || len(p.ID) != 16 {
+		t.Errorf("Q1 = %+v", p)
+	}
+}
+
+func TestBadFilesAreBadInput(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(strings.Repeat(`{"statement": "s", "solution": "t"}`+"\n", 500)))
+	zw.Close()
+	truncated := gz.Bytes()[:gz.Len()/2]
+	tests := []struct {
+		name  string
+		files map[string][]byte
+		paths string
+		want  string
+	}{
+		{"empty file", map[string][]byte{"e.jsonl": nil}, "[e.jsonl]", "e.jsonl: empty file"},
+		{"blank lines only", map[string][]byte{"e.jsonl": []byte("\n\n")}, "[e.jsonl]", "e.jsonl: no rows"},
+		{"not parquet", map[string][]byte{"x.parquet": []byte("hello, I am text pretending")}, "[x.parquet]", "not a Parquet file"},
+		{"truncated gzip", map[string][]byte{"t.jsonl.gz": truncated}, "[t.jsonl.gz]", "t.jsonl.gz: read after line"},
+		{"no match", map[string][]byte{}, "[nothing*.jsonl]", "matched no files"},
+		{"unknown format", map[string][]byte{"a.csv": []byte("x")}, "[a.csv]", "cannot tell the format"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := setup(t, tt.files, "    - name: s\n      paths: "+tt.paths+"\n")
+			_, _, err := runShards(t, cfg, 1)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || stage.ExitCode(err) != stage.ExitBadInput {
+				t.Fatalf("err = %v (exit %d), want %q and exit 2", err, stage.ExitCode(err), tt.want)
+			}
+		})
+	}
+	// A Parquet file without the statement column names the column.
+	type other struct {
+		Question string `parquet:"question"`
+	}
+	var pq bytes.Buffer
+	parquet.Write(&pq, []other{{"q"}})
+	cfg := setup(t, map[string][]byte{"o.parquet": pq.Bytes()}, "    - name: s\n      paths: [o.parquet]\n")
+	_, _, err := runShards(t, cfg, 1)
+	if err == nil || !strings.Contains(err.Error(), `column "statement" (field statement) missing; columns: question`) || stage.ExitCode(err) != 2 {
+		t.Fatalf("missing column: %v", err)
+	}
+}
+
+func TestMATHFiles(t *testing.T) {
+	dir, err := filepath.Abs("../../../shared/data/math")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "MATH_train.jsonl")); err != nil {
+		t.Skipf("MATH data not present at %s", dir)
+	}
+	src := fmt.Sprintf(`    - name: math
+      paths: [%s/MATH_*.jsonl]
+      source: official
+      license: MIT
+      fields: {id: unique_id, statement: problem, solution: solution, subject: type}
+`, dir)
+	cfg := setup(t, nil, src)
+	cfg.Ingest.MaxTextBytes = 1 << 20
+	probs, rejs, err := runShards(t, cfg, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probs)+len(rejs) != 12500 {
+		t.Fatalf("%d problems + %d rejects != 12500 rows", len(probs), len(rejs))
+	}
+	t.Logf("MATH: %d problems, %d rejects", len(probs), len(rejs))
+}

@@ -1,0 +1,104 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rs/zerolog"
+
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/shard"
+)
+
+// Check is one output object compared with its manifest.
+type Check struct {
+	Key            string
+	Want, Got      string // SHA-256; empty when absent on that side
+	WantRows, Rows int64
+}
+
+// OK reports a match.
+func (c Check) OK() bool { return c.Want != "" && c.Want == c.Got }
+
+// Verify recomputes one shard of a step into scratch storage, reading the
+// same inputs, and compares the SHA-256 of every output with the shard's
+// manifest. This is what a reproducibility reviewer runs.
+func Verify(ctx context.Context, cfg *config.Config, st stage.Stage, step stage.Step, spec shard.Spec, scratchDir string, log zerolog.Logger) ([]Check, error) {
+	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
+	if err != nil {
+		return nil, stage.BadInput(err)
+	}
+	doneKey := shard.DoneKey(cfg.Run, step.Dataset, spec)
+	m, err := shard.ReadDone(ctx, root, doneKey)
+	if errors.Is(err, store.ErrNotExist) {
+		return nil, stage.BadInput(fmt.Errorf("%s %s shard %s is not done (no %s): nothing to verify", st.Name, step.Name, spec, root.URI(doneKey)))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if m.ConfigHash != cfg.Hash() {
+		log.Warn().Str("manifest", m.ConfigHash).Str("config", cfg.Hash()).Msg("the config differs from the one the shard ran with; outputs may differ")
+	}
+	scratch, err := store.Open(ctx, scratchDir, store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	res, err := stage.RunShard(ctx, cfg, st, step, spec, root, log, stage.Options{Out: scratch, SkipDoneCheck: true})
+	if err != nil {
+		return nil, fmt.Errorf("recompute: %w", err)
+	}
+	got := map[string]shard.Object{}
+	for _, o := range res.Outputs {
+		got[o.Key] = o
+	}
+	var checks []Check
+	for _, w := range m.Outputs {
+		c := Check{Key: w.Key, Want: w.SHA256, WantRows: w.Rows}
+		if g, ok := got[w.Key]; ok {
+			c.Got, c.Rows = g.SHA256, g.Rows
+			delete(got, w.Key)
+		}
+		checks = append(checks, c)
+	}
+	for _, g := range res.Outputs {
+		if _, extra := got[g.Key]; extra {
+			checks = append(checks, Check{Key: g.Key, Got: g.SHA256, Rows: g.Rows})
+		}
+	}
+	return checks, nil
+}
+
+// PrintChecks writes one line per object and returns whether all matched.
+func PrintChecks(w io.Writer, checks []Check) bool {
+	ok := true
+	for _, c := range checks {
+		switch {
+		case c.OK():
+			fmt.Fprintf(w, "match    %s  %s (%d rows)\n", c.Got, c.Key, c.Rows)
+		case c.Want == "":
+			ok = false
+			fmt.Fprintf(w, "EXTRA    %s  %s: recomputed but not in the manifest\n", c.Got, c.Key)
+		case c.Got == "":
+			ok = false
+			fmt.Fprintf(w, "MISSING  %s  %s: in the manifest but not recomputed\n", c.Want, c.Key)
+		default:
+			ok = false
+			fmt.Fprintf(w, "DIFFER   %s: manifest %s (%d rows), recomputed %s (%d rows)\n", c.Key, c.Want, c.WantRows, c.Got, c.Rows)
+		}
+	}
+	return ok
+}
+
+// TempScratch makes a scratch directory for Verify.
+func TempScratch() (string, func(), error) {
+	dir, err := os.MkdirTemp("", "saber-verify-")
+	if err != nil {
+		return "", nil, err
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
+}

@@ -1,0 +1,61 @@
+package stage
+
+import (
+	"context"
+	"errors"
+	"net"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/shard"
+)
+
+// Exit codes shared by every binary (SPEC §2).
+const (
+	ExitOK       = 0
+	ExitBug      = 1  // a failure that retrying will not fix and input did not cause
+	ExitBadInput = 2  // bad flags, config or data: fix the input, then rerun
+	ExitTempFail = 75 // EX_TEMPFAIL: interrupted or transient; rerun resumes
+)
+
+// BadInputError marks an error caused by the user's input.
+type BadInputError struct{ Err error }
+
+func (e *BadInputError) Error() string { return e.Err.Error() }
+func (e *BadInputError) Unwrap() error { return e.Err }
+
+// BadInput wraps err as bad input (exit 2); nil stays nil.
+func BadInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &BadInputError{Err: err}
+}
+
+// ErrInterrupted is returned when a signal stopped the shard between units
+// of work; nothing partial was left and a rerun resumes.
+var ErrInterrupted = errors.New("interrupted by signal; no partial output was written, rerun to resume")
+
+// ExitCode maps an error to the process exit code.
+func ExitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var (
+		bad   *BadInputError
+		cfg   *config.Error
+		sch   *dataset.SchemaError
+		notpq *dataset.NotParquetError
+		inc   *shard.IncompleteError
+		ne    net.Error
+	)
+	switch {
+	case errors.As(err, &bad), errors.As(err, &cfg), errors.As(err, &sch),
+		errors.As(err, &notpq), errors.As(err, &inc):
+		return ExitBadInput
+	case errors.Is(err, ErrInterrupted), errors.Is(err, context.Canceled),
+		errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne):
+		return ExitTempFail
+	}
+	return ExitBug
+}

@@ -1,0 +1,154 @@
+package stage
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/shard"
+)
+
+// Main is the entire main function of a stage binary.
+func Main(st Stage) {
+	ctx, stop := SignalContext(context.Background())
+	defer stop()
+	os.Exit(Command(ctx, st, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// SignalContext is cancelled by SIGUSR1 (Slurm's warning before a time
+// limit or preemption), SIGTERM and SIGINT. Steps check the context between
+// units of work, leave nothing partial, and the binary exits 75.
+func SignalContext(parent context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(parent, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT)
+}
+
+// Command runs a stage binary's command line and returns its exit code.
+func Command(ctx context.Context, st Stage, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet(st.Name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", os.Getenv("SABER_CONFIG"), "run config `FILE` (YAML); default $SABER_CONFIG")
+	shardFlag := fs.String("shard", "", "run only shard `i/n`; default: $SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_TASK_COUNT, else every shard in turn")
+	reduce := fs.Bool("reduce", false, "run only the stage's reduce step (needs every shard done)")
+	force := fs.Bool("force", false, "redo shards that are already done")
+	printCfg := fs.Bool("print-config", false, "print the effective config (defaults filled in) and exit")
+	fs.Usage = func() { usage(fs, st, stderr) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitBadInput
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q (see --help)\n", st.Name, fs.Arg(0))
+		return ExitBadInput
+	}
+	if *cfgPath == "" {
+		fmt.Fprintf(stderr, "%s: --config FILE is required (see --help)\n", st.Name)
+		return ExitBadInput
+	}
+	cfg, err := config.Load(*cfgPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", st.Name, err)
+		return ExitBadInput
+	}
+	if *printCfg {
+		y, err := cfg.YAML()
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", st.Name, err)
+			return ExitBug
+		}
+		stdout.Write(y)
+		return ExitOK
+	}
+	log := NewLogger(cfg, st.Name, stderr)
+	err = runStage(ctx, cfg, st, *shardFlag, *reduce, *force)
+	if err != nil {
+		code := ExitCode(err)
+		log.Error().Err(err).Int("exit", code).Msg("stage failed")
+		fmt.Fprintf(stderr, "%s: %v\n", st.Name, err)
+		return code
+	}
+	return ExitOK
+}
+
+func runStage(ctx context.Context, cfg *config.Config, st Stage, shardFlag string, reduce, force bool) error {
+	if len(st.Steps) == 0 {
+		return ErrNoSteps
+	}
+	log := NewLogger(cfg, st.Name, nil)
+	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
+	if err != nil {
+		return BadInput(err)
+	}
+	opt := Options{Force: force}
+	if reduce {
+		step, ok := st.Step("reduce")
+		if !ok {
+			return BadInput(fmt.Errorf("stage %s has no reduce step", st.Name))
+		}
+		_, err := RunShard(ctx, cfg, st, step, shard.Spec{Index: 0, Count: 1}, root, log, opt)
+		return err
+	}
+	first := st.Steps[0]
+	spec, ok, err := shard.FromEnv(os.Getenv)
+	if shardFlag != "" {
+		spec, err = shard.Parse(shardFlag)
+		ok = true
+	}
+	if err != nil {
+		return BadInput(err)
+	}
+	if ok {
+		if want := first.Count(cfg); spec.Count != want {
+			log.Warn().Int("config_shards", want).Str("shard", spec.String()).
+				Msg("shard count differs from the config; outputs are still correct, but other shards must use the same count")
+		}
+		_, err := RunShard(ctx, cfg, st, first, spec, root, log, opt)
+		return err
+	}
+	// No shard given: run the whole stage here, shard by shard, then its reduce.
+	for _, step := range st.Steps {
+		n := step.Count(cfg)
+		for i := 0; i < n; i++ {
+			if _, err := RunShard(ctx, cfg, st, step, shard.Spec{Index: i, Count: n}, root, log, opt); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func usage(fs *flag.FlagSet, st Stage, w io.Writer) {
+	fmt.Fprintf(w, `%s — %s
+
+Usage:
+  %[1]s --config run.yaml [--shard i/n | --reduce] [--force]
+
+Runs one shard of the stage when --shard is given or when started as a Slurm
+array task (SLURM_ARRAY_TASK_ID / SLURM_ARRAY_TASK_COUNT / SLURM_ARRAY_TASK_MIN);
+otherwise runs every shard in turn, then the reduce step if the stage has one.
+A shard whose completion manifest exists is skipped without reading or writing
+anything; --force redoes it.
+
+Exit codes: 0 done or skipped, 2 bad input (fix it, then rerun),
+75 interrupted or transient (rerun resumes), 1 a bug.
+
+Steps:
+`, st.Name, st.Summary)
+	for _, s := range st.Steps {
+		kind := "one task"
+		if s.Sharded() {
+			kind = "sharded"
+		}
+		fmt.Fprintf(w, "  %-7s %-8s writes %s (manifests under <root>/<run>/%s/_done/)\n", s.Name, kind, s.Dataset, s.Dataset)
+	}
+	fmt.Fprintf(w, "\nFlags:\n")
+	fs.PrintDefaults()
+}

@@ -1,0 +1,139 @@
+// Package shard plans shards and records their completion.
+//
+// A stage runs as n shards; shard i owns the i-th contiguous range of its
+// sorted keys. The shard comes from --shard i/n or, on Slurm, from the array
+// environment. A shard is done when its completion manifest exists; the
+// manifest is written last and write-once, so nothing half-written is ever
+// visible as done.
+package shard
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Spec is shard Index of Count (0 ≤ Index < Count).
+type Spec struct {
+	Index, Count int
+}
+
+// String renders "i/n".
+func (s Spec) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+// Parse reads "i/n".
+func Parse(v string) (Spec, error) {
+	a, b, ok := strings.Cut(v, "/")
+	if !ok {
+		return Spec{}, fmt.Errorf("shard %q: want i/n, e.g. 0/4", v)
+	}
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if err1 != nil || err2 != nil {
+		return Spec{}, fmt.Errorf("shard %q: want integers i/n, e.g. 0/4", v)
+	}
+	s := Spec{Index: i, Count: n}
+	return s, s.Check()
+}
+
+// Check reports a shard outside 0 ≤ i < n.
+func (s Spec) Check() error {
+	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
+		return fmt.Errorf("shard %d/%d: want 0 ≤ i < n", s.Index, s.Count)
+	}
+	return nil
+}
+
+// FromEnv reads the Slurm array environment: the shard index is
+// SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN and the count is
+// SLURM_ARRAY_TASK_COUNT. When the array was submitted for a subset of
+// indices (only the missing shards: --array=3,7,12), the count of the array
+// is not the stage's shard count, so SABER_SHARD_COUNT, when set, gives it
+// and the task id is used as the index directly. ok is false outside an array.
+func FromEnv(getenv func(string) string) (s Spec, ok bool, err error) {
+	id := getenv("SLURM_ARRAY_TASK_ID")
+	if id == "" {
+		return Spec{}, false, nil
+	}
+	task, err := strconv.Atoi(id)
+	if err != nil {
+		return Spec{}, true, fmt.Errorf("SLURM_ARRAY_TASK_ID=%q: not an integer", id)
+	}
+	if n := getenv("SABER_SHARD_COUNT"); n != "" {
+		count, err := strconv.Atoi(n)
+		if err != nil {
+			return Spec{}, true, fmt.Errorf("SABER_SHARD_COUNT=%q: not an integer", n)
+		}
+		s = Spec{Index: task, Count: count}
+		return s, true, s.Check()
+	}
+	min := 0
+	if v := getenv("SLURM_ARRAY_TASK_MIN"); v != "" {
+		if min, err = strconv.Atoi(v); err != nil {
+			return Spec{}, true, fmt.Errorf("SLURM_ARRAY_TASK_MIN=%q: not an integer", v)
+		}
+	}
+	cv := getenv("SLURM_ARRAY_TASK_COUNT")
+	count, err := strconv.Atoi(cv)
+	if err != nil {
+		return Spec{}, true, fmt.Errorf("SLURM_ARRAY_TASK_COUNT=%q: not an integer", cv)
+	}
+	s = Spec{Index: task - min, Count: count}
+	return s, true, s.Check()
+}
+
+// Resolve picks the shard: the flag when given, else the Slurm environment,
+// else def (a stage's whole range: 0/1 for a single task).
+func Resolve(flag string, getenv func(string) string, def Spec) (Spec, error) {
+	if flag != "" {
+		return Parse(flag)
+	}
+	s, ok, err := FromEnv(getenv)
+	if err != nil || ok {
+		return s, err
+	}
+	return def, def.Check()
+}
+
+// Range returns the half-open range [lo, hi) of n sorted keys owned by the
+// shard. Sizes differ by at most one; the first n%Count shards get one more.
+func (s Spec) Range(n int) (lo, hi int) {
+	q, r := n/s.Count, n%s.Count
+	lo = s.Index*q + min(s.Index, r)
+	hi = lo + q
+	if s.Index < r {
+		hi++
+	}
+	return lo, hi
+}
+
+// PartName is the file name of shard i of n for a dataset: part-00002-of-00007.
+func PartName(s Spec, ext string) string {
+	return fmt.Sprintf("part-%05d-of-%05d%s", s.Index, s.Count, ext)
+}
+
+// DataKey is <run>/<dataset>/part-<i>-of-<n>.parquet.
+func DataKey(run, dataset string, s Spec) string {
+	return run + "/" + dataset + "/" + PartName(s, ".parquet")
+}
+
+// DoneKey is <run>/<dataset>/_done/part-<i>-of-<n>.json.
+func DoneKey(run, dataset string, s Spec) string {
+	return run + "/" + dataset + "/_done/" + PartName(s, ".json")
+}
+
+// ParsePartName inverts PartName; ok is false for other names.
+func ParsePartName(name, ext string) (s Spec, ok bool) {
+	var i, n int
+	if !strings.HasSuffix(name, ext) {
+		return Spec{}, false
+	}
+	if _, err := fmt.Sscanf(strings.TrimSuffix(name, ext), "part-%05d-of-%05d", &i, &n); err != nil {
+		return Spec{}, false
+	}
+	s = Spec{Index: i, Count: n}
+	if PartName(s, ext) != name || s.Check() != nil {
+		return Spec{}, false
+	}
+	return s, true
+}
