@@ -59,7 +59,7 @@ func parseS3(rest string) (bucket, prefix string, err error) {
 	// "key:secret@bucket" (or "key:se/cret@bucket", which puts the ':' in the
 	// bucket part): refuse without echoing any of it.
 	if strings.ContainsAny(bucket, "@:") {
-		return "", "", errors.New("store: s3 URI must not carry credentials (user:secret@); they come from the AWS credential chain (environment, shared config, instance role)")
+		return "", "", errors.New("store: s3 URI must not carry credentials (user:secret@) or a host:port; credentials come from the AWS credential chain, the endpoint from storage.s3.endpoint or AWS_ENDPOINT_URL_S3")
 	}
 	if !validBucket(bucket) {
 		return "", "", fmt.Errorf("store: s3 URI: invalid bucket name %q (3-63 lowercase letters, digits, '.', '-')", bucket)

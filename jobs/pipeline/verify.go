@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -17,13 +19,15 @@ import (
 
 // Check is one output object compared with its manifest.
 type Check struct {
-	Key            string
-	Want, Got      string // SHA-256; empty when absent on that side
-	WantRows, Rows int64
+	Key string
+	// Want is the manifest's SHA-256, Got the recomputed object's, Stored
+	// the object's in the run's storage; empty when absent on that side.
+	Want, Got, Stored string
+	WantRows, Rows    int64
 }
 
-// OK reports a match.
-func (c Check) OK() bool { return c.Want != "" && c.Want == c.Got }
+// OK reports a match of all three.
+func (c Check) OK() bool { return c.Want != "" && c.Want == c.Got && c.Want == c.Stored }
 
 // Verify recomputes one shard of a step into scratch storage, reading the
 // same inputs, and compares the SHA-256 of every output with the shard's
@@ -59,6 +63,9 @@ func Verify(ctx context.Context, cfg *config.Config, st stage.Stage, step stage.
 	var checks []Check
 	for _, w := range m.Outputs {
 		c := Check{Key: w.Key, Want: w.SHA256, WantRows: w.Rows}
+		if c.Stored, err = hashObject(ctx, root, w.Key); err != nil && !errors.Is(err, store.ErrNotExist) {
+			return nil, err
+		}
 		if g, ok := got[w.Key]; ok {
 			c.Got, c.Rows = g.SHA256, g.Rows
 			delete(got, w.Key)
@@ -86,12 +93,28 @@ func PrintChecks(w io.Writer, checks []Check) bool {
 		case c.Got == "":
 			ok = false
 			fmt.Fprintf(w, "MISSING  %s  %s: in the manifest but not recomputed\n", c.Want, c.Key)
+		case c.Want == c.Got:
+			ok = false
+			fmt.Fprintf(w, "STORED   %s: recomputed matches the manifest, but the stored object hashes to %q (changed or lost since)\n", c.Key, c.Stored)
 		default:
 			ok = false
 			fmt.Fprintf(w, "DIFFER   %s: manifest %s (%d rows), recomputed %s (%d rows)\n", c.Key, c.Want, c.WantRows, c.Got, c.Rows)
 		}
 	}
 	return ok
+}
+
+func hashObject(ctx context.Context, st store.Store, key string) (string, error) {
+	obj, err := st.Open(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	defer obj.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, store.Reader(obj)); err != nil {
+		return "", fmt.Errorf("read %s: %w", st.URI(key), err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // TempScratch makes a scratch directory for Verify.
