@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/shard"
@@ -144,13 +145,25 @@ func run(ctx context.Context, env *stage.Env) error {
 		inputs = append(inputs, ins...)
 	}
 	hs := hashState{h: sha256.New()}
+	var totalBytes int64
+	for _, in := range inputs {
+		st, err := store.Open(ctx, in.dir, cfg.Storage)
+		if err != nil {
+			return stage.BadInput(err)
+		}
+		info, err := st.Stat(ctx, in.key)
+		if err != nil {
+			return stage.BadInput(fmt.Errorf("stat %s: %w", in.uri, err))
+		}
+		totalBytes += info.Size
+	}
 
 	// Pass 1: validate every row, find first occurrences of ids, collect rejects.
 	first := map[string]loc{}
 	var rejects []dataset.Reject
-	prog := env.Progress("validate", int64(len(inputs)))
+	prog := env.Progress("validate bytes", totalBytes)
 	for fi, in := range inputs {
-		sum, size, err := scan(ctx, cfg, in, func(r record) error {
+		sum, size, err := scan(ctx, cfg, in, prog, func(r record) error {
 			env.Count("rows_read", 1)
 			p, bad := validate(cfg, in, r, hs)
 			if bad != nil {
@@ -171,7 +184,6 @@ func run(ctx context.Context, env *stage.Env) error {
 			return err
 		}
 		env.AddInput(shard.Object{URI: in.uri, SHA256: sum, Size: size})
-		prog.Add(1)
 	}
 	prog.Finish()
 
@@ -198,9 +210,9 @@ func run(ctx context.Context, env *stage.Env) error {
 	// Pass 2: re-read, keeping this shard's rows only.
 	problems := make([]dataset.Problem, 0, hi-lo)
 	if hi > lo {
-		prog = env.Progress("extract", int64(len(inputs)))
+		prog = env.Progress("extract bytes", totalBytes)
 		for fi, in := range inputs {
-			_, _, err := scan(ctx, cfg, in, func(r record) error {
+			_, _, err := scan(ctx, cfg, in, prog, func(r record) error {
 				if !want[loc{fi, r.line}] {
 					return nil
 				}
@@ -214,7 +226,6 @@ func run(ctx context.Context, env *stage.Env) error {
 			if err != nil {
 				return err
 			}
-			prog.Add(1)
 		}
 		prog.Finish()
 	}

@@ -133,9 +133,22 @@ func fieldNames(src *config.Source) map[string]string {
 	return m
 }
 
-// scan reads every record of in, in order, and returns the SHA-256 of the
-// file's bytes as stored (compressed files hash compressed).
-func scan(ctx context.Context, cfg *config.Config, in input, fn func(record) error) (sum string, size int64, err error) {
+// countingReader reports bytes read, for progress over files of any size.
+type countingReader struct {
+	r    io.Reader
+	prog *stage.Progress
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.prog.Add(int64(n))
+	return n, err
+}
+
+// scan reads every record of in, in order, reports the bytes read to prog,
+// and returns the SHA-256 of the file's bytes as stored (compressed files
+// hash compressed).
+func scan(ctx context.Context, cfg *config.Config, in input, prog *stage.Progress, fn func(record) error) (sum string, size int64, err error) {
 	st, err := store.Open(ctx, in.dir, cfg.Storage)
 	if err != nil {
 		return "", 0, stage.BadInput(fmt.Errorf("open %s: %w", in.uri, err))
@@ -160,8 +173,10 @@ func scan(ctx context.Context, cfg *config.Config, in input, fn func(record) err
 			return "", 0, fmt.Errorf("read %s: %w", in.uri, err)
 		}
 		err = scanParquet(ctx, in, obj, count)
+		prog.Add(obj.Size())
 	default:
-		err = scanJSONL(ctx, in, io.TeeReader(io.NewSectionReader(obj, 0, obj.Size()), h), count)
+		raw := countingReader{r: io.NewSectionReader(obj, 0, obj.Size()), prog: prog}
+		err = scanJSONL(ctx, in, io.TeeReader(raw, h), count)
 	}
 	if err != nil {
 		return "", 0, err

@@ -10,6 +10,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/rs/zerolog"
+
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/shard"
@@ -68,7 +70,7 @@ func Command(ctx context.Context, st Stage, args []string, stdout, stderr io.Wri
 		return ExitOK
 	}
 	log := NewLogger(cfg, st.Name, stderr)
-	err = runStage(ctx, cfg, st, *shardFlag, *reduce, *force)
+	err = runStage(ctx, cfg, st, log, *shardFlag, *reduce, *force)
 	if err != nil {
 		code := ExitCode(err)
 		log.Error().Err(err).Int("exit", code).Msg("stage failed")
@@ -78,11 +80,10 @@ func Command(ctx context.Context, st Stage, args []string, stdout, stderr io.Wri
 	return ExitOK
 }
 
-func runStage(ctx context.Context, cfg *config.Config, st Stage, shardFlag string, reduce, force bool) error {
+func runStage(ctx context.Context, cfg *config.Config, st Stage, log zerolog.Logger, shardFlag string, reduce, force bool) error {
 	if len(st.Steps) == 0 {
 		return ErrNoSteps
 	}
-	log := NewLogger(cfg, st.Name, nil)
 	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
 	if err != nil {
 		return BadInput(err)
