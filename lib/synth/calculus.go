@@ -22,7 +22,7 @@ var calculusTemplates = []template{
 func (g *gen) randPoly(deg, lim int) []int64 {
 	c := make([]int64, deg+1)
 	for k := range c {
-		c[k] = g.n64(-lim, lim)
+		c[k] = g.n64(int64(-lim), int64(lim))
 	}
 	c[deg] = int64(g.nz(-lim, lim))
 	return c
@@ -310,7 +310,7 @@ func genGeomSeries(g *gen) (string, string, string) {
 		L := g.n(2, 3)
 		var D int64
 		for {
-			D = g.n64(1, int(ipow(10, L))-2)
+			D = g.n64(1, ipow(10, L)-2)
 			if D%11 != 0 || L == 3 {
 				break
 			}

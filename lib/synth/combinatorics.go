@@ -241,7 +241,6 @@ func genPigeonhole(g *gen) (string, string, string) {
 			t = (t + 1) % k
 		}
 		color := colors[idx[t]]
-		var st string
 		switch g.intn(3) {
 		case 0:
 			st = sprintf("A drawer contains %s %s. What is the minimum number of %s that must be drawn without looking to be sure of getting at least $%d$ %s ones?", joinAnd(desc), items, items, need, color)

@@ -606,4 +606,3 @@ func genRectArrays(g *gen) (string, string, string) {
 		return st, w, itoa(cnt)
 	}
 }
-

@@ -25,7 +25,7 @@ func (g *gen) nz(lo, hi int) int {
 }
 
 // n64 is n for int64 arithmetic.
-func (g *gen) n64(lo, hi int) int64 { return int64(g.n(lo, hi)) }
+func (g *gen) n64(lo, hi int64) int64 { return lo + g.r.Int64N(hi-lo+1) }
 
 func (g *gen) chance(p float64) bool { return g.r.Float64() < p }
 
