@@ -422,6 +422,15 @@ func genGeomSeq(g *gen) (string, string, string) {
 	}
 }
 
+// fracEq renders n/d, followed by its reduced form when that differs.
+func fracEq(n, d int64) string {
+	raw := sprintf("\\frac{%d}{%d}", n, d)
+	if r := q(n, d).tex(); r != raw {
+		return raw + " = " + r
+	}
+	return raw
+}
+
 // rangeList renders the integers L..U, listing short ranges in full.
 func rangeList(L, U int64) string {
 	if U-L <= 3 {
@@ -643,8 +652,8 @@ func genWorkRate(g *gen) (string, string, string) {
 		default:
 			st = sprintf("Printer A finishes a large print job in $%d$ %s, while printer B needs $%d$ %s for the same job. How long, in %s, do the two printers need when they share the job?", a, unit, b, unit, unit)
 		}
-		w := sprintf("In one unit of time the first does $\\frac{1}{%d}$ of the job and the second $\\frac{1}{%d}$, so together they do $\\frac{1}{%d} + \\frac{1}{%d} = \\frac{%d}{%d}$ of it. The job therefore takes $\\frac{%d}{%d} = %s$ %s.",
-			a, b, a, b, a+b, a*b, a*b, a+b, T.tex(), unit)
+		w := sprintf("In one unit of time the first does $\\frac{1}{%d}$ of the job and the second $\\frac{1}{%d}$, so together they do $\\frac{1}{%d} + \\frac{1}{%d} = \\frac{%d}{%d}$ of it. The job therefore takes $%s$ %s.",
+			a, b, a, b, a+b, a*b, fracEq(a*b, a+b), unit)
 		return st, w, T.tex()
 	case 1:
 		var a, B int64
@@ -677,8 +686,8 @@ func genWorkRate(g *gen) (string, string, string) {
 		default:
 			st = sprintf("%s fills a leaky bucket with a hose that would fill it in $%d$ %s, but the leak alone would empty a full bucket in $%d$ %s. How many %s does it take to fill the bucket?", g.name(), a, unit, b, unit, unit)
 		}
-		w := sprintf("The net rate is $\\frac{1}{%d} - \\frac{1}{%d} = \\frac{%d}{%d}$ of the container per unit of time, so filling it takes $\\frac{%d}{%d} = %s$ %s.",
-			a, b, b-a, a*b, a*b, b-a, T.tex(), unit)
+		w := sprintf("The net rate is $\\frac{1}{%d} - \\frac{1}{%d} = \\frac{%d}{%d}$ of the container per unit of time, so filling it takes $%s$ %s.",
+			a, b, b-a, a*b, fracEq(a*b, b-a), unit)
 		return st, w, T.tex()
 	}
 }
