@@ -275,7 +275,7 @@ func genArithSeries(g *gen) (string, string, string) {
 			a, d, n, a, n-1, paren(d), last, n, a, paren(last), S)
 		return st, w, itoa(S)
 	case 1:
-		a, d, n := g.n64(8, 30), g.n64(1, 5), g.n64(10, 40)
+		a, d, n := g.n64(8, 30), g.n64(2, 6), g.n64(10, 40)
 		S := n * (2*a + (n-1)*d) / 2
 		var st string
 		place := g.pick("theater", "stadium section", "concert hall", "lecture hall")
@@ -365,14 +365,14 @@ func genGeomSeq(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(4) {
 		case 0:
-			st = sprintf("Compute the sum $%d + %d + %d + \\cdots + %d$, where each term is %s times the previous one.", a, a*r, a*r*r, last, numberWords[r])
+			st = g.spinf("[[Compute|Find]] the sum $%d + %d + %d + \\cdots + %d$, where each term is %s times the previous one [[as %s noticed|%.0s]].", a, a*r, a*r*r, last, numberWords[r], g.name())
 		case 1:
 			st = sprintf("Evaluate $\\sum_{k=0}^{%d} %s$.", n-1, geomTerm(a, r))
 		case 2:
 			obj := g.pick("coins", "buttons", "pebbles", "beads")
 			st = sprintf("%s puts $%d$ %s into a jar in the first week and, every week after that, puts in %s times as many as the week before. How many %s are in the jar after $%d$ weeks?", g.name(), a, obj, numberWords[r], obj, n)
 		default:
-			st = sprintf("A chain message is started by $%d$ people. Each week every person who received it in the previous week sends it to $%d$ new people, and the starters count as week one. How many people have received the message after $%d$ weeks, including the starters?", a, r, n)
+			st = g.spinf("A chain [[message|email|letter]] is started by $%d$ people [[at %s's school|in %s's town|including %s]]. Each week every person who received it in the previous week sends it to $%d$ new people, and the starters count as week one. How many people have received the message after $%d$ weeks, including the starters?", a, g.name(), r, n)
 		}
 		w := sprintf("This is a geometric series with first term $%d$, ratio $%d$ and $%d$ terms, so its sum is $\\frac{%d(%d^{%d} - 1)}{%d - 1} = \\frac{%d(%d - 1)}{%d} = %d$.",
 			a, r, n, a, r, n, r, a, ipow(r, int(n)), r-1, S)
@@ -391,7 +391,7 @@ func genGeomSeq(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("The first two terms of a geometric sequence are $%d$ and $%d$. What is its %s term?", a, a*r, ordinal(n))
+			st = g.spinf("The first two terms of a geometric sequence [[written by %s|on %s's board]] are $%d$ and $%d$. What is its %s term?", g.name(), a, a*r, ordinal(n))
 		case 1:
 			st = sprintf("A geometric sequence begins $%d, %d, %d, \\ldots$. Find the %s term of the sequence.", a, a*r, a*r*r, ordinal(n))
 		default:
@@ -410,11 +410,11 @@ func genGeomSeq(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("A culture starts with $%d$ bacteria, and the population is multiplied by $%d$ every hour. How many bacteria are there after $%d$ hours?", a, r, h)
+			st = g.spinf("A culture [[in %s's lab|grown by %s]] starts with $%d$ bacteria, and the population is multiplied by $%d$ every hour. How many bacteria are there after $%d$ hours?", g.name(), a, r, h)
 		case 1:
 			st = sprintf("%s plants $%d$ %s, and every year the number of plants becomes %s times what it was a year earlier. How many plants are there after $%d$ years?", g.name(), a, g.pick("ferns", "strawberry plants", "mint plants"), numberWords[r], h)
 		default:
-			st = sprintf("A rumor is known to $%d$ people at noon. Every hour the number of people who know it is multiplied by $%d$. How many people know the rumor $%d$ hours after noon?", a, r, h)
+			st = g.spinf("A rumor [[about %s|started by %s]] is known to $%d$ people at noon. Every hour the number of people who know it is multiplied by $%d$. How many people know the rumor $%d$ hours after noon?", g.name(), a, r, h)
 		}
 		w := sprintf("The amount after $t$ steps is $%d \\cdot %d^t$, a geometric sequence. After $%d$ steps it is $%d \\cdot %d^{%d} = %d \\cdot %d = %d$.",
 			a, r, h, a, r, h, a, ipow(r, int(h)), v)
@@ -425,6 +425,9 @@ func genGeomSeq(g *gen) (string, string, string) {
 // fracEq renders n/d, followed by its reduced form when that differs.
 func fracEq(n, d int64) string {
 	raw := sprintf("\\frac{%d}{%d}", n, d)
+	if d == 1 {
+		raw = itoa(n)
+	}
 	if r := q(n, d).tex(); r != raw {
 		return raw + " = " + r
 	}
@@ -643,14 +646,15 @@ func genWorkRate(g *gen) (string, string, string) {
 			a, b = g.n64(2, 15), g.n64(2, 15)
 		}
 		T := q(a*b, a+b)
+		kind := g.pick("Printer", "Machine", "Copier")
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("%s can paint a fence alone in $%d$ %s, and %s can paint the same fence alone in $%d$ %s. Working together at these rates, how many %s will it take them?", n1, a, unit, n2, b, unit, unit)
+			st = g.spinf("%s can [[paint a fence|tile a floor|weed a garden]] alone in $%d$ %s, and %s can [[do the same job|finish the same task]] alone in $%d$ %s. Working together at these rates, how many %s will it take them?", n1, a, unit, n2, b, unit, unit)
 		case 1:
-			st = sprintf("One pipe fills a tank in $%d$ %s and a second pipe fills it in $%d$ %s. If both pipes are opened at the same time on the empty tank, how many %s does it take to fill it?", a, unit, b, unit, unit)
+			st = g.spinf("One pipe fills a [[tank|cistern|pool]] [[at %s's farm|behind %s's house]] in $%d$ %s and a second pipe fills it in $%d$ %s. If both pipes are opened at the same time on the empty [[tank|container]], how many %s does it take to fill it?", n1, a, unit, b, unit, unit)
 		default:
-			st = sprintf("Printer A finishes a large print job in $%d$ %s, while printer B needs $%d$ %s for the same job. How long, in %s, do the two printers need when they share the job?", a, unit, b, unit, unit)
+			st = g.spinf("%s A [[in %s's office|at %s's shop]] finishes a large [[print|copying]] job in $%d$ %s, while %s B needs $%d$ %s for the same job. How long, in %s, do the two need when they share the job?", kind, n1, a, unit, strings.ToLower(kind), b, unit, unit)
 		}
 		w := sprintf("In one unit of time the first does $\\frac{1}{%d}$ of the job and the second $\\frac{1}{%d}$, so together they do $\\frac{1}{%d} + \\frac{1}{%d} = \\frac{%d}{%d}$ of it. The job therefore takes $%s$ %s.",
 			a, b, a, b, a+b, a*b, fracEq(a*b, a+b), unit)
@@ -666,9 +670,9 @@ func genWorkRate(g *gen) (string, string, string) {
 		case 0:
 			st = sprintf("Working together, %s and %s can %s in $%s$ %s. Alone, %s needs $%d$ %s. How many %s would %s need alone?", n1, n2, g.pick("mow a lawn", "clean a house", "assemble a bookshelf"), T.tex(), unit, n1, a, unit, unit, n2)
 		case 1:
-			st = sprintf("Two hoses together fill a pool in $%s$ %s. The first hose alone fills it in $%d$ %s. How many %s does the second hose alone take?", T.tex(), unit, a, unit, unit)
+			st = g.spinf("Two hoses together fill %s's [[pool|pond|tank]] in $%s$ %s. The first hose alone fills it in $%d$ %s. How many %s does the second hose [[alone take|need on its own]]?", n1, T.tex(), unit, a, unit, unit)
 		default:
-			st = sprintf("Two machines sharing a task complete it in $%s$ %s. If the first machine alone takes $%d$ %s, find the time in %s the second machine alone would take.", T.tex(), unit, a, unit, unit)
+			st = g.spinf("Two machines [[in %s's factory|at %s's workshop]] sharing a task complete it in $%s$ %s. If the first machine alone takes $%d$ %s, [[find|what is]] the time in %s the second machine alone would take.", n1, T.tex(), unit, a, unit, unit)
 		}
 		w := sprintf("Together the rate is $1 \\div %s = %s$ of the job per unit of time, and the first worker's rate is $\\frac{1}{%d}$. The second rate is $%s - \\frac{1}{%d} = %s$, so the second alone needs $%d$ %s.",
 			T.tex(), q(a+B, a*B).tex(), a, q(a+B, a*B).tex(), a, q(1, B).tex(), B, unit)
@@ -680,11 +684,11 @@ func genWorkRate(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("A faucet fills a sink in $%d$ %s, and the open drain empties the full sink in $%d$ %s. If the faucet is turned on with the drain open, how many %s does it take to fill the empty sink?", a, unit, b, unit, unit)
+			st = g.spinf("A faucet [[in %s's kitchen|in %s's bathroom]] fills a sink in $%d$ %s, and the open drain empties the full sink in $%d$ %s. If the faucet is turned on with the drain open, how many %s does it take to fill the empty sink?", n1, a, unit, b, unit, unit)
 		case 1:
-			st = sprintf("An inlet pipe fills a tank in $%d$ %s while an outlet pipe empties it in $%d$ %s. Both are opened at once on the empty tank. After how many %s is the tank full?", a, unit, b, unit, unit)
+			st = g.spinf("An inlet pipe fills a tank [[at %s's farm|in %s's garden]] in $%d$ %s while an outlet pipe empties it in $%d$ %s. Both are opened at once on the empty tank. After how many %s is the tank [[full|filled]]?", n1, a, unit, b, unit, unit)
 		default:
-			st = sprintf("%s fills a leaky bucket with a hose that would fill it in $%d$ %s, but the leak alone would empty a full bucket in $%d$ %s. How many %s does it take to fill the bucket?", g.name(), a, unit, b, unit, unit)
+			st = g.spinf("%s fills a leaky [[bucket|barrel|tub]] with a hose that would fill it in $%d$ %s, but the leak alone would empty [[it when full|a full one]] in $%d$ %s. How many %s does it take to fill [[it|the container]]?", g.name(), a, unit, b, unit, unit)
 		}
 		w := sprintf("The net rate is $\\frac{1}{%d} - \\frac{1}{%d} = \\frac{%d}{%d}$ of the container per unit of time, so filling it takes $%s$ %s.",
 			a, b, b-a, a*b, fracEq(a*b, b-a), unit)

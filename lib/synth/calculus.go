@@ -121,7 +121,7 @@ func genIntegral(g *gen) (string, string, string) {
 	case 2:
 		st = sprintf("Find the net signed area between the graph of $y = %s$ and the $x$-axis from $x = %d$ to $x = %d$.", polyTeX(c, "x"), a, b)
 	default:
-		st = sprintf("%s needs the exact value of $%s$ for a physics lab report. What is it?", g.name(), integ)
+		st = sprintf("%s needs the exact value of $%s$ for a physics lab report. What is the value?", g.name(), integ)
 	}
 	if !v.isInt() && g.chance(0.5) {
 		st += " Express the answer as a fraction in lowest terms."
@@ -179,8 +179,8 @@ func genRationalLimit(g *gen) (string, string, string) {
 	default:
 		st = sprintf("Determine the limit $%s$.", lim)
 	}
-	w := sprintf("Numerator and denominator both have degree $%d$. Dividing each by $%s$, every term except the leading ones tends to $0$ as $x \\to \\infty$, so the limit is the ratio of leading coefficients, $\\frac{%d}{%d} = %s$.",
-		deg, pow("x", int(deg)), nc[deg], dc[deg], v.tex())
+	w := sprintf("Numerator and denominator both have degree $%d$. Dividing each by $%s$, every term except the leading ones tends to $0$ as $x \\to \\infty$, so the limit is the ratio of leading coefficients, $%s$.",
+		deg, pow("x", int(deg)), fracEq(nc[deg], dc[deg]))
 	return st, w, v.tex()
 }
 
@@ -327,8 +327,8 @@ func genGeomSeries(g *gen) (string, string, string) {
 		default:
 			st = sprintf("%s's calculator shows $0.%s%s%s\\ldots$ with the block $%s$ repeating forever. Which fraction in lowest terms is this?", g.name(), digits, digits, digits, digits)
 		}
-		w := sprintf("We have $0.\\overline{%s} = \\frac{%d}{10^{%d}} + \\frac{%d}{10^{%d}} + \\cdots$, a geometric series with first term $\\frac{%d}{%d}$ and ratio $\\frac{1}{%d}$. Its sum is $\\frac{%d/%d}{1 - 1/%d} = \\frac{%d}{%d} = %s$.",
-			digits, D, L, D, 2*L, D, den+1, den+1, D, den+1, den+1, D, den, F.tex())
+		w := sprintf("We have $0.\\overline{%s} = \\frac{%d}{10^{%d}} + \\frac{%d}{10^{%d}} + \\cdots$, a geometric series with first term $\\frac{%d}{%d}$ and ratio $\\frac{1}{%d}$. Its sum is $\\frac{%d/%d}{1 - 1/%d} = %s$.",
+			digits, D, L, D, 2*L, D, den+1, den+1, D, den+1, den+1, fracEq(D, den))
 		return st, w, F.tex()
 	}
 }
@@ -396,12 +396,14 @@ func genTangent(g *gen) (string, string, string) {
 }
 
 func genTelescoping(g *gen) (string, string, string) {
+	ix := g.pick("n", "k", "m", "j")
+	nm := g.name()
 	switch g.intn(3) {
 	case 0:
 		k := g.n64(1, 3)
-		N := g.n64(10, 200)
-		H := qi(0)
-		T := qi(0)
+		N := g.n64(10, 400)
+		c := g.n64(1, 6)
+		H, T := qi(0), qi(0)
 		hs, ts := []string{}, []string{}
 		for j := int64(1); j <= k; j++ {
 			H = H.add(q(1, j))
@@ -409,126 +411,121 @@ func genTelescoping(g *gen) (string, string, string) {
 			hs = append(hs, q(1, j).tex())
 			ts = append(ts, q(1, N+j).tex())
 		}
-		v := H.sub(T).div(qi(k))
-		ser := sprintf("\\sum_{n=1}^{%d} \\frac{1}{n(n+%d)}", N, k)
-		var st string
-		switch g.intn(3) {
-		case 0:
-			st = sprintf("Evaluate $%s$.", ser)
-		case 1:
-			st = sprintf("Find the exact value of the finite sum $%s$.", ser)
-		default:
-			st = sprintf("%s wants to add up $%s$ without a computer. What is the sum, as a fraction in lowest terms?", g.name(), ser)
+		v := H.sub(T).mul(q(c, k))
+		ser := sprintf("\\sum_{%s=1}^{%d} \\frac{%d}{%s(%s+%d)}", ix, N, c, ix, ix, k)
+		st := g.spinf("[[Evaluate|Find the exact value of|Compute]] the [[finite|]] sum $%s$[[.| as a fraction in lowest terms.| and simplify the result.]]", ser)
+		if g.chance(0.35) {
+			st = g.spinf("%s wants to add up $%s$ [[without a computer|by hand|using a clever trick]]. What is the sum, [[as a fraction in lowest terms|in simplest form]]?", nm, ser)
 		}
-		w := sprintf("By partial fractions, $\\frac{1}{n(n+%d)} = \\frac{1}{%d}\\left(\\frac{1}{n} - \\frac{1}{n+%d}\\right)$. The sum telescopes: all terms cancel except the first $%d$ positive ones and the last $%d$ negative ones, so it equals $\\frac{1}{%d}\\left(%s - %s\\right) = %s$.",
-			k, k, k, k, k, k, strings.Join(hs, " + "), "\\left("+strings.Join(ts, " + ")+"\\right)", v.tex())
-		w = strings.ReplaceAll(w, "\\frac{1}{1}\\left(", "\\left(")
-		return st, w, v.tex()
+		w := sprintf("By partial fractions, $\\frac{%d}{%s(%s+%d)} = %s\\left(\\frac{1}{%s} - \\frac{1}{%s+%d}\\right)$. The sum telescopes: all terms cancel except the first $%d$ positive ones and the last $%d$ negative ones, so it equals $%s\\left(%s - \\left(%s\\right)\\right) = %s$.",
+			c, ix, ix, k, q(c, k).tex(), ix, ix, k, k, k, q(c, k).tex(), strings.Join(hs, " + "), strings.Join(ts, " + "), v.tex())
+		return st, strings.ReplaceAll(w, "$1\\left(", "$\\left("), v.tex()
 	case 1:
-		k := g.n64(1, 4)
+		k := g.n64(1, 6)
+		c := g.n64(1, 9)
 		H := qi(0)
 		hs := []string{}
 		for j := int64(1); j <= k; j++ {
 			H = H.add(q(1, j))
 			hs = append(hs, q(1, j).tex())
 		}
-		v := H.div(qi(k))
-		ser := sprintf("\\sum_{n=1}^{\\infty} \\frac{1}{n(n+%d)}", k)
+		v := H.mul(q(c, k))
+		ser := sprintf("\\sum_{%s=1}^{\\infty} \\frac{%d}{%s(%s+%d)}", ix, c, ix, ix, k)
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("Compute $%s$.", ser)
+			st = g.spinf("[[Compute|Find|Evaluate]] $%s$[[.| exactly.]]", ser)
 		case 1:
-			st = sprintf("Find the sum of the infinite series $%s$.", ser)
+			st = g.spinf("[[Find|What is]] the sum of the [[infinite|convergent]] series $%s$.", ser)
 		default:
-			st = sprintf("Show that $%s$ converges and find its value.", ser)
+			st = g.spinf("[[Show|Prove]] that $%s$ converges and [[find|compute]] its [[value|sum]], as %s's [[teacher|textbook]] asks.", ser, nm)
 		}
-		w := sprintf("Write $\\frac{1}{n(n+%d)} = \\frac{1}{%d}\\left(\\frac{1}{n} - \\frac{1}{n+%d}\\right)$. The partial sums telescope to $\\frac{1}{%d}\\left(%s\\right)$ minus $%d$ terms that tend to $0$, so the series converges to $%s$.",
-			k, k, k, k, strings.Join(hs, " + "), k, v.tex())
-		return st, w, v.tex()
+		w := sprintf("Write $\\frac{%d}{%s(%s+%d)} = %s\\left(\\frac{1}{%s} - \\frac{1}{%s+%d}\\right)$. The partial sums telescope to $%s\\left(%s\\right)$ minus terms that tend to $0$, so the series converges to $%s$.",
+			c, ix, ix, k, q(c, k).tex(), ix, ix, k, q(c, k).tex(), strings.Join(hs, " + "), v.tex())
+		return st, strings.ReplaceAll(w, "= 1\\left(", "= \\left("), v.tex()
 	default:
-		N := g.n64(5, 300)
+		N := g.n64(5, 500)
 		v := q(N, 2*N+1)
-		ser := sprintf("\\sum_{n=1}^{%d} \\frac{1}{(2n-1)(2n+1)}", N)
+		ser := sprintf("\\sum_{%s=1}^{%d} \\frac{1}{(2%s-1)(2%s+1)}", ix, N, ix, ix)
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("Evaluate $%s$.", ser)
+			st = g.spinf("[[Evaluate|Compute|Find]] $%s$ [[and express it as a reduced fraction|in lowest terms|exactly]].", ser)
 		case 1:
-			st = sprintf("What is $\\frac{1}{1 \\cdot 3} + \\frac{1}{3 \\cdot 5} + \\cdots + \\frac{1}{%d \\cdot %d}$?", 2*N-1, 2*N+1)
+			st = g.spinf("What is $\\frac{1}{1 \\cdot 3} + \\frac{1}{3 \\cdot 5} + \\cdots + \\frac{1}{%d \\cdot %d}$ [[as a fraction|in simplest form|exactly]]?", 2*N-1, 2*N+1)
 		default:
-			st = sprintf("%s adds the fractions $\\frac{1}{(2n-1)(2n+1)}$ for $n = 1, 2, \\ldots, %d$. What total results?", g.name(), N)
+			st = g.spinf("%s adds the fractions $\\frac{1}{(2%s-1)(2%s+1)}$ for $%s = 1, 2, \\ldots, %d$ [[one by one|on a long sheet of paper|by hand]]. What total results?", nm, ix, ix, ix, N)
 		}
-		w := sprintf("Since $\\frac{1}{(2n-1)(2n+1)} = \\frac{1}{2}\\left(\\frac{1}{2n-1} - \\frac{1}{2n+1}\\right)$, the sum telescopes to $\\frac{1}{2}\\left(1 - \\frac{1}{%d}\\right) = \\frac{%d}{%d}$.", 2*N+1, N, 2*N+1)
+		w := sprintf("Since $\\frac{1}{(2%s-1)(2%s+1)} = \\frac{1}{2}\\left(\\frac{1}{2%s-1} - \\frac{1}{2%s+1}\\right)$, the sum telescopes to $\\frac{1}{2}\\left(1 - \\frac{1}{%d}\\right) = \\frac{%d}{%d}$.", ix, ix, ix, ix, 2*N+1, N, 2*N+1)
 		return st, w, v.tex()
 	}
 }
 
 func genRadius(g *gen) (string, string, string) {
 	p := g.n(0, 3)
+	ix := g.pick("n", "k", "n", "m")
+	x := g.pick("x", "x", "z", "t")
 	np := ""
 	if p > 0 {
-		np = pow("n", p)
+		np = pow(ix, p)
 	}
 	c := g.n64(-5, 5)
-	xc := "x"
+	xc := x
 	if c != 0 {
-		xc = "(" + lin(1, -c, "x") + ")"
+		xc = "(" + lin(1, -c, x) + ")"
 	}
+	bare := strings.Trim(xc, "()")
+	nm := g.name()
 	switch g.intn(3) {
 	case 0:
-		a := g.n64(2, 9)
-		ser := sprintf("\\sum_{n=1}^{\\infty} \\frac{%s%s^n}{%d^n}", np, xc, a)
+		a := g.n64(2, 12)
+		ser := sprintf("\\sum_{%s=1}^{\\infty} \\frac{%s%s^%s}{%d^%s}", ix, np, xc, ix, a, ix)
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("Find the radius of convergence of the power series $%s$.", ser)
+			st = g.spinf("[[Find|Determine|What is]] the radius of convergence of the power series $%s$.", ser)
 		case 1:
-			st = sprintf("For which $R$ does $%s$ converge when $|%s| < R$ and diverge when $|%s| > R$? Give $R$.", ser, strings.Trim(xc, "()"), strings.Trim(xc, "()"))
+			st = g.spinf("For which $R$ does $%s$ converge when $|%s| < R$ and diverge when $|%s| > R$? [[Give|Find]] $R$.", ser, bare, bare)
 		default:
-			st = sprintf("%s is studying the series $%s$. What is its radius of convergence?", g.name(), ser)
+			st = g.spinf("%s is studying the series $%s$ [[for a homework assignment|in an analysis course|for an exam]]. What is its radius of convergence?", nm, ser)
 		}
-		w := sprintf("Apply the ratio test to $a_n = \\frac{%s%s^n}{%d^n}$: $\\left|\\frac{a_{n+1}}{a_n}\\right| = \\left(\\frac{n+1}{n}\\right)^{%d}\\frac{|%s|}{%d} \\to \\frac{|%s|}{%d}$. The series converges when this is less than $1$, i.e. $|%s| < %d$, so the radius is $%d$.",
-			np, xc, a, p, strings.Trim(xc, "()"), a, strings.Trim(xc, "()"), a, strings.Trim(xc, "()"), a, a)
-		w = strings.ReplaceAll(w, "\\left(\\frac{n+1}{n}\\right)^{0}", "")
+		w := sprintf("Apply the ratio test to $a_%s = \\frac{%s%s^%s}{%d^%s}$: $\\left|\\frac{a_{%s+1}}{a_%s}\\right| = \\left(\\frac{%s+1}{%s}\\right)^{%d}\\frac{|%s|}{%d} \\to \\frac{|%s|}{%d}$. The series converges when this is less than $1$, i.e. $|%s| < %d$, so the radius is $%d$.",
+			ix, np, xc, ix, a, ix, ix, ix, ix, ix, p, bare, a, bare, a, bare, a, a)
+		w = strings.ReplaceAll(w, sprintf("\\left(\\frac{%s+1}{%s}\\right)^{0}", ix, ix), "")
 		return st, w, itoa(a)
 	case 1:
-		b := g.n64(2, 9)
-		den := ""
-		if p > 0 {
-			den = np
-		}
-		ser := sprintf("\\sum_{n=1}^{\\infty} \\frac{(%dx)^n}{%s}", b, den)
-		if den == "" {
-			ser = sprintf("\\sum_{n=1}^{\\infty} (%dx)^n", b)
+		b := g.n64(2, 12)
+		ser := sprintf("\\sum_{%s=1}^{\\infty} \\frac{(%d%s)^%s}{%s}", ix, b, x, ix, np)
+		if p == 0 {
+			ser = sprintf("\\sum_{%s=1}^{\\infty} (%d%s)^%s", ix, b, x, ix)
 		}
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("Determine the radius of convergence of $%s$.", ser)
+			st = g.spinf("[[Determine|Find]] the radius of convergence of $%s$[[.%.0s| in the variable $%s$.]]", ser, x)
 		case 1:
-			st = sprintf("What is the radius of convergence $R$ of the power series $%s$?", ser)
+			st = g.spinf("What is the radius of convergence $R$ of the power series $%s$ [[in $%s$|as a function of $%s$]]?", ser, x)
 		default:
-			st = sprintf("%s needs the radius of convergence of $%s$. Find it.", g.name(), ser)
+			st = g.spinf("%s needs the radius of convergence of $%s$ [[for a project|to finish an assignment|before an exam]]. [[Find it.|What is the radius?]]", nm, ser)
 		}
 		R := q(1, b)
-		w := sprintf("By the ratio test, $\\left|\\frac{a_{n+1}}{a_n}\\right| = %d|x|\\left(\\frac{n}{n+1}\\right)^{%d} \\to %d|x|$. Convergence requires $%d|x| < 1$, i.e. $|x| < %s$, so $R = %s$.", b, p, b, b, R.tex(), R.tex())
-		w = strings.ReplaceAll(w, "\\left(\\frac{n}{n+1}\\right)^{0}", "")
+		w := sprintf("By the ratio test, $\\left|\\frac{a_{%s+1}}{a_%s}\\right| = %d|%s|\\left(\\frac{%s}{%s+1}\\right)^{%d} \\to %d|%s|$. Convergence requires $%d|%s| < 1$, i.e. $|%s| < %s$, so $R = %s$.", ix, ix, b, x, ix, ix, p, b, x, b, x, x, R.tex(), R.tex())
+		w = strings.ReplaceAll(w, sprintf("\\left(\\frac{%s}{%s+1}\\right)^{0}", ix, ix), "")
 		return st, w, R.tex()
 	default:
-		a := g.n64(2, 9)
-		ser := sprintf("\\sum_{n=1}^{\\infty} \\frac{%s^n}{n \\cdot %d^n}", xc, a)
+		a := g.n64(2, 12)
+		ser := sprintf("\\sum_{%s=1}^{\\infty} \\frac{%s^%s}{%s \\cdot %d^%s}", ix, xc, ix, ix, a, ix)
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("The power series $%s$ converges on an interval. What is the length of this interval?", ser)
+			st = g.spinf("The power series $%s$ converges on an interval. What is the length of [[this|that]] interval?", ser)
 		case 1:
-			st = sprintf("Find the length of the interval of convergence of $%s$.", ser)
+			st = g.spinf("[[Find|Determine]] the length of the interval of convergence of $%s$[[.%.0s| in the variable $%s$.]]", ser, x)
 		default:
-			st = sprintf("%s determines the interval of convergence of $%s$. How long is it?", g.name(), ser)
+			st = g.spinf("%s determines the interval of convergence of $%s$ [[for homework|in class]]. How long is [[it|that interval]]?", nm, ser)
 		}
-		w := sprintf("By the ratio test the terms satisfy $\\left|\\frac{a_{n+1}}{a_n}\\right| = \\frac{n}{n+1} \\cdot \\frac{|%s|}{%d} \\to \\frac{|%s|}{%d}$, so the radius of convergence is $%d$ and the interval runs from $%d$ to $%d$ (the endpoints affect only whether it is closed, not its length). Its length is $2 \\cdot %d = %d$.",
-			strings.Trim(xc, "()"), a, strings.Trim(xc, "()"), a, a, c-a, c+a, a, 2*a)
+		w := sprintf("By the ratio test the terms satisfy $\\left|\\frac{a_{%s+1}}{a_%s}\\right| = \\frac{%s}{%s+1} \\cdot \\frac{|%s|}{%d} \\to \\frac{|%s|}{%d}$, so the radius of convergence is $%d$ and the interval runs from $%d$ to $%d$ (the endpoints affect only whether it is closed, not its length). Its length is $2 \\cdot %d = %d$.",
+			ix, ix, ix, ix, bare, a, bare, a, a, c-a, c+a, a, 2*a)
 		return st, w, itoa(2 * a)
 	}
 }
@@ -582,7 +579,7 @@ func genRelatedRates(g *gen) (string, string, string) {
 		case 0:
 			st = sprintf("Air is pumped into a spherical balloon at $%d$ cubic centimeters per second. How fast is the radius increasing when the radius is $%d$ cm?", V, r0)
 		case 1:
-			st = sprintf("%s inflates a spherical balloon so that its volume grows by $%d$ cm$^3$ each second. At what rate is its radius growing at the instant the radius equals $%d$ cm?", nm, V, r0)
+			st = sprintf("%s inflates a spherical balloon so that its volume grows by $%d$ cubic centimeters each second. At what rate is its radius growing at the instant the radius equals $%d$ cm?", nm, V, r0)
 		default:
 			st = sprintf("The volume of a sphere increases at a rate of $%d$ cubic units per second. Find the rate of change of its radius when the radius is $%d$ units.", V, r0)
 		}
@@ -619,18 +616,18 @@ func genRelatedRates(g *gen) (string, string, string) {
 
 func genOptimization(g *gen) (string, string, string) {
 	nm := g.name()
-	t := g.n64(5, 100)
+	t := g.n64(5, 150)
 	switch g.intn(4) {
 	case 0:
 		P := 4 * t
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("%s has $%d$ meters of fencing to enclose a rectangular %s. What is the largest area, in square meters, that can be enclosed?", nm, P, g.pick("garden", "pen", "play area"))
+			st = g.spinf("%s has $%d$ meters of fencing to enclose a rectangular %s [[behind the house|in the backyard|on a farm]]. What is the [[largest|greatest]] area, in square meters, that can be enclosed?", nm, P, g.pick("garden", "pen", "play area", "paddock"))
 		case 1:
-			st = sprintf("Among all rectangles with perimeter $%d$, find the maximum possible area.", P)
+			st = g.spinf("Among all rectangles with perimeter $%d$ [[units|cm|inches]], [[find|what is]] the maximum possible area.", P)
 		default:
-			st = sprintf("A rectangle is formed from a wire of length $%d$ cm. What is the greatest area the rectangle can have?", P)
+			st = g.spinf("A rectangle is formed from a [[wire|string|ribbon]] of length $%d$ cm [[by %s|in %s's craft project]]. What is the greatest area the rectangle can have?", P, nm)
 		}
 		w := sprintf("If one side is $x$, the other is $%d - x$ and the area is $A(x) = x(%d - x)$. Then $A'(x) = %d - 2x = 0$ at $x = %d$, and $A'' = -2 < 0$ confirms a maximum. The maximum area is $%d \\cdot %d = %d$.", P/2, P/2, P/2, t, t, t, t*t)
 		return st, w, itoa(t * t)
@@ -639,39 +636,39 @@ func genOptimization(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("A farmer has $%d$ meters of fencing to enclose a rectangular field along a straight river; no fence is needed along the river. What is the largest area that can be enclosed?", L)
+			st = g.spinf("A farmer [[named %s|called %s]] has $%d$ meters of fencing to enclose a rectangular field along a straight river; no fence is needed along the river. What is the largest area that can be enclosed?", nm, L)
 		case 1:
-			st = sprintf("%s wants to fence a rectangular %s against the long wall of a barn, using $%d$ feet of fencing for the other three sides. Find the maximum possible area in square feet.", nm, g.pick("chicken run", "vegetable patch", "dog pen"), L)
+			st = g.spinf("%s wants to fence a rectangular %s against the long wall of a barn, using $%d$ feet of fencing for the other three sides. [[Find|What is]] the maximum possible area in square feet.", nm, g.pick("chicken run", "vegetable patch", "dog pen", "flower bed"), L)
 		default:
-			st = sprintf("Three sides of a rectangle have total length $%d$, and the fourth side is free. What is the largest area such a rectangle can have?", L)
+			st = g.spinf("Three sides of a rectangle have total length $%d$, and the fourth side is [[free|along a wall]]. What is the largest area such a rectangle can have [[according to %s|if %s chooses the sides well]]?", L, nm)
 		}
-		w := sprintf("Let $x$ be each side perpendicular to the river; the parallel side is $%d - 2x$, so $A(x) = x(%d - 2x)$. Then $A'(x) = %d - 4x = 0$ gives $x = %d$, a maximum since $A'' = -4$. The area is $%d \\cdot %d = %d$.", L, L, L, t, t, L-2*t, t*(L-2*t))
+		w := sprintf("Let $x$ be each of the two sides perpendicular to the unfenced side; the remaining side is $%d - 2x$, so $A(x) = x(%d - 2x)$. Then $A'(x) = %d - 4x = 0$ gives $x = %d$, a maximum since $A'' = -4$. The area is $%d \\cdot %d = %d$.", L, L, L, t, t, L-2*t, t*(L-2*t))
 		return st, w, itoa(t * (L - 2*t))
 	case 2:
 		S := 2 * t
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("Two positive numbers have sum $%d$. What is the largest possible value of their product?", S)
+			st = g.spinf("Two positive numbers [[chosen by %s|picked by %s]] have sum $%d$. What is the largest possible value of their product?", nm, S)
 		case 1:
-			st = sprintf("%s splits the number $%d$ into two positive parts and multiplies them. What is the greatest product that can be obtained?", nm, S)
+			st = g.spinf("%s splits the number $%d$ into two positive parts and multiplies them. What is the [[greatest|largest]] product that can be [[obtained|reached]]?", nm, S)
 		default:
-			st = sprintf("Find the maximum of $xy$ given that $x$ and $y$ are positive reals with $x + y = %d$.", S)
+			st = g.spinf("[[Find|Determine]] the maximum of $xy$ given that $x$ and $y$ are positive reals with $x + y = %d$, [[as in %s's homework|a classic exercise%.0s]].", S, nm)
 		}
 		w := sprintf("With $y = %d - x$, the product is $P(x) = x(%d - x)$, and $P'(x) = %d - 2x = 0$ at $x = %d$. Since $P'' = -2 < 0$, the maximum is $%d \\cdot %d = %d$.", S, S, S, t, t, t, t*t)
 		return st, w, itoa(t * t)
 	default:
-		u := g.n64(1, 8)
+		u := g.n64(1, 30)
 		s := 6 * u
 		V := 16 * u * u * u
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("An open box is made from a square sheet of cardboard $%d$ cm on a side by cutting equal squares from the four corners and folding up the sides. What is the largest possible volume of the box, in cubic centimeters?", s)
+			st = g.spinf("An open box is made [[by %s|in %s's workshop]] from a square sheet of %s $%d$ cm on a side by cutting equal squares from the four corners and folding up the sides. What is the largest possible volume of the box, in cubic centimeters?", nm, g.pick("cardboard", "tin", "plastic", "card"), s)
 		case 1:
-			st = sprintf("%s cuts congruent squares from the corners of a $%d$ by $%d$ square sheet of tin and folds the flaps up to make an open tray. Find the maximum volume of the tray.", nm, s, s)
+			st = g.spinf("%s cuts congruent squares from the corners of a $%d$ by $%d$ square sheet of %s and folds the flaps up to make an open %s. [[Find|What is]] the maximum volume of the %s.", nm, s, s, g.pick("tin", "cardboard", "aluminum"), "tray", "tray")
 		default:
-			st = sprintf("From a square piece of card with side $%d$, squares of side $x$ are removed at each corner and the edges are folded up to form a lidless box. What is the greatest volume the box can have?", s)
+			st = g.spinf("From a square piece of %s with side $%d$, squares of side $x$ are removed at each corner and the edges are folded up to form a lidless box [[for %s|in %s's class]]. What is the greatest volume the box can have?", g.pick("card", "paper", "felt", "sheet metal"), s, nm)
 		}
 		w := sprintf("With corner squares of side $x$, the volume is $V(x) = x(%d - 2x)^2$ for $0 < x < %d$. Then $V'(x) = (%d - 2x)^2 - 4x(%d - 2x) = (%d - 2x)(%d - 6x)$, which vanishes inside the interval at $x = %d$; $V$ increases before and decreases after, so this is the maximum. $V(%d) = %d \\cdot %d^2 = %d$.",
 			s, s/2, s, s, s, s, u, u, u, s-2*u, V)
@@ -687,23 +684,23 @@ func genLHopital(g *gen) (string, string, string) {
 	case 0:
 		expr = sprintf("\\frac{\\sin(%sx)}{%sx}", coefTeX(a), coefTeX(b))
 		v = q(a, b)
-		work = sprintf("Differentiating numerator and denominator gives $\\frac{%s\\cos(%sx)}{%d}$, which tends to $\\frac{%d}{%d}$", coefTeX(a), coefTeX(a), b, a, b)
+		work = sprintf("Differentiating numerator and denominator gives $\\frac{%s\\cos(%sx)}{%d}$, which tends to $%s$", coefTeX(a), coefTeX(a), b, fracEq(a, b))
 	case 1:
 		expr = sprintf("\\frac{e^{%sx} - 1}{%sx}", coefTeX(a), coefTeX(b))
 		v = q(a, b)
-		work = sprintf("Differentiating numerator and denominator gives $\\frac{%se^{%sx}}{%d}$, which tends to $\\frac{%d}{%d}$", coefTeX(a), coefTeX(a), b, a, b)
+		work = sprintf("Differentiating numerator and denominator gives $\\frac{%se^{%sx}}{%d}$, which tends to $%s$", coefTeX(a), coefTeX(a), b, fracEq(a, b))
 	case 2:
 		expr = sprintf("\\frac{1 - \\cos(%sx)}{%sx^2}", coefTeX(a), coefTeX(b))
 		v = q(a*a, 2*b)
-		work = sprintf("After one application we get $\\frac{%s\\sin(%sx)}{%dx}$, still of the form $\\frac{0}{0}$; a second application gives $\\frac{%d\\cos(%sx)}{%d}$, which tends to $\\frac{%d}{%d}$", coefTeX(a), coefTeX(a), 2*b, a*a, coefTeX(a), 2*b, a*a, 2*b)
+		work = sprintf("After one application we get $\\frac{%s\\sin(%sx)}{%dx}$, still of the form $\\frac{0}{0}$; a second application gives $\\frac{%d\\cos(%sx)}{%d}$, which tends to $%s$", coefTeX(a), coefTeX(a), 2*b, a*a, coefTeX(a), 2*b, fracEq(a*a, 2*b))
 	case 3:
 		expr = sprintf("\\frac{\\ln(1 + %sx)}{%sx}", coefTeX(a), coefTeX(b))
 		v = q(a, b)
-		work = sprintf("Differentiating gives $\\frac{%d/(1 + %sx)}{%d}$, which tends to $\\frac{%d}{%d}$", a, coefTeX(a), b, a, b)
+		work = sprintf("Differentiating gives $\\frac{%d/(1 + %sx)}{%d}$, which tends to $%s$", a, coefTeX(a), b, fracEq(a, b))
 	case 4:
 		expr = sprintf("\\frac{\\tan(%sx)}{\\sin(%sx)}", coefTeX(a), coefTeX(b))
 		v = q(a, b)
-		work = sprintf("Differentiating gives $\\frac{%s\\sec^2(%sx)}{%s\\cos(%sx)}$, which tends to $\\frac{%d}{%d}$", coefTeX(a), coefTeX(a), coefTeX(b), coefTeX(b), a, b)
+		work = sprintf("Differentiating gives $\\frac{%s\\sec^2(%sx)}{%s\\cos(%sx)}$, which tends to $%s$", coefTeX(a), coefTeX(a), coefTeX(b), coefTeX(b), fracEq(a, b))
 	default:
 		for a == b {
 			b = g.n64(1, 9)

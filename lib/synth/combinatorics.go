@@ -8,7 +8,7 @@ import (
 var combinatoricsTemplates = []template{
 	{"committee-selection", []string{"Combinatorics/Counting/Combinations"}, genCommittee},
 	{"word-arrangements", []string{"Combinatorics/Permutations/Permutations with Repetition"}, genWordArrangements},
-	{"pigeonhole", []string{"Combinatorics/Pigeonhole Principle"}, genPigeonhole},
+	{"pigeonhole", []string{"Combinatorics/Pigeonhole Principle/Generalized Pigeonhole Principle"}, genPigeonhole},
 	{"inclusion-exclusion-survey", []string{"Combinatorics/Inclusion-Exclusion/Venn Diagrams"}, genIESurvey},
 	{"inclusion-exclusion-divisibility", []string{"Combinatorics/Inclusion-Exclusion/Counting Multiples", "Number Theory/Divisibility/Multiples"}, genIEDivisible},
 	{"dice-probability", []string{"Combinatorics/Probability/Dice"}, genDice},
@@ -33,13 +33,13 @@ func genCommittee(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(4) {
 		case 0:
-			st = sprintf("A %s has $%d$ members. In how many ways can a committee of $%d$ members be chosen?", group, n, k)
+			st = g.spinf("A %s [[led by %s|that %s belongs to|at %s's school]] has $%d$ members. In how many ways can a [[committee|subcommittee|working group]] of $%d$ members be [[chosen|formed|selected]]?", group, nm, n, k)
 		case 1:
-			st = sprintf("%s owns $%d$ different %s and wants to take $%d$ of them on a trip. How many different selections are possible?", nm, n, g.pick("books", "board games", "shirts", "puzzles"), k)
+			st = g.spinf("%s owns $%d$ different %s and wants to take $%d$ of them on a [[trip|vacation|camping weekend]]. How many different [[selections|choices|sets]] are possible?", nm, n, g.pick("books", "board games", "shirts", "puzzles", "novels", "hats"), k)
 		case 2:
-			st = sprintf("A pizzeria offers $%d$ different toppings. How many pizzas with exactly $%d$ different toppings can be ordered?", n, k)
+			st = g.spinf("A pizzeria [[near %s's home|that %s likes|on %s's street]] offers $%d$ different toppings. How many pizzas with exactly $%d$ different toppings can be [[ordered|made]]?", nm, n, k)
 		default:
-			st = sprintf("From a group of $%d$ volunteers, $%d$ are to be selected to %s. If the order of selection does not matter, how many choices are there?", n, k, g.pick("plant trees", "staff the front desk", "clean the park", "lead a workshop"))
+			st = g.spinf("From a group of $%d$ volunteers [[coordinated by %s|recruited by %s]], $%d$ are to be selected to %s. If the order of selection does not matter, how many [[choices|selections]] are there?", n, nm, k, g.pick("plant trees", "staff the front desk", "clean the park", "lead a workshop"))
 		}
 		w := sprintf("Order does not matter, so the count is $%s = \\frac{%d!}{%d!\\,%d!} = %d$.", binomTeX(n, k), n, k, n-k, v)
 		return st, w, itoa(v)
@@ -50,11 +50,11 @@ func genCommittee(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("A %s has $%d$ boys and $%d$ girls. In how many ways can a delegation of $%d$ boys and $%d$ girls be formed?", group, m, f, a, b)
+			st = g.spinf("A %s [[at %s's school|coached by %s]] has $%d$ boys and $%d$ girls. In how many ways can a [[delegation|team]] of $%d$ boys and $%d$ girls be [[formed|chosen]]?", group, nm, m, f, a, b)
 		case 1:
 			st = sprintf("%s must choose $%d$ of $%d$ novels and $%d$ of $%d$ poetry books for a reading list. How many reading lists are possible?", nm, a, m, b, f)
 		default:
-			st = sprintf("A committee consists of $%d$ teachers chosen from $%d$ and $%d$ parents chosen from $%d$. How many different committees can be formed?", a, m, b, f)
+			st = g.spinf("A [[committee|school board panel]] [[chaired by %s|organized by %s]] consists of $%d$ teachers chosen from $%d$ and $%d$ parents chosen from $%d$. How many different [[committees|panels]] can be formed?", nm, a, m, b, f)
 		}
 		w := sprintf("The two choices are independent: $%s = %d$ and $%s = %d$. By the multiplication principle the count is $%d \\cdot %d = %d$.",
 			binomTeX(m, a), binom(m, a), binomTeX(f, b), binom(f, b), binom(m, a), binom(f, b), v)
@@ -82,11 +82,11 @@ func genCommittee(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("A %s has $%d$ boys and $%d$ girls. How many committees of $%d$ members contain at least one girl?", group, m, f, k)
+			st = g.spinf("A %s [[at %s's school|coached by %s]] has $%d$ boys and $%d$ girls. How many [[committees|teams]] of $%d$ members contain at least one girl?", group, nm, m, f, k)
 		case 1:
 			st = sprintf("A box holds $%d$ %s and $%d$ %s. In how many ways can %s choose $%d$ of them so that at least one is %s?", m, "plain cookies", f, "chocolate cookies", nm, k, "a chocolate cookie")
 		default:
-			st = sprintf("From $%d$ juniors and $%d$ seniors, $%d$ students are chosen at random for a survey. How many possible groups include at least one senior?", m, f, k)
+			st = g.spinf("From $%d$ juniors and $%d$ seniors, $%d$ students are chosen [[at random%.0s|by %s]] for a survey. How many possible groups include at least one senior?", m, f, k, nm)
 		}
 		w := sprintf("Count the complement. There are $%s = %d$ selections in total and $%s = %d$ that avoid the second group entirely, so $%d - %d = %d$ selections contain at least one member of it.",
 			binomTeX(m+f, k), tot, binomTeX(m, k), none, tot, none, v)
@@ -157,13 +157,13 @@ func genWordArrangements(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(4) {
 		case 0:
-			st = sprintf("How many distinct arrangements of the letters in the word %s are there?", w)
+			st = g.spinf("How many distinct arrangements of the letters in the word %s [[are there%.0s|can %s write down|can be made%.0s]]?", w, nm)
 		case 1:
-			st = sprintf("In how many different ways can the letters of %s be arranged in a row?", w)
+			st = g.spinf("In how many different ways can the letters of [[the word|]] %s be arranged [[in a row%.0s|in a line%.0s|by %s]]?", w, nm)
 		case 2:
-			st = sprintf("%s has %s spelling %s. How many different strings can be formed using all of them?", nm, obj, w)
+			st = g.spinf("%s has %s spelling %s. How many different [[strings|words, meaningful or not,|sequences]] can be formed using all of [[them%.0s|the %s]]?", nm, obj, w, obj)
 		default:
-			st = sprintf("Find the number of distinguishable permutations of the letters of the word %s.", w)
+			st = g.spinf("[[Find|What is]] the number of distinguishable permutations of the letters of the word %s [[written on %s's board|on %s's card]].", w, nm)
 		}
 		txt, v := multinomialWork(ls, cs)
 		return st, "In " + w + " " + txt + ".", itoa(v)
@@ -179,11 +179,11 @@ func genWordArrangements(g *gen) (string, string, string) {
 	var st string
 	switch g.intn(3) {
 	case 0:
-		st = sprintf("How many distinct arrangements of the letters of %s %s with the letter %c?", w, pos, L)
+		st = g.spinf("How many distinct arrangements of the letters of %s %s with the letter %c[[?%.0s|, as %s asks?]]", w, pos, L, nm)
 	case 1:
 		st = sprintf("%s rearranges %s spelling %s. In how many of the distinct arrangements is the %s letter %c?", nm, obj, w, posw, L)
 	default:
-		st = sprintf("Consider all distinguishable orderings of the letters in the word %s. How many of them %s with %c?", w, pos, L)
+		st = g.spinf("[[Consider%.0s|%s lists]] all distinguishable orderings of the letters in the word %s. How many of them %s with %c?", nm, w, pos, L)
 	}
 	cs2 := append([]int(nil), cs...)
 	cs2[li]--
@@ -220,7 +220,7 @@ func genPigeonhole(g *gen) (string, string, string) {
 			case 0:
 				st = sprintf("A drawer contains %s %s. %s takes %s out one at a time without looking. What is the minimum number that must be taken to guarantee at least $%d$ %s of the same color?", joinAnd(desc), items, nm, items, need, items)
 			case 1:
-				st = sprintf("A bag holds %s %s. How many %s must be drawn blindly to be certain of getting $%d$ of one color?", joinAnd(desc), items, items, need)
+				st = g.spinf("A bag [[belonging to %s|on %s's desk]] holds %s %s. How many %s must be drawn [[blindly|at random]] to be certain of getting $%d$ of one color?", nm, joinAnd(desc), items, items, need)
 			default:
 				st = sprintf("In the dark, %s pulls %s from a box containing %s %s. What is the smallest number that guarantees $%d$ %s of a single color?", nm, items, joinAnd(desc), items, need, items)
 			}
@@ -243,11 +243,11 @@ func genPigeonhole(g *gen) (string, string, string) {
 		color := colors[idx[t]]
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("A drawer contains %s %s. What is the minimum number of %s that must be drawn without looking to be sure of getting at least $%d$ %s ones?", joinAnd(desc), items, items, need, color)
+			st = g.spinf("A drawer [[in %s's room|in %s's desk]] contains %s %s. What is the minimum number of %s that must be drawn without looking to be sure of getting at least $%d$ %s ones?", nm, joinAnd(desc), items, items, need, color)
 		case 1:
 			st = sprintf("%s has a bag of %s %s and draws without looking. How many draws guarantee at least $%d$ %s %s?", nm, joinAnd(desc), items, need, color, items)
 		default:
-			st = sprintf("A jar holds %s %s. How many %s must be removed at random to ensure that $%d$ of them are %s?", joinAnd(desc), items, items, need, color)
+			st = g.spinf("A jar [[on %s's shelf|in %s's kitchen]] holds %s %s. How many %s must be removed at random to ensure that $%d$ of them are %s?", nm, joinAnd(desc), items, items, need, color)
 		}
 		others := int64(0)
 		for u, c := range cnt {
@@ -255,8 +255,12 @@ func genPigeonhole(g *gen) (string, string, string) {
 				others += c
 			}
 		}
-		w := sprintf("In the worst case all $%d$ %s of the other colors come out first, followed by $%d$ %s ones. The next draw must be %s, so the answer is $%d + %d + 1 = %d$.",
-			others, items, need-1, color, color, others, need-1, others+need)
+		one := "ones"
+		if need == 2 {
+			one = "one"
+		}
+		w := sprintf("In the worst case all $%d$ %s of the other colors come out first, followed by $%d$ %s %s. The next draw must be %s, so the answer is $%d + %d + 1 = %d$.",
+			others, items, need-1, color, one, color, others, need-1, others+need)
 		return st, w, itoa(others + need)
 	case 2:
 		k := g.n64(2, 12)
@@ -267,11 +271,11 @@ func genPigeonhole(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("What is the smallest number of people that must be in a room to guarantee that at least $%d$ of them %s?", k, same)
+			st = g.spinf("What is the smallest number of %s that must be in [[a room%.0s|a hall%.0s|%s's class]] to guarantee that at least $%d$ of them %s?", g.pick("people", "students", "guests", "athletes"), nm, k, same)
 		case 1:
-			st = sprintf("%s is organizing a %s and wants to be sure that at least $%d$ guests share a %s. What is the least number of guests that guarantees this?", nm, g.pick("party", "reunion", "conference"), k, birth)
+			st = g.spinf("For the %s [[being organized|planned]] by %s, the goal is that at least $%d$ %s share a %s. What is the least number of %s that guarantees this?", g.pick("party", "reunion", "conference", "picnic"), nm, k, "guests", birth, "guests")
 		default:
-			st = sprintf("How many students must a school enroll to be certain that $%d$ of them %s?", k, same)
+			st = g.spinf("How many students must %s [[enroll|admit]] to be [[certain|sure]] that $%d$ of them %s[[?%.0s|, as %s claims?]]", g.pick("a school", "a college", "a summer camp", "a university"), k, same, nm)
 		}
 		w := sprintf("There are $%d$ possible values of the %s. With $%d \\cdot %d = %d$ people it is possible that each value occurs exactly $%d$ times, so that many do not suffice. With one more person, the pigeonhole principle forces some value to occur $%d$ times. The answer is $%d$.",
 			bins, unit, bins, k-1, bins*(k-1), k-1, k, bins*(k-1)+1)
@@ -286,11 +290,11 @@ func genPigeonhole(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("A school has $%d$ students. What is the largest number $k$ such that we can be sure at least $k$ students %s?", N, same)
+			st = g.spinf("A [[school|college|camp]] [[attended by %s|where %s works]] has $%d$ students. What is the largest number $k$ such that we can be sure at least $k$ students %s?", nm, N, same)
 		case 1:
 			st = sprintf("At a %s there are $%d$ people. %s claims that at least $k$ of them share a %s. What is the largest $k$ for which this is guaranteed?", g.pick("concert", "festival", "stadium event"), N, nm, birth)
 		default:
-			st = sprintf("Among any $%d$ people, at least how many must share the same %s?", N, birth)
+			st = g.spinf("Among any $%d$ [[people|guests|passengers]], at least how many must share the same %s[[?%.0s|, according to %s?]]", N, birth, nm)
 		}
 		w := sprintf("If every one of the $%d$ possible values occurred at most $%d$ times, there would be at most $%d$ people, fewer than $%d$. So some value occurs at least $\\left\\lceil \\frac{%d}{%d} \\right\\rceil = %d$ times, and an even distribution shows more cannot be guaranteed.",
 			bins, v-1, bins*(v-1), N, N, bins, v)
@@ -454,11 +458,11 @@ func genDice(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("When %s are rolled, what is the probability that the sum of the numbers shown is $%d$?", dice, t)
+			st = g.spinf("When %s are rolled [[by %s|in %s's game]], what is the probability that the sum of the numbers shown is $%d$?", dice, nm, t)
 		case 1:
-			st = sprintf("%s rolls %s. What is the probability that the two numbers add up to $%d$?", nm, dice, t)
+			st = g.spinf("[[During a game|At the fair|In a casino game]], %s rolls %s. What is the probability that the two numbers [[add up to|have a sum of]] $%d$?", nm, dice, t)
 		default:
-			st = sprintf("In a board game a player rolls %s and moves forward by their sum. What is the probability of moving exactly $%d$ spaces on one roll?", dice, t)
+			st = g.spinf("In a board game [[played by|invented by]] %s, a player rolls %s and moves forward by their sum. What is the probability of moving exactly $%d$ spaces on one roll?", nm, dice, t)
 		}
 		st += " Express your answer as a common fraction."
 		list := "$" + strings.Join(pairs, ", ") + "$"
@@ -486,11 +490,11 @@ func genDice(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("Two dice are rolled; each is a fair die with faces $1$ through $%d$. What is the probability that the sum is at least $%d$?", s, t)
+			st = g.spinf("Two dice are rolled [[by %s|in %s's game]]; each is a fair die with faces $1$ through $%d$. What is the probability that the sum is at least $%d$?", nm, s, t)
 		case 1:
 			st = sprintf("%s wins a round by rolling a total of $%d$ or more with %s. What is the probability of winning a round?", nm, t, dice)
 		default:
-			st = sprintf("Find the probability that the total of %s is greater than or equal to $%d$.", dice, t)
+			st = g.spinf("[[Find|What is]] the probability that the total of %s [[rolled by %s|in %s's game]] is greater than or equal to $%d$.", dice, nm, t)
 		}
 		st += " Express your answer as a common fraction."
 		w := sprintf("There are $%d$ equally likely ordered outcomes. For the first die showing $1, 2, \\ldots, %d$, the number of values of the second die giving a sum of at least $%d$ is $%s$ respectively, for a total of $%d$. The probability is $\\frac{%d}{%d} = %s$.",
@@ -502,11 +506,11 @@ func genDice(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("If %s are rolled, what is the probability that the product of the two numbers is even?", dice)
+			st = g.spinf("If %s are rolled [[by %s|in %s's game]], what is the probability that the product of the two numbers [[is even|is an even number]]?", dice, nm)
 		case 1:
 			st = sprintf("%s rolls %s and multiplies the results. Find the probability that the product is an even number.", nm, dice)
 		default:
-			st = sprintf("What is the probability that at least one of %s shows an even number?", dice)
+			st = g.spinf("What is the probability that at least one of %s [[rolled by %s|thrown by %s]] shows an even number?", dice, nm)
 		}
 		st += " Express your answer as a common fraction."
 		w := sprintf("The product is odd only when both dice are odd. Each die has $%d$ odd faces out of $%d$, so $P(\\text{odd}) = \\frac{%d^2}{%d} = %s$ and the desired probability is $1 - %s = %s$.",
@@ -519,11 +523,11 @@ func genDice(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("Two fair dice with faces numbered $1$ to $%d$ are rolled. What is the probability that the numbers shown differ by exactly $%d$?", s, d)
+			st = g.spinf("Two fair dice with faces numbered $1$ to $%d$ are rolled [[by %s|in %s's game]]. What is the probability that the numbers shown differ by exactly $%d$?", s, nm, d)
 		case 1:
 			st = sprintf("%s and %s each roll one fair %d-sided die. What is the probability that their results differ by exactly $%d$?", nm, g.pick("a friend", "a sibling", "a classmate"), s, d)
 		default:
-			st = sprintf("When %s are thrown, find the probability that the absolute difference of the two results equals $%d$.", dice, d)
+			st = g.spinf("When %s are thrown [[by %s|in %s's game]], find the probability that the absolute difference of the two results [[equals|is]] $%d$.", dice, nm, d)
 		}
 		st += " Express your answer as a common fraction."
 		w := sprintf("There are $%d$ ordered outcomes. The larger value can be any of $%d, \\ldots, %d$ with the smaller exactly $%d$ below it, giving $%d$ unordered pairs and $2 \\cdot %d = %d$ ordered outcomes. The probability is $\\frac{%d}{%d} = %s$.",
@@ -624,7 +628,7 @@ func genStarsBars(g *gen) (string, string, string) {
 	default:
 		n := g.n64(4, 20)
 		v := binom(n+k-1, k-1)
-		shop := g.pick("donut shop", "ice cream parlor", "bakery", "tea house")
+		shop := g.pick("donut shop", "gelato shop", "bakery", "tea house")
 		var st string
 		switch g.intn(2) {
 		case 0:
@@ -654,11 +658,11 @@ func genCircular(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("In how many ways can $%d$ people be seated around a round table, if two seatings that differ only by a rotation are considered the same?", n)
+			st = g.spinf("In how many ways can $%d$ %s be seated around a [[round|circular]] %s [[at %s's %s|for %s's %s]], if two seatings that differ only by a rotation are [[considered|counted as]] the same?", n, g.pick("people", "guests", "friends", "delegates", "students", "players"), g.pick("table", "dinner table", "conference table"), a, g.pick("party", "wedding", "meeting", "reunion", "book club"))
 		case 1:
-			st = sprintf("%s invites $%d$ friends to dinner, and all $%d$ people sit at a round table. Seatings that are rotations of each other count as identical. How many seatings are there?", a, n-1, n)
+			st = g.spinf("For %s, %s invites $%d$ %s, and all $%d$ people sit at a [[round|circular]] table. Seatings that are rotations of each other [[count as identical|are not distinguished|are considered the same]]. How many [[seatings|seating arrangements]] are [[there|possible]]?", g.pick("a birthday dinner", "a holiday meal", "a game night", "a farewell lunch"), a, n-1, g.pick("friends", "relatives", "colleagues", "neighbors"), n)
 		default:
-			st = sprintf("How many distinct circular arrangements of $%d$ different %s are there, where rotations are considered equivalent?", n, g.pick("flower pots", "chairs", "flags", "lanterns"))
+			st = g.spinf("How many [[distinct|different]] circular arrangements of $%d$ different %s [[are there%.0s|can %s make|are possible%.0s]], where rotations are [[considered equivalent|not distinguished]]?", n, g.pick("flower pots", "chairs", "flags", "lanterns", "statues", "potted plants"), a)
 		}
 		w := sprintf("Fix one object's position to remove the rotational symmetry; the remaining $%d$ can then be arranged in $%d! = %d$ ways.", n-1, n-1, f1)
 		return st, w, itoa(f1)
@@ -666,9 +670,9 @@ func genCircular(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(2) {
 		case 0:
-			st = sprintf("$%d$ people, including %s and %s, sit around a round table. If %s and %s insist on sitting next to each other, how many seatings are possible, up to rotation?", n, a, b, a, b)
+			st = g.spinf("$%d$ %s, including %s and %s, sit around a [[round|circular]] table. If %s and %s [[insist on sitting|want to sit]] next to each other, how many seatings are possible, up to rotation?", n, g.pick("people", "guests", "friends", "students"), a, b, a, b)
 		default:
-			st = sprintf("At a round table with $%d$ seats, %s and %s must sit side by side. Counting seatings that differ by a rotation as the same, how many arrangements of the $%d$ guests are there?", n, a, b, n)
+			st = g.spinf("At a [[round|circular]] table with $%d$ seats, %s and %s must sit side by side. Counting seatings that differ by a rotation as the same, how many arrangements of the $%d$ %s are there?", n, a, b, n, g.pick("guests", "diners", "players", "people"))
 		}
 		w := sprintf("Glue %s and %s into one block. Then $%d$ units sit around the table in $(%d-1)! = %d$ ways, and the two can be ordered within the block in $2$ ways, giving $2 \\cdot %d = %d$.", a, b, n-1, n-1, factorials[n-2], factorials[n-2], f2)
 		return st, w, itoa(f2)
@@ -676,9 +680,9 @@ func genCircular(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(2) {
 		case 0:
-			st = sprintf("$%d$ people, among them %s and %s, are seated at a round table. In how many ways can this be done, up to rotation, if %s and %s refuse to sit next to each other?", n, a, b, a, b)
+			st = g.spinf("$%d$ %s, among them %s and %s, are seated at a [[round|circular]] table. In how many ways can this be done, up to rotation, if %s and %s refuse to sit next to each other?", n, g.pick("people", "guests", "friends", "students"), a, b, a, b)
 		default:
-			st = sprintf("%s and %s are not on speaking terms. In how many rotationally distinct ways can they and $%d$ others sit around a circular table so that the two are not adjacent?", a, b, n-2)
+			st = g.spinf("%s and %s are not on speaking terms. In how many rotationally distinct ways can they and $%d$ [[others|other guests|more people]] sit around a [[circular|round]] table so that the two are not [[adjacent|neighbors]]?", a, b, n-2)
 		}
 		w := sprintf("Without restriction there are $(%d-1)! = %d$ seatings. Seatings with the two adjacent number $2 \\cdot (%d-2)! = %d$ (treat them as a block). The answer is $%d - %d = %d$.", n, f1, n, f2, f1, f2, f1-f2)
 		return st, w, itoa(f1 - f2)
@@ -687,9 +691,9 @@ func genCircular(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(2) {
 		case 0:
-			st = sprintf("How many different bracelets can be made by threading $%d$ distinct beads onto a loop, if two bracelets are the same when one can be rotated or flipped to give the other?", n)
+			st = g.spinf("How many different %s can %s make by threading $%d$ distinct %s onto a loop, if two are [[the same|considered identical]] when one can be rotated or flipped to give the other?", g.pick("bracelets", "necklaces", "anklets", "key rings"), a, n, g.pick("beads", "charms", "pearls", "glass beads", "shells"))
 		default:
-			st = sprintf("%s strings $%d$ differently colored beads on a circular necklace. Necklaces that match after rotating or turning over are considered identical. How many necklaces are possible?", a, n)
+			st = g.spinf("%s strings $%d$ differently colored %s on a circular %s. [[Necklaces|Designs]] that match after rotating or turning over are [[considered identical|counted once]]. How many [[designs|different results]] are possible?", a, n, g.pick("beads", "stones", "crystals", "buttons"), g.pick("necklace", "bracelet", "wire loop"))
 		}
 		w := sprintf("Up to rotation there are $(%d-1)! = %d$ circular arrangements. Flipping pairs each arrangement with its mirror image, which is different since the beads are distinct and $%d \\ge 3$, so the count is $\\frac{%d}{2} = %d$.", n, f1, n, f1, v)
 		return st, w, itoa(v)
@@ -697,7 +701,7 @@ func genCircular(g *gen) (string, string, string) {
 }
 
 func genGridPaths(g *gen) (string, string, string) {
-	a, b := g.n64(2, 9), g.n64(2, 9)
+	a, b := g.n64(2, 12), g.n64(2, 12)
 	nm := g.name()
 	tot := binom(a+b, a)
 	mode := g.intn(3)
@@ -711,20 +715,20 @@ func genGridPaths(g *gen) (string, string, string) {
 	case 0:
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("How many lattice paths go from $(0, 0)$ to $(%d, %d)$ using only unit steps to the right or up?", a, b)
+			st = g.spinf("How many lattice paths [[go|lead]] from $(0, 0)$ to $(%d, %d)$ [[using only|if they use only|made of]] unit steps [[to the right or up|up or to the right|right and up]][[?%.0s|, as %s wants to know?|, if %s draws them all?]]", a, b, nm)
 		case 1:
-			st = sprintf("%s lives at a corner of a rectangular street grid, and the %s is $%d$ blocks east and $%d$ blocks north of it. Walking only east or north, how many different routes can %s take?", nm, g.pick("school", "library", "park", "swimming pool"), a, b, nm)
+			st = g.spinf("In a rectangular street grid, the %s is $%d$ blocks east and $%d$ blocks north of %s's %s. Walking only east or north, how many different [[routes|shortest routes|paths]] can %s take?", g.pick("school", "library", "park", "swimming pool", "bakery", "stadium"), a, b, nm, g.pick("house", "apartment", "home"), nm)
 		default:
-			st = sprintf("A robot on a grid moves one square right or one square up at each step. In how many ways can it travel from the bottom-left corner $(0,0)$ to the point $(%d,%d)$?", a, b)
+			st = g.spinf("A robot %s moves one square right or one square up at each step. In how many ways can it travel from the [[bottom-left corner|origin]] $(0,0)$ to the point $(%d,%d)$ [[of the grid|on the board|]]?", g.pick("built by "+nm, "on a grid", "in a warehouse", "programmed by "+nm), a, b)
 		}
 		w := sprintf("Every path consists of $%d$ right steps and $%d$ up steps in some order, so the number of paths is $%s = %d$.", a, b, binomTeX(a+b, a), tot)
 		return st, w, itoa(tot)
 	case 1:
 		switch g.intn(2) {
 		case 0:
-			st = sprintf("How many paths from $(0, 0)$ to $(%d, %d)$ that use unit steps right and up pass through the point $(%d, %d)$?", a, b, p, qq)
+			st = g.spinf("How many paths from $(0, 0)$ to $(%d, %d)$ that use unit steps [[right and up|up and right]] pass through the point $(%d, %d)$?", a, b, p, qq)
 		default:
-			st = sprintf("%s walks from the corner $(0,0)$ of a street grid to $(%d,%d)$, moving only east or north, and wants to stop at a %s at $(%d,%d)$ on the way. How many such routes are there?", nm, a, b, g.pick("cafe", "bakery", "friend's house"), p, qq)
+			st = sprintf("Walking from the corner $(0,0)$ of a street grid to $(%d,%d)$, %s moves only east or north and wants to stop at a %s at $(%d,%d)$ on the way. How many such routes are there?", a, b, nm, g.pick("cafe", "bakery", "friend's house", "bookshop", "post office"), p, qq)
 		}
 		w := sprintf("There are $%s = %d$ ways to reach $(%d, %d)$ and $%s = %d$ ways to continue to $(%d, %d)$, so $%d \\cdot %d = %d$ paths.",
 			binomTeX(p+qq, p), binom(p+qq, p), p, qq, binomTeX(a-p+b-qq, a-p), binom(a-p+b-qq, a-p), a, b, binom(p+qq, p), binom(a-p+b-qq, a-p), via)
@@ -732,9 +736,9 @@ func genGridPaths(g *gen) (string, string, string) {
 	default:
 		switch g.intn(2) {
 		case 0:
-			st = sprintf("How many lattice paths from $(0, 0)$ to $(%d, %d)$ with unit steps right and up avoid the point $(%d, %d)$?", a, b, p, qq)
+			st = g.spinf("How many lattice paths from $(0, 0)$ to $(%d, %d)$ with unit steps [[right and up|up and right]] avoid the point $(%d, %d)$?", a, b, p, qq)
 		default:
-			st = sprintf("%s walks along a street grid from $(0,0)$ to $(%d,%d)$ moving only east or north, but the intersection $(%d,%d)$ is closed. How many routes avoid it?", nm, a, b, p, qq)
+			st = g.spinf("Walking along a street grid from $(0,0)$ to $(%d,%d)$, %s moves only east or north, but the intersection $(%d,%d)$ is closed [[for repairs|because of a parade|today]]. How many routes avoid it?", a, b, nm, p, qq)
 		}
 		w := sprintf("All paths: $%s = %d$. Paths through $(%d, %d)$: $%s \\cdot %s = %d$. Paths avoiding it: $%d - %d = %d$.",
 			binomTeX(a+b, a), tot, p, qq, binomTeX(p+qq, p), binomTeX(a-p+b-qq, a-p), via, tot, via, tot-via)
@@ -758,7 +762,7 @@ func genDivisorConditions(g *gen) (string, string, string) {
 			v *= int64(es[k] + 1)
 			parts = append(parts, sprintf("%d", es[k]+1))
 		}
-		st := sprintf("How many positive divisors of $%d$ are even?", n)
+		st := g.spinf("How many positive divisors of $%d$ are even[[?%.0s|, as %s wonders?| according to %s?]]", n, nm)
 		if g.chance(0.5) {
 			st = sprintf("%s lists all the positive divisors of $%d$ and circles the even ones. How many are circled?", nm, n)
 		}
@@ -774,7 +778,7 @@ func genDivisorConditions(g *gen) (string, string, string) {
 			v *= int64(es[k] + 1)
 			parts = append(parts, sprintf("(%d+1)", es[k]))
 		}
-		st := sprintf("How many positive divisors of $%d$ are odd?", n)
+		st := g.spinf("How many positive divisors of $%d$ are [[odd|odd numbers]]%s", n, "?")
 		if g.chance(0.5) {
 			st = sprintf("Find the number of odd positive integers that divide $%d$.", n)
 		}
@@ -793,7 +797,7 @@ func genDivisorConditions(g *gen) (string, string, string) {
 			v *= c
 			parts = append(parts, itoa(c))
 		}
-		st := sprintf("How many positive divisors of $%d$ are perfect squares?", n)
+		st := g.spinf("How many positive divisors of $%d$ are perfect squares[[?%.0s|, including %s?]]", n, "$1$")
 		if g.chance(0.5) {
 			st = sprintf("%s wants to know how many perfect squares divide $%d$, counting $1$. What is the answer?", nm, n)
 		}
@@ -853,22 +857,22 @@ func genDerangements(g *gen) (string, string, string) {
 	if k == 0 {
 		switch g.intn(4) {
 		case 0:
-			st = sprintf("%s writes $%d$ letters and addresses $%d$ matching envelopes, then puts the letters into the envelopes at random, one per envelope. In how many ways can this be done so that no letter is in its correct envelope?", nm, n, n)
+			st = g.spinf("After writing $%d$ letters [[and|then]] addressing $%d$ matching envelopes, %s puts the letters into the envelopes [[at random|randomly]], one per envelope. In how many ways can this be done so that no letter [[is in|ends up in]] its correct envelope?", n, n, nm)
 		case 1:
-			st = sprintf("$%d$ guests check their hats at a party, and at the end the hats are handed back at random, one per guest. In how many ways can nobody receive their own hat?", n)
+			st = sprintf("$%d$ guests check their %s at %s's %s, and at the end the %s are handed back at random, one per guest. In how many ways can nobody receive their own?", n, g.pick("hats", "coats", "umbrellas", "bags"), nm, g.pick("party", "wedding", "dinner", "gala"), g.pick("items", "belongings"))
 		case 2:
-			st = sprintf("A teacher returns $%d$ quizzes to $%d$ students for peer grading so that each student grades exactly one quiz. In how many ways can this be done if no student grades their own quiz?", n, n)
+			st = g.spinf("[[A teacher%.0s|%s's teacher|Our teacher%.0s]] returns $%d$ %s to $%d$ students for peer grading so that each student grades exactly one. In how many ways can this be done if no student grades [[their own work|their own paper]]?", nm, n, g.pick("quizzes", "essays", "lab reports", "tests"), n)
 		default:
-			st = sprintf("In a gift exchange among $%d$ friends, each brings a gift and each receives exactly one. How many assignments leave no one with the gift they brought?", n)
+			st = g.spinf("In a gift exchange [[among|between]] $%d$ %s organized by %s, each brings a gift and each receives exactly one. How many assignments leave no one with the gift they brought?", n, g.pick("friends", "coworkers", "cousins", "classmates", "neighbors"), nm)
 		}
 	} else {
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("%s puts $%d$ letters into $%d$ addressed envelopes at random, one per envelope. In how many ways do exactly $%d$ letters end up in the correct envelope?", nm, n, n, k)
+			st = g.spinf("%s puts $%d$ letters into $%d$ addressed envelopes at random, one per envelope. In how many ways can the number of letters in the [[correct|right]] envelope be exactly $%d$?", nm, n, n, k)
 		case 1:
-			st = sprintf("$%d$ coats are returned at random to their $%d$ owners, one coat each. In how many ways can exactly $%d$ of the owners get their own coat back?", n, n, k)
+			st = g.spinf("$%d$ %s are returned [[at random|randomly]] to their $%d$ owners [[by %s|at the end of the evening%.0s]], one each. In how many ways can exactly $%d$ of the owners get their own [[back|item back]]?", n, g.pick("coats", "hats", "phones", "keys"), n, nm, k)
 		default:
-			st = sprintf("How many permutations of $1, 2, \\ldots, %d$ have exactly $%d$ fixed points?", n, k)
+			st = g.spinf("How many permutations of [[the numbers|the integers|]] $1, 2, \\ldots, %d$ have exactly $%d$ fixed points?", n, k)
 		}
 	}
 	ds := []string{}

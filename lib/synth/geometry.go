@@ -73,14 +73,14 @@ func genHeron(g *gen) (string, string, string) {
 	var st string
 	switch g.intn(4) {
 	case 0:
-		st = sprintf("A triangle has side lengths $%d$, $%d$, and $%d$ %s. Find its area in square %s.", v[0], v[1], v[2], unit, unit)
+		st = g.spinf("A triangle [[drawn by %s|built by %s|on %s's worksheet]] has side lengths $%d$, $%d$, and $%d$ %s. [[Find|What is]] its area in square %s.", g.name(), v[0], v[1], v[2], unit, unit)
 	case 1:
-		st = sprintf("What is the area of the triangle whose sides measure $%d$, $%d$ and $%d$?", v[0], v[1], v[2])
+		st = g.spinf("[[What is|Find]] the area of [[the|a]] triangle whose sides [[measure|have lengths|are]] $%d$, $%d$ and $%d$ %s.", v[0], v[1], v[2], unit)
 	case 2:
 		st = sprintf("%s has a triangular %s with sides of length $%d$ %s, $%d$ %s and $%d$ %s and wants to cover it completely with %s. How many square %s must be covered?",
 			g.name(), g.pick("garden bed", "plot of land", "sheet of plywood", "sail"), v[0], unit, v[1], unit, v[2], unit, g.pick("mulch", "paint", "fabric"), unit)
 	default:
-		st = sprintf("In triangle $ABC$, $AB = %d$, $BC = %d$ and $CA = %d$. Compute the area of triangle $ABC$.", v[0], v[1], v[2])
+		st = g.spinf("In triangle $ABC$ [[we have|it is given that|one has]] $AB = %d$, $BC = %d$ and $CA = %d$. [[Compute|What is]] the area of [[triangle $ABC$|the triangle|$\\triangle ABC$]].", v[0], v[1], v[2])
 	}
 	return st, heronWork(v[0], v[1], v[2], h[3]), itoa(h[3])
 }
@@ -114,9 +114,9 @@ func genPythagorean(g *gen) (string, string, string) {
 		w := sprintf("The two perpendicular lengths are legs of a right triangle, so the required distance is the hypotenuse $\\sqrt{%d^2 + %d^2} = \\sqrt{%d + %d} = \\sqrt{%d} = %d$.", a, b, a*a, b*b, c*c, c)
 		return st, w, itoa(c)
 	case 2:
-		st := sprintf("A right triangle has a hypotenuse of length $%d$ and one leg of length $%d$. What is the length of the other leg?", c, a)
+		st := g.spinf("A right triangle [[on %s's homework|sketched by %s|in %s's notebook]] has a hypotenuse of length $%d$ and one leg of length $%d$. What is the length of the [[other|remaining|second]] leg?", g.name(), c, a)
 		if g.chance(0.5) {
-			st = sprintf("In right triangle $PQR$ with the right angle at $Q$, the hypotenuse $PR$ equals $%d$ and $PQ = %d$. Find $QR$.", c, a)
+			st = g.spinf("In right triangle $PQR$ [[with the right angle|right-angled]] at $Q$, the hypotenuse $PR$ [[equals|is]] $%d$ and $PQ = %d$. [[Find|How long is]] $QR$.", c, a)
 		}
 		w := sprintf("By the Pythagorean theorem, the missing leg is $\\sqrt{%d^2 - %d^2} = \\sqrt{%d} = %d$.", c, a, b*b, b)
 		return st, w, itoa(b)
@@ -134,9 +134,9 @@ func genIncircle(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("A right triangle has legs of length $%d$ and $%d$. Find the radius of the circle inscribed in the triangle.", a, b)
+			st = g.spinf("A right triangle [[drawn by %s|on %s's worksheet]] has legs of length $%d$ and $%d$. Find the radius of the circle [[inscribed in|that fits inside]] the triangle [[tangent to all three sides|]].", g.name(), a, b)
 		case 1:
-			st = sprintf("What is the inradius of a right triangle whose legs measure $%d$ and $%d$?", a, b)
+			st = g.spinf("What is the [[inradius|radius of the incircle]] of a right triangle whose legs [[measure|have lengths]] $%d$ and $%d$ %s?", a, b, g.pick("units", "cm", "inches", "meters"))
 		default:
 			st = sprintf("%s cuts the largest possible circle out of a right-triangular piece of %s with legs $%d$ cm and $%d$ cm. What is the radius of the circle, in centimeters?", g.name(), g.pick("cardboard", "felt", "sheet metal"), a, b)
 		}
@@ -151,9 +151,9 @@ func genIncircle(g *gen) (string, string, string) {
 	var st string
 	switch g.intn(3) {
 	case 0:
-		st = sprintf("A triangle has sides $%d$, $%d$ and $%d$. Find the radius of its inscribed circle.", v[0], v[1], v[2])
+		st = g.spinf("A triangle [[drawn by %s|on %s's worksheet]] has sides $%d$, $%d$ and $%d$. [[Find|What is]] the radius of its inscribed circle.", g.name(), v[0], v[1], v[2])
 	case 1:
-		st = sprintf("Triangle $XYZ$ has $XY = %d$, $YZ = %d$ and $ZX = %d$. What is the radius of the circle tangent to all three sides?", v[0], v[1], v[2])
+		st = g.spinf("Triangle $XYZ$ [[has|satisfies]] $XY = %d$, $YZ = %d$ and $ZX = %d$. What is the radius of the circle [[tangent to all three sides|inscribed in it]][[?| of the triangle?]]", v[0], v[1], v[2])
 	default:
 		st = sprintf("%s draws a triangle with side lengths $%d$, $%d$ and $%d$ and then the circle inscribed in it. Compute the radius of that circle.", g.name(), v[0], v[1], v[2])
 	}
@@ -182,11 +182,11 @@ func genPolygonAngles(g *gen) (string, string, string) {
 		}
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("What is the measure, in degrees, of each interior angle of a %s?", poly)
+			st = g.spinf("What is the measure, in degrees, of each interior angle of a %s [[drawn by %s|on %s's poster|in %s's design]]?", poly, nm)
 		case 1:
 			st = sprintf("%s is designing a %s in the shape of a %s. What is the measure in degrees of each interior angle?", nm, obj, poly)
 		default:
-			st = sprintf("Find the size of one interior angle of a %s, in degrees.", poly)
+			st = g.spinf("[[Find|Give]] the size of one interior angle of a %s [[used as a %s|shaped like a %s]], in degrees.", poly, obj)
 		}
 		w := sprintf("The exterior angles of a convex polygon sum to $360^\\circ$, so each exterior angle of a regular $%d$-gon is $\\frac{360^\\circ}{%d} = %d^\\circ$. Each interior angle is $180^\\circ - %d^\\circ = %d^\\circ$.", n, n, 360/n, 360/n, ang)
 		return st, w, itoa(ang)
@@ -196,11 +196,11 @@ func genPolygonAngles(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("Each interior angle of a regular polygon measures $%d^\\circ$. How many sides does the polygon have?", ang)
+			st = g.spinf("Each interior angle of a regular polygon [[drawn by %s|on %s's sketch|in %s's design]] measures $%d^\\circ$. How many sides does [[the polygon|it|this polygon]] have?", nm, ang)
 		case 1:
 			st = sprintf("%s makes a %s shaped like a regular polygon in which every interior angle is $%d^\\circ$. How many sides does it have?", nm, obj, ang)
 		default:
-			st = sprintf("A regular polygon has interior angles of $%d$ degrees. Determine its number of sides.", ang)
+			st = g.spinf("A regular polygon [[used for a %s|shaped like a %s]] has interior angles of $%d$ degrees. [[Determine|Find]] its number of sides.", obj, ang)
 		}
 		w := sprintf("Each exterior angle is $180^\\circ - %d^\\circ = %d^\\circ$. The exterior angles sum to $360^\\circ$, so the number of sides is $\\frac{360}{%d} = %d$.", ang, 360/n, 360/n, n)
 		return st, w, itoa(n)
@@ -210,11 +210,11 @@ func genPolygonAngles(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("What is the sum of the interior angles, in degrees, of a convex polygon with $%d$ sides?", n)
+			st = g.spinf("What is the sum of the interior angles, in degrees, of a convex polygon with $%d$ sides [[drawn by %s|on %s's sheet|sketched by %s]]?", n, nm)
 		case 1:
 			st = sprintf("%s draws a convex polygon with $%d$ vertices and measures all of its interior angles. What is their total in degrees?", nm, n)
 		default:
-			st = sprintf("Find the sum of the measures of all interior angles of a convex $%d$-gon.", n)
+			st = g.spinf("Find the sum of the measures of all [[the|]] interior angles of a convex $%d$-gon [[drawn by %s|that %s sketched|in %s's notebook]].", n, nm)
 		}
 		w := sprintf("Drawing the diagonals from one vertex splits a convex $%d$-gon into $%d - 2 = %d$ triangles, each with angle sum $180^\\circ$. The total is $180^\\circ \\cdot %d = %d^\\circ$.", n, n, n-2, n-2, sum)
 		return st, w, itoa(sum)
@@ -224,11 +224,11 @@ func genPolygonAngles(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("The interior angles of a convex polygon add up to $%d^\\circ$. How many sides does the polygon have?", sum)
+			st = g.spinf("The interior angles of a convex polygon [[drawn by %s|on %s's sheet]] add up to $%d^\\circ$. How many sides does [[the polygon|it]] have?", nm, sum)
 		case 1:
 			st = sprintf("%s measured every interior angle of a convex polygonal %s and found that they total $%d$ degrees. How many sides does the polygon have?", nm, obj, sum)
 		default:
-			st = sprintf("If the sum of the interior angles of a convex polygon is $%d$ degrees, find the number of its vertices.", sum)
+			st = g.spinf("If the sum of the interior angles of a convex polygon [[used as a %s|shaped like a %s]] is $%d$ degrees, [[find|how many are]] the number of its vertices.", obj, sum)
 		}
 		w := sprintf("An $n$-gon has interior angle sum $180(n-2)$ degrees. Solving $180(n - 2) = %d$ gives $n - 2 = %d$, so $n = %d$.", sum, n-2, n)
 		return st, w, itoa(n)
@@ -250,13 +250,13 @@ func genDistance(g *gen) (string, string, string) {
 	var st string
 	switch g.intn(4) {
 	case 0:
-		st = sprintf("Find the distance between the points $%s$ and $%s$ in the coordinate plane.", P, Q)
+		st = g.spinf("[[Find|What is]] the distance between the points $%s$ and $%s$ [[in the coordinate plane%.0s|in the plane%.0s|on %s's graph]].", P, Q, g.name())
 	case 1:
-		st = sprintf("Points $A = %s$ and $B = %s$ are given. What is the length of segment $AB$?", P, Q)
+		st = g.spinf("Points $A = %s$ and $B = %s$ are [[given%.0s|marked by %s]]. What is the length of [[segment $AB$|$\\overline{AB}$]]?", P, Q, g.name())
 	case 2:
 		st = sprintf("On a map with a square grid in which each unit is one kilometer, %s's house is at $%s$ and the %s is at $%s$. How many kilometers apart are they, measured in a straight line?", g.name(), P, g.pick("school", "library", "train station", "bakery"), Q)
 	default:
-		st = sprintf("A circle is centered at $%s$ and passes through the point $%s$. Find its radius.", P, Q)
+		st = g.spinf("A circle [[drawn by %s|on %s's graph paper]] is centered at $%s$ and passes through the point $%s$. [[Find|What is]] its radius.", g.name(), P, Q)
 	}
 	if strings.Contains(ans, "sqrt") && g.chance(0.5) {
 		st += " Express your answer in simplest radical form."
@@ -304,9 +304,9 @@ func genSimilar(g *gen) (string, string, string) {
 	var st string
 	switch g.intn(3) {
 	case 0:
-		st = sprintf("In triangle $ABC$, points $D$ and $E$ lie on $AB$ and $AC$ with $DE \\parallel BC$. If $AD = %d$, $DB = %d$ and $DE = %d$, find $BC$.", p, qq, e)
+		st = g.spinf("In triangle $ABC$, points $D$ and $E$ lie on [[$AB$ and $AC$|sides $AB$ and $AC$]] with $DE \\parallel BC$. If $AD = %d$, $DB = %d$ and $DE = %d$, [[find|what is]] $BC$.", p, qq, e)
 	case 1:
-		st = sprintf("A line parallel to side $BC$ of triangle $ABC$ meets $AB$ at $D$ and $AC$ at $E$. Given $AD = %d$, $DB = %d$ and $DE = %d$, what is the length of $BC$?", p, qq, e)
+		st = g.spinf("A line parallel to side $BC$ of triangle $ABC$ meets $AB$ at $D$ and $AC$ at $E$. Given [[that|]] $AD = %d$, $DB = %d$ and $DE = %d$, what is the length of [[$BC$|side $BC$]]?", p, qq, e)
 	default:
 		st = sprintf("%s draws triangle $ABC$ and a segment $DE$ parallel to $BC$, with $D$ on $AB$ and $E$ on $AC$. The measurements are $AD = %d$, $DB = %d$ and $DE = %d$. Compute $BC$.", g.name(), p, qq, e)
 	}
@@ -325,11 +325,11 @@ func genSector(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("A circle has radius $%d$. Find the length of an arc subtended by a central angle of $%d^\\circ$.", r, th)
+			st = g.spinf("A circle [[drawn by %s|on %s's worksheet]] has radius $%d$. [[Find|What is]] the length of an arc [[subtended by|cut off by]] a central angle of $%d^\\circ$.", g.name(), r, th)
 		case 1:
 			st = sprintf("%s walks along a circular track of radius $%d$ meters, covering an arc with central angle $%d^\\circ$. How many meters does %s walk?", nm, r, th, nm)
 		default:
-			st = sprintf("What is the length of the arc of a circle of radius $%d$ cut off by a central angle measuring $%d$ degrees?", r, th)
+			st = g.spinf("What is the length of the arc of a [[circle%.0s|circular %s]] of radius $%d$ [[cut off|subtended]] by a central angle [[measuring|of]] $%d$ degrees?", g.pick("garden", "fountain", "pond", "track"), r, th)
 		}
 		st += " Express your answer in terms of $\\pi$."
 		w := sprintf("An arc with central angle $\\theta$ degrees has length $\\frac{\\theta}{360} \\cdot 2\\pi r$. Here this is $\\frac{%d}{360} \\cdot 2\\pi \\cdot %d = %s$.", th, r, L.piTeX())
@@ -339,11 +339,11 @@ func genSector(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("Find the area of a sector of a circle with radius $%d$ and central angle $%d^\\circ$.", r, th)
+			st = g.spinf("[[Find|What is]] the area of a sector of a circle [[drawn by %s|on %s's worksheet]] with radius $%d$ and central angle $%d^\\circ$.", g.name(), r, th)
 		case 1:
 			st = sprintf("%s cuts a slice with a central angle of $%d^\\circ$ from a round %s of radius $%d$ cm. What is the area of the top of the slice, in square centimeters?", nm, th, g.pick("pizza", "cake", "pie", "cheese"), r)
 		default:
-			st = sprintf("A lawn sprinkler waters a sector of radius $%d$ meters, turning through an angle of $%d^\\circ$. What area does it water?", r, th)
+			st = g.spinf("A lawn sprinkler [[in %s's garden|in the park%.0s]] waters a sector of radius $%d$ meters, turning through an angle of $%d^\\circ$. What area [[does it water|is watered]]?", g.name(), r, th)
 		}
 		st += " Express your answer in terms of $\\pi$."
 		w := sprintf("A sector with central angle $\\theta$ degrees has area $\\frac{\\theta}{360} \\cdot \\pi r^2$. Here this is $\\frac{%d}{360} \\cdot \\pi \\cdot %d^2 = %s$.", th, r, A.piTeX())
@@ -354,11 +354,11 @@ func genSector(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("A sector of a circle has radius $%d$ and central angle $%d^\\circ$. Find its perimeter.", r, th)
+			st = g.spinf("A sector of a circle [[drawn by %s|on %s's worksheet]] has radius $%d$ and central angle $%d^\\circ$. [[Find|What is]] its perimeter.", g.name(), r, th)
 		case 1:
 			st = sprintf("%s bends wire into the boundary of a sector with radius $%d$ cm and central angle $%d^\\circ$. How much wire, in centimeters, is used?", nm, r, th)
 		default:
-			st = sprintf("What is the perimeter of a circular sector whose radius is $%d$ and whose central angle is $%d$ degrees?", r, th)
+			st = g.spinf("What is the perimeter of a circular sector [[cut from a %s|%.0s]] whose radius is $%d$ and whose central angle [[is|measures]] $%d$ degrees?", g.pick("pizza", "sheet of paper", "disk"), r, th)
 		}
 		st += " Express your answer in terms of $\\pi$."
 		w := sprintf("The boundary consists of two radii and an arc. The arc has length $\\frac{%d}{360} \\cdot 2\\pi \\cdot %d = %s$, so the perimeter is $2 \\cdot %d + %s = %s$.", th, r, L.piTeX(), r, L.piTeX(), ans)
@@ -383,13 +383,13 @@ func genShoelace(g *gen) (string, string, string) {
 	var st string
 	switch g.intn(4) {
 	case 0:
-		st = sprintf("Find the area of the triangle with vertices $%s$, $%s$ and $%s$.", pts[0], pts[1], pts[2])
+		st = g.spinf("[[Find|What is]] the area of the triangle [[with vertices|whose vertices are]] $%s$, $%s$ and $%s$.", pts[0], pts[1], pts[2])
 	case 1:
 		st = sprintf("The points $A%s$, $B%s$ and $C%s$ form a triangle. What is its area?", pts[0], pts[1], pts[2])
 	case 2:
 		st = sprintf("%s marks the points $%s$, $%s$ and $%s$ on graph paper and joins them to form a triangle. How many square units does the triangle enclose?", g.name(), pts[0], pts[1], pts[2])
 	default:
-		st = sprintf("Compute the area of triangle $PQR$ where $P = %s$, $Q = %s$ and $R = %s$.", pts[0], pts[1], pts[2])
+		st = g.spinf("[[Compute|Find]] the area of triangle $PQR$ [[where|with]] $P = %s$, $Q = %s$ and $R = %s$.", pts[0], pts[1], pts[2])
 	}
 	s1 := p[0][0]*p[1][1] + p[1][0]*p[2][1] + p[2][0]*p[0][1]
 	s2 := p[0][1]*p[1][0] + p[1][1]*p[2][0] + p[2][1]*p[0][0]
@@ -424,11 +424,11 @@ func genBox(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("A rectangular box has dimensions $%d \\times %d \\times %d$. Find the length of its space diagonal.", v[0], v[1], v[2])
+			st = g.spinf("A rectangular box [[owned by %s|in %s's garage|used by %s]] has dimensions $%d \\times %d \\times %d$. [[Find|What is]] the length of its space diagonal.", nm, v[0], v[1], v[2])
 		case 1:
 			st = sprintf("%s wants to fit a thin straight rod into a closed box measuring $%d$ cm by $%d$ cm by $%d$ cm. What is the longest rod, in centimeters, that fits inside?", nm, v[0], v[1], v[2])
 		default:
-			st = sprintf("What is the distance between opposite corners of a rectangular prism with edge lengths $%d$, $%d$ and $%d$?", v[0], v[1], v[2])
+			st = g.spinf("What is the distance between opposite corners of a rectangular [[prism|box|crate]] with edge lengths $%d$, $%d$ and $%d$ %s?", v[0], v[1], v[2], g.pick("units", "cm", "inches", "feet"))
 		}
 		w := sprintf("The space diagonal of a box with edges $a$, $b$, $c$ is $\\sqrt{a^2 + b^2 + c^2} = \\sqrt{%d + %d + %d} = \\sqrt{%d} = %d$.", v[0]*v[0], v[1]*v[1], v[2]*v[2], t[3]*t[3], t[3])
 		return st, w, itoa(t[3])
@@ -438,7 +438,7 @@ func genBox(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("Find the total surface area of a rectangular box with length $%d$, width $%d$ and height $%d$.", a, b, c)
+			st = g.spinf("[[Find|What is]] the total surface area of a rectangular box [[with|having]] length $%d$, width $%d$ and height $%d$ %s.", a, b, c, g.pick("units", "cm", "inches", "feet"))
 		case 1:
 			st = sprintf("%s is wrapping a gift box that measures $%d$ cm by $%d$ cm by $%d$ cm. Ignoring overlaps, how many square centimeters of paper cover it exactly?", nm, a, b, c)
 		default:
@@ -453,11 +453,11 @@ func genBox(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("A rectangular box has volume $%d$, length $%d$ and width $%d$. What is its surface area?", V, a, b)
+			st = g.spinf("A rectangular box [[owned by %s|in %s's room]] has volume $%d$, length $%d$ and width $%d$. What is its [[total|]] surface area?", nm, V, a, b)
 		case 1:
 			st = sprintf("%s's aquarium is a closed rectangular box holding $%d$ cubic inches. Its base is $%d$ inches by $%d$ inches. Find its total surface area in square inches.", nm, V, a, b)
 		default:
-			st = sprintf("The volume of a rectangular prism is $%d$ and two of its edges measure $%d$ and $%d$. Compute the total area of its six faces.", V, a, b)
+			st = g.spinf("The volume of a rectangular prism is $%d$ and two of its edges [[measure|are]] $%d$ and $%d$. [[Compute|Find]] the total area of its six faces [[in square units|]].", V, a, b)
 		}
 		w := sprintf("The third edge is $\\frac{%d}{%d \\cdot %d} = %d$. The surface area is $2(%d \\cdot %d + %d \\cdot %d + %d \\cdot %d) = 2(%d) = %d$.", V, a, b, c, a, b, b, c, c, a, a*b+b*c+c*a, S)
 		return st, w, itoa(S)
@@ -473,11 +473,11 @@ func genSolidVolume(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("Find the volume of a cylinder with radius $%d$ and height $%d$.", r, h)
+			st = g.spinf("[[Find|What is]] the volume of a cylinder [[with|having]] radius $%d$ and height $%d$ %s.", r, h, g.pick("units", "cm", "inches", "meters"))
 		case 1:
 			st = sprintf("%s's cylindrical %s has an inner radius of $%d$ cm and a height of $%d$ cm. How many cubic centimeters does it hold?", nm, g.pick("vase", "water tank", "storage can", "flower pot"), r, h)
 		default:
-			st = sprintf("What is the volume of a right circular cylinder whose base radius is $%d$ and whose height is $%d$?", r, h)
+			st = g.spinf("What is the volume of a right circular [[cylinder|tank]] [[built by %s|in %s's yard]] whose base radius is $%d$ and whose height is $%d$?", nm, r, h)
 		}
 		st += " Express your answer in terms of $\\pi$."
 		w := sprintf("The volume of a cylinder is $\\pi r^2 h = \\pi \\cdot %d^2 \\cdot %d = %s$.", r, h, V.piTeX())
@@ -487,11 +487,11 @@ func genSolidVolume(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("A right circular cone has base radius $%d$ and height $%d$. Find its volume.", r, h)
+			st = g.spinf("A right circular cone [[made by %s|on %s's desk]] has base radius $%d$ and height $%d$. [[Find|What is]] its volume.", nm, r, h)
 		case 1:
 			st = sprintf("%s fills a conical %s of radius $%d$ cm and height $%d$ cm with %s. What volume does it hold?", nm, g.pick("paper cup", "funnel", "mold"), r, h, g.pick("water", "sand", "batter"))
 		default:
-			st = sprintf("What is the volume of a cone whose base has radius $%d$ and whose apex is $%d$ units above the base?", r, h)
+			st = g.spinf("What is the volume of a [[cone%.0s|conical %s]] whose base has radius $%d$ and whose apex is $%d$ units above the base?", g.pick("tent", "hat", "pile of sand"), r, h)
 		}
 		st += " Express your answer in terms of $\\pi$."
 		w := sprintf("The volume of a cone is $\\frac{1}{3}\\pi r^2 h = \\frac{1}{3}\\pi \\cdot %d^2 \\cdot %d = %s$.", r, h, V.piTeX())
@@ -501,11 +501,11 @@ func genSolidVolume(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("Find the volume of a sphere of radius $%d$.", r)
+			st = g.spinf("[[Find|What is]] the volume of a [[sphere%.0s|spherical %s]] of radius $%d$ %s.", g.pick("tank", "ornament", "globe"), r, g.pick("units", "cm", "inches", "meters"))
 		case 1:
 			st = sprintf("%s inflates a spherical balloon until its radius is $%d$ cm. What is the volume of air inside, in cubic centimeters?", nm, r)
 		default:
-			st = sprintf("A solid ball has diameter $%d$. What is its volume?", 2*r)
+			st = g.spinf("A solid [[ball|sphere]] [[owned by %s|on %s's shelf]] has diameter $%d$ %s. What is its volume?", nm, 2*r, g.pick("units", "cm", "inches"))
 		}
 		st += " Express your answer in terms of $\\pi$."
 		w := sprintf("The volume of a sphere is $\\frac{4}{3}\\pi r^3$ with $r = %d$, giving $\\frac{4}{3}\\pi \\cdot %d = %s$.", r, r*r*r, V.piTeX())
@@ -516,7 +516,7 @@ func genSolidVolume(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("A cone of radius $%d$ and height $%d$ is full of water. The water is poured into an empty cylinder of radius $%d$. How deep is the water in the cylinder?", r, h, R)
+			st = g.spinf("A cone of radius $%d$ and height $%d$ is full of [[water|oil|juice]]. [[The liquid|All of it]] is poured into an empty cylinder of radius $%d$. How deep is the [[liquid|level]] in the cylinder?", r, h, R)
 		case 1:
 			st = sprintf("%s pours all the juice from a full conical glass with radius $%d$ cm and height $%d$ cm into a cylindrical jar with radius $%d$ cm. What is the height of the juice in the jar, in centimeters?", nm, r, h, R)
 		default:
@@ -529,7 +529,7 @@ func genSolidVolume(g *gen) (string, string, string) {
 }
 
 func genLatticeSegment(g *gen) (string, string, string) {
-	d := g.n64(1, 12)
+	d := g.n64(2, 15)
 	var u, v int64
 	for {
 		u, v = g.n64(-9, 9), g.n64(-9, 9)
@@ -545,18 +545,18 @@ func genLatticeSegment(g *gen) (string, string, string) {
 	if incl {
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("How many points with integer coordinates lie on the segment joining $%s$ and $%s$, including the endpoints?", P, Q)
+			st = g.spinf("How many points with integer coordinates lie on the segment joining $%s$ and $%s$, [[including|counting]] the endpoints?", P, Q)
 		case 1:
-			st = sprintf("Find the number of lattice points on the closed line segment from $%s$ to $%s$.", P, Q)
+			st = g.spinf("[[Find|What is]] the number of lattice points on the closed [[line segment|segment]] from $%s$ to $%s$.", P, Q)
 		default:
 			st = sprintf("%s stretches a string straight from the grid point $%s$ to the grid point $%s$. Counting both ends, how many grid points does the string pass through?", g.name(), P, Q)
 		}
 	} else {
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("How many lattice points lie strictly between $%s$ and $%s$ on the segment joining them?", P, Q)
+			st = g.spinf("How many lattice points lie strictly between $%s$ and $%s$ on the segment [[joining|connecting]] them?", P, Q)
 		case 1:
-			st = sprintf("Excluding the endpoints, how many points with integer coordinates are on the segment from $%s$ to $%s$?", P, Q)
+			st = g.spinf("[[Excluding|Not counting]] the endpoints, how many points with integer coordinates are on the segment from $%s$ to $%s$?", P, Q)
 		default:
 			st = sprintf("%s draws the segment from $%s$ to $%s$. Not counting its endpoints, how many points of the segment have both coordinates integers?", g.name(), P, Q)
 		}

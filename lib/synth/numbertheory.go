@@ -40,7 +40,7 @@ func genDivisorCount(g *gen) (string, string, string) {
 	var st string
 	switch g.intn(5) {
 	case 0:
-		st = sprintf("How many positive divisors does the number $%d$ have, counting both $1$ and the number itself?", n)
+		st = g.spinf("How many positive divisors does the number $%d$ [[chosen by %s|on %s's card]] have, counting both $1$ and the number itself?", n, g.name())
 	case 1:
 		st = sprintf("Let $n = %d$. Determine the number of positive integers $d$ such that $d$ divides $n$.", n)
 	case 2:
@@ -83,13 +83,13 @@ func genGcdLcm(g *gen) (string, string, string) {
 		var st string
 		switch g.intn(3) {
 		case 0:
-			st = sprintf("Two lighthouses on the coast flash at regular intervals: the first every $%d$ seconds and the second every $%d$ seconds. They flash together at midnight. After how many seconds will they next flash at the same moment?", a, b)
+			st = g.spinf("Two [[lighthouses|beacons|signal lights]] on the coast [[near %s's village|that %s can see|visible from %s's window]] flash at regular intervals: the first every $%d$ seconds and the second every $%d$ seconds. They flash together at [[midnight|dusk|nine o'clock]]. After how many seconds will they next flash at the same moment?", g.name(), a, b)
 		case 1:
-			st = sprintf("At a bus terminal, the %s line departs every $%d$ minutes and the %s line departs every $%d$ minutes. Both lines have just left together. After how many minutes will they next depart at the same time?",
+			st = g.spinf("At [[a bus terminal%.0s|the station near %s's school|%s's local depot]], the %s line departs every $%d$ minutes and the %s line departs every $%d$ minutes. Both lines have just left together. After how many minutes will they next depart at the same time?", g.name(),
 				g.pick("red", "blue", "green"), a, g.pick("yellow", "orange", "purple"), b)
 		default:
 			n1, n2 := g.names2()
-			st = sprintf("%s visits the library every $%d$ days and %s visits it every $%d$ days. They met there today. In how many days will they next both be at the library on the same day?", n1, a, n2, b)
+			st = g.spinf("%s visits the [[library|gym|swimming pool|museum]] every $%d$ days and %s visits it every $%d$ days. They met there [[today|on Monday|this morning]]. In how many days will they next both be at the library on the same day?", n1, a, n2, b)
 		}
 		pa, ea := factor(a)
 		pb, eb := factor(b)
@@ -107,7 +107,7 @@ func genGcdLcm(g *gen) (string, string, string) {
 			}
 		}
 		n1, n2 := g.names2()
-		st := sprintf("Three runners start together from the same point of a circular track. %s completes a lap every $%d$ seconds, %s every $%d$ seconds, and a third runner every $%d$ seconds. Each keeps a constant pace. After how many seconds will all three next be at the starting point together?", n1, a, n2, b, c)
+		st := g.spinf("Three [[runners|cyclists|skaters]] start together from the same point of a circular track. %s completes a lap every $%d$ seconds, %s every $%d$ seconds, and a third runner every $%d$ seconds. Each keeps a constant pace. After how many seconds will all three next be at the starting point together?", n1, a, n2, b, c)
 		l := lcm64(lcm64(a, b), c)
 		pl, el := factor(l)
 		fs := []string{}
@@ -127,8 +127,8 @@ func genGcdLcm(g *gen) (string, string, string) {
 		if few {
 			q = "What is the smallest number of square tiles needed?"
 		}
-		st := sprintf("A rectangular %s measures $%d$ cm by $%d$ cm. It is to be covered exactly by identical square tiles whose side length is a whole number of centimeters, with no tiles cut or overlapping. %s",
-			g.pick("floor", "patio", "wall panel", "courtyard"), a, b, q)
+		st := g.spinf("A rectangular %s [[in %s's house|that %s is renovating|at %s's school]] measures $%d$ cm by $%d$ cm. It is to be covered exactly by identical square tiles whose side length is a whole number of centimeters, with no tiles [[cut or overlapping|broken or overlapping]]. %s",
+			g.pick("floor", "patio", "wall panel", "courtyard", "bathroom floor"), g.name(), a, b, q)
 		w, gg := euclidWork(a, b)
 		w = "The tile side must divide both $" + itoa(a) + "$ and $" + itoa(b) + "$, so the largest possible side is their greatest common divisor. " + w
 		if !few {
@@ -141,7 +141,7 @@ func genGcdLcm(g *gen) (string, string, string) {
 		st := sprintf("%s has $%d$ %s and $%d$ %s and wants to make identical gift bags using all of them, so that every bag contains the same number of %s and the same number of %s. What is the greatest number of gift bags that can be made?",
 			g.name(), a, "pencils", b, "erasers", "pencils", "erasers")
 		if g.chance(0.5) {
-			st = sprintf("A club is preparing identical snack packs from $%d$ %s and $%d$ %s. Every item must be used and all packs must be the same. At most how many packs can they make?",
+			st = g.spinf("A [[club|team|class]] [[led by %s|that %s coaches]] is preparing identical snack packs from $%d$ %s and $%d$ %s. Every item must be used and all packs must be the same. At most how many packs can they make?", g.name(),
 				a, g.pick("apples", "granola bars", "juice boxes"), b, g.pick("oranges", "cookies", "bags of nuts"))
 		}
 		w, gg := euclidWork(a, b)
@@ -386,7 +386,7 @@ func genCRT(g *gen) (string, string, string) {
 		box := g.pick("boxes", "bags", "rows", "groups")
 		cs := make([]string, len(ms))
 		for k := range ms {
-			cs[k] = sprintf("when they are put in %s of $%d$, exactly $%d$ are left over", box, ms[k], rs[k])
+			cs[k] = g.spinf("when they are put in %s of $%d$, [[the remainder is|the number left over is]] $%d$", box, ms[k], rs[k])
 		}
 		nm := g.name()
 		st = sprintf("%s has a collection of %s. %s. What is the smallest number of %s that %s could have?", nm, obj, upperFirst(joinAnd(cs)), obj, nm)
@@ -490,11 +490,11 @@ func genTotient(g *gen) (string, string, string) {
 	var st string
 	switch g.intn(4) {
 	case 0:
-		st = sprintf("How many positive integers less than or equal to $%d$ are relatively prime to $%d$?", n, n)
+		st = g.spinf("How many positive integers less than or equal to $%d$ are [[relatively prime|coprime]] to $%d$[[?%.0s|, as %s asks?]]", n, n, g.name())
 	case 1:
-		st = sprintf("Compute $\\varphi(%d)$, where $\\varphi$ denotes Euler's totient function.", n)
+		st = g.spinf("[[Compute|Find|Evaluate]] $\\varphi(%d)$, where $\\varphi$ [[denotes|is]] Euler's totient function [[from %s's lecture notes|as defined in class%.0s|in the usual notation%.0s]].", n, g.name())
 	case 2:
-		st = sprintf("%s writes down the fractions $\\frac{k}{%d}$ for every integer $k$ from $1$ to $%d$. How many of these fractions are already in lowest terms?", g.name(), n, n)
+		st = g.spinf("%s writes down the fractions $\\frac{k}{%d}$ for every integer $k$ from $1$ to $%d$ [[on a long sheet|in a notebook|on the board]]. How many of these fractions are already in [[lowest terms|simplest form]]?", g.name(), n, n)
 	default:
 		st = sprintf("Among the integers $1, 2, \\ldots, %d$, how many share no common factor greater than $1$ with $%d$?", n, n)
 	}
@@ -576,21 +576,21 @@ func genRectArrays(g *gen) (string, string, string) {
 	w, tau := divisorWork(n, ps, es)
 	switch g.intn(3) {
 	case 0:
-		st := sprintf("A marching band with $%d$ members must line up in a rectangular formation with at least two rows and at least two members in each row. Formations with a different number of rows count as different. How many formations are possible?", n)
+		st := g.spinf("A %s [[directed by %s|led by %s|that %s conducts]] with $%d$ members must line up in a rectangular formation with at least two rows and at least two members in each row. Formations with a different number of rows count as [[different|distinct]]. How many formations are [[possible|there]]?", g.pick("marching band", "choir", "drill team", "dance troupe", "brass band"), g.name(), n)
 		if g.chance(0.5) {
-			st = sprintf("%s wants to arrange $%d$ chairs in a rectangular array with at least two rows and at least two chairs in every row. An array of $r$ rows and $c$ columns is different from one with $c$ rows and $r$ columns. How many arrays can be made?", g.name(), n)
+			st = g.spinf("%s wants to arrange $%d$ [[chairs|desks|potted plants|tables]] in a rectangular array with at least two rows and at least two [[of them|items]] in every row. An array of $r$ rows and $c$ columns is different from one with $c$ rows and $r$ columns. How many arrays can be made?", g.name(), n)
 		}
 		w += sprintf(" A formation is determined by the number of rows $r$, which must be a divisor of $%d$ other than $1$ and $%d$ itself. So the count is $%d - 2 = %d$.", n, n, tau, tau-2)
 		return st, w, itoa(tau - 2)
 	case 1:
-		st := sprintf("How many ordered pairs $(x, y)$ of positive integers satisfy $xy = %d$?", n)
+		st := g.spinf("How many ordered pairs $(x, y)$ of positive integers [[satisfy|solve]] $xy = %d$[[?%.0s|, as %s asks?]]", n, g.name())
 		if g.chance(0.5) {
 			st = sprintf("%s picks positive integers $x$ and $y$ with product $%d$. How many ordered pairs $(x, y)$ are possible?", g.name(), n)
 		}
 		w += sprintf(" Each divisor $x$ of $%d$ determines exactly one $y = %d/x$, so there are $%d$ ordered pairs.", n, n, tau)
 		return st, w, itoa(tau)
 	default:
-		st := sprintf("How many non-congruent rectangles with integer side lengths have area exactly $%d$?", n)
+		st := g.spinf("How many non-congruent rectangles with integer side lengths [[have|cover an]] area [[exactly|of exactly]] $%d$ [[square units|]][[?%.0s|, %s wonders?]]", n, g.name())
 		if g.chance(0.5) {
 			st = sprintf("%s cuts rectangles with whole-number side lengths out of grid paper, each of area $%d$ square units. Rectangles that are congruent are counted only once. How many different rectangles can be cut?", g.name(), n)
 		}

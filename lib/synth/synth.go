@@ -9,9 +9,11 @@
 //
 //   - five domains with many templates each, every instance carrying a correct
 //     worked solution that ends in \boxed{answer}, written with LaTeX in $...$;
-//   - varied wording (several phrasings per template, random names, objects and
-//     preambles), so that two instances of one template are not near-duplicates
-//     by accident and deduplication has to find only what was planted;
+//   - varied wording (several phrasings per template, inline [[a|b]] choices,
+//     interchangeable phrases, random names, objects, opening and closing
+//     sentences; see vary.go), so that two instances of one template are not
+//     near-duplicates by accident and deduplication has to find only what was
+//     planted;
 //   - ground-truth topic labels per template, so topic tagging can be scored;
 //   - a mix of sources in roughly the proportions of the real inputs;
 //   - a known fraction of planted near-duplicates (light re-post style edits of
@@ -20,7 +22,9 @@
 //
 // Every problem is a pure function of (Config.Seed, i) (plus DupFrac and
 // IDPrefix), so rows can be produced in any order and in parallel, and the
-// first k rows of an N-row corpus are exactly a k-row corpus.
+// first k rows of an N-row corpus are exactly a k-row corpus. The registry
+// order and all wording are part of that function; TestGolden pins it so that
+// a change is deliberate.
 package synth
 
 import (
@@ -28,20 +32,21 @@ import (
 	"math/rand/v2"
 )
 
-// Defaults applied by Generate and Write to zero-valued Config fields.
+// Defaults. DefaultIDPrefix replaces an empty Config.IDPrefix. DupFrac is
+// used as given, because 0 (no planted duplicates) is a meaningful setting;
+// DefaultDupFrac is the standard mix that callers (the CLI flags, the
+// benchmarks) pass explicitly.
 const (
 	DefaultDupFrac  = 0.05
 	DefaultIDPrefix = "syn"
 )
 
-// Config selects a corpus. The zero value of DupFrac and IDPrefix means the
-// default; since 0 therefore cannot express "no duplicates", a negative
-// DupFrac disables planted duplicates.
+// Config selects a corpus.
 type Config struct {
 	N        int     // number of rows Write emits
 	Seed     uint64  // corpus seed; every row derives from (Seed, i)
-	DupFrac  float64 // probability that a row is a planted near-duplicate; 0 → 0.05, <0 → none
-	IDPrefix string  // ID prefix; "" → "syn"
+	DupFrac  float64 // probability that a row is a planted near-duplicate, clamped to [0, 1]; usually DefaultDupFrac
+	IDPrefix string  // ID prefix; "" → DefaultIDPrefix
 }
 
 // Problem is one corpus row, in the JSONL schema the pipeline ingests.
@@ -68,10 +73,8 @@ func Sources() []string { return append([]string(nil), sourceNames[:]...) }
 
 func (c Config) dupFrac() float64 {
 	switch {
-	case c.DupFrac < 0:
+	case c.DupFrac < 0 || c.DupFrac != c.DupFrac: // negative or NaN
 		return 0
-	case c.DupFrac == 0:
-		return DefaultDupFrac
 	case c.DupFrac > 1:
 		return 1
 	}
@@ -85,7 +88,20 @@ func (c Config) prefix() string {
 	return c.IDPrefix
 }
 
-func rowID(prefix string, i int) string { return fmt.Sprintf("%s-%07d", prefix, i) }
+// rowID formats fmt.Sprintf("%s-%07d", prefix, i) without fmt (it runs for
+// every row and every duplicate reference).
+func rowID(prefix string, i int) string {
+	if i < 0 {
+		return fmt.Sprintf("%s-%07d", prefix, i)
+	}
+	var d [20]byte
+	k := len(d)
+	for v := i; v > 0 || len(d)-k < 7; v /= 10 {
+		k--
+		d[k] = byte('0' + v%10)
+	}
+	return prefix + "-" + string(d[k:])
+}
 
 // Random streams. Each row has independent streams for its content and for
 // the duplicate decision, so whether row i is a duplicate never changes what
@@ -128,8 +144,9 @@ func dupTarget(seed uint64, frac float64, i int) (int, *rand.Rand) {
 	return r.IntN(i), r
 }
 
-// Generate returns row i of the corpus described by cfg (cfg.N is ignored).
-// It depends only on cfg.Seed, cfg.DupFrac, cfg.IDPrefix and i.
+// Generate returns row i (i ≥ 0) of the corpus described by cfg (cfg.N is
+// ignored). It depends only on cfg.Seed, cfg.DupFrac, cfg.IDPrefix and i, and
+// is safe for concurrent use.
 func Generate(cfg Config, i int) Problem {
 	frac := cfg.dupFrac()
 	prefix := cfg.prefix()
@@ -166,9 +183,7 @@ func generateBase(seed uint64, i int) (Problem, string) {
 	dom := &registry[d]
 	t := &dom.templates[r.IntN(len(dom.templates))]
 	stmt, work, ans := t.gen(g)
-	if g.chance(0.4) {
-		stmt = g.pick(preambles...) + " " + stmt
-	}
+	stmt = g.vary(stmt)
 	sol := work + " " + fmt.Sprintf(g.pick(conclusions...), `$\boxed{`+ans+`}$`)
 	return Problem{
 		Source:    src,

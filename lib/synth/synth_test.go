@@ -3,6 +3,8 @@ package synth
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,12 +20,14 @@ import (
 	"unicode/utf8"
 )
 
-// noDups selects a corpus without planted duplicates (DupFrac 0 means the
-// default 0.05, so "none" is spelled with a negative value).
-func noDups(seed uint64) Config { return Config{Seed: seed, DupFrac: -1} }
+// noDups selects a corpus without planted duplicates.
+func noDups(seed uint64) Config { return Config{Seed: seed} }
+
+// std is the standard mix with DefaultDupFrac planted duplicates.
+func std(seed uint64) Config { return Config{Seed: seed, DupFrac: DefaultDupFrac} }
 
 func TestDeterminism(t *testing.T) {
-	for _, cfg := range []Config{{Seed: 1}, {Seed: 42, DupFrac: 0.3}, noDups(7)} {
+	for _, cfg := range []Config{std(1), {Seed: 42, DupFrac: 0.3}, noDups(7)} {
 		for i := 0; i < 2000; i++ {
 			a, b := Generate(cfg, i), Generate(cfg, i)
 			if !reflect.DeepEqual(a, b) {
@@ -34,7 +38,7 @@ func TestDeterminism(t *testing.T) {
 	// Different seeds give different corpora.
 	same := 0
 	for i := 0; i < 200; i++ {
-		if Generate(Config{Seed: 1}, i).Statement == Generate(Config{Seed: 2}, i).Statement {
+		if Generate(std(1), i).Statement == Generate(std(2), i).Statement {
 			same++
 		}
 	}
@@ -44,31 +48,35 @@ func TestDeterminism(t *testing.T) {
 }
 
 func TestIDsAndDefaults(t *testing.T) {
-	if got := Generate(Config{}, 12).ID; got != "syn-0000012" {
+	if got := Generate(std(0), 12).ID; got != "syn-0000012" {
 		t.Errorf("default ID = %q", got)
 	}
-	if got := Generate(Config{IDPrefix: "demo"}, 1234567).ID; got != "demo-1234567" {
+	if got := Generate(Config{IDPrefix: "demo", DupFrac: DefaultDupFrac}, 1234567).ID; got != "demo-1234567" {
 		t.Errorf("custom ID = %q", got)
 	}
-	// DupFrac 0 means the default; the prefix changes only IDs.
+	// The prefix changes only IDs; out-of-range DupFrac values clamp.
 	for i := 0; i < 300; i++ {
-		a := Generate(Config{Seed: 5}, i)
-		b := Generate(Config{Seed: 5, DupFrac: DefaultDupFrac}, i)
-		if !reflect.DeepEqual(a, b) {
-			t.Fatalf("DupFrac 0 is not the default at row %d", i)
-		}
-		c := Generate(Config{Seed: 5, IDPrefix: "x"}, i)
+		a := Generate(std(5), i)
+		c := Generate(Config{Seed: 5, DupFrac: DefaultDupFrac, IDPrefix: "x"}, i)
 		if c.Statement != a.Statement || strings.TrimPrefix(c.DupOf, "x") != strings.TrimPrefix(a.DupOf, "syn") {
 			t.Fatalf("prefix changed content at row %d", i)
 		}
 	}
-	if Generate(Config{Seed: 5}, 0).DupOf != "" {
+	for i := 0; i < 300; i++ {
+		if !reflect.DeepEqual(Generate(Config{Seed: 5, DupFrac: -3}, i), Generate(noDups(5), i)) {
+			t.Fatal("negative DupFrac does not mean no duplicates")
+		}
+		if p := Generate(Config{Seed: 5, DupFrac: 7}, i); (p.DupOf == "") != (i == 0) {
+			t.Fatalf("DupFrac > 1: row %d dup_of %q", i, p.DupOf)
+		}
+	}
+	if Generate(std(5), 0).DupOf != "" {
 		t.Error("row 0 cannot be a duplicate")
 	}
 }
 
 func TestWritePrefixAndRoundTrip(t *testing.T) {
-	cfg := Config{Seed: 99, N: 1500}
+	cfg := Config{Seed: 99, N: 1500, DupFrac: DefaultDupFrac}
 	var long, short bytes.Buffer
 	if err := Write(&long, cfg); err != nil {
 		t.Fatal(err)
@@ -140,7 +148,7 @@ func (w *failWriter) Write(b []byte) (int, error) {
 }
 
 func TestWriteError(t *testing.T) {
-	err := Write(&failWriter{n: 3}, Config{N: 50000})
+	err := Write(&failWriter{n: 3}, Config{N: 50000, DupFrac: DefaultDupFrac})
 	if err == nil || err.Error() != "disk full" {
 		t.Fatalf("got %v", err)
 	}
@@ -165,7 +173,7 @@ func TestDomainsAndTemplates(t *testing.T) {
 		}
 	}
 	count := map[string]int{}
-	cfg := Config{Seed: 3}
+	cfg := std(3)
 	for i := 0; i < 5000; i++ {
 		p := Generate(cfg, i)
 		if seen[p.Template] != p.Domain {
@@ -183,7 +191,7 @@ func TestDomainsAndTemplates(t *testing.T) {
 var lintRe = regexp.MustCompile(`%!|\(MISSING\)|\+ -\d|- -\d|(^|[^0-9.{])1[a-z]\b|\$\$|\\frac\{1\}\{1\}|\bnil\b`)
 
 func TestWellFormed(t *testing.T) {
-	cfg := Config{Seed: 11}
+	cfg := std(11)
 	var words []int
 	srcCount := map[string]int{}
 	const n = 20000
@@ -406,7 +414,7 @@ func TestNoAccidentalNearDuplicates(t *testing.T) {
 // provenance, similarity, and that 14×8 MinHash LSH would pair them.
 func TestPlantedDuplicates(t *testing.T) {
 	const n = 20000
-	cfg := Config{Seed: 77} // DupFrac 0 → 0.05
+	cfg := std(77)
 	rows := make([]Problem, n)
 	index := map[string]int{}
 	for i := range rows {
@@ -461,7 +469,7 @@ func TestPlantedDuplicates(t *testing.T) {
 	// No duplicates when disabled.
 	for i := 0; i < 2000; i++ {
 		if Generate(noDups(77), i).DupOf != "" {
-			t.Fatal("DupFrac < 0 still plants duplicates")
+			t.Fatal("DupFrac 0 still plants duplicates")
 		}
 	}
 }
@@ -516,7 +524,7 @@ func TestMapTextLeavesMath(t *testing.T) {
 
 // BenchmarkWrite renders the 283,000-row scale corpus to io.Discard.
 func BenchmarkWrite(b *testing.B) {
-	cfg := Config{N: 283000, Seed: 1}
+	cfg := Config{N: 283000, Seed: 1, DupFrac: DefaultDupFrac}
 	for b.Loop() {
 		if err := Write(io.Discard, cfg); err != nil {
 			b.Fatal(err)
@@ -527,7 +535,7 @@ func BenchmarkWrite(b *testing.B) {
 
 // BenchmarkGenerate is the single-row cost behind Write.
 func BenchmarkGenerate(b *testing.B) {
-	cfg := Config{Seed: 1}
+	cfg := std(1)
 	i := 0
 	for b.Loop() {
 		_ = Generate(cfg, i)
@@ -536,7 +544,23 @@ func BenchmarkGenerate(b *testing.B) {
 }
 
 func ExampleGenerate() {
-	p := Generate(Config{Seed: 1}, 0)
+	p := Generate(std(1), 0)
 	fmt.Println(p.ID, p.Domain != "", strings.Contains(p.Solution, `\boxed{`))
 	// Output: syn-0000000 true true
+}
+
+// TestGolden pins the corpus: a seed must keep meaning the same rows, or
+// benchmark numbers from different commits are not comparable. A deliberate
+// change to templates or wording changes this hash; update it in the same
+// commit and say so in the commit message.
+func TestGolden(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Write(&buf, Config{N: 500, Seed: 1, DupFrac: DefaultDupFrac}); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	const want = "0ede7e3bf6b7db79"
+	if got := hex.EncodeToString(sum[:8]); got != want {
+		t.Errorf("corpus hash for seed 1, 500 rows = %s, want %s (update want if the change is intended)", got, want)
+	}
 }

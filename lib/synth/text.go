@@ -157,18 +157,7 @@ func ipow(a int64, e int) int64 {
 	return r
 }
 
-func isqrt(n int64) int64 {
-	if n < 0 {
-		return -1
-	}
-	r := int64(0)
-	for (r+1)*(r+1) <= n {
-		r++
-	}
-	return r
-}
-
-// isqrtFast is isqrt for larger arguments.
+// isqrtFast returns ⌊√n⌋ by Newton iteration.
 func isqrtFast(n int64) int64 {
 	if n < 2 {
 		return n
@@ -300,7 +289,6 @@ func (a rat) sub(b rat) rat { return q(a.n*b.d-b.n*a.d, a.d*b.d) }
 func (a rat) mul(b rat) rat { return q(a.n*b.n, a.d*b.d) }
 func (a rat) div(b rat) rat { return q(a.n*b.d, a.d*b.n) }
 func (a rat) isInt() bool   { return a.d == 1 }
-func (a rat) neg() rat      { return rat{-a.n, a.d} }
 
 // tex renders 3, -\frac{3}{4}.
 func (a rat) tex() string {

@@ -29,7 +29,24 @@ func Write(w io.Writer, cfg Config) error {
 	jobs := make(chan job)
 	order := make(chan job, 2*workers)
 	done := make(chan struct{})
-	pool := sync.Pool{New: func() any { b := make([]byte, 0, writeChunk*1200); return &b }}
+	// Chunk buffers are recycled through a free list rather than a
+	// sync.Pool, which the garbage collector would empty every cycle.
+	free := make(chan *[]byte, 2*workers+2)
+	getBuf := func() *[]byte {
+		select {
+		case bp := <-free:
+			return bp
+		default:
+			b := make([]byte, 0, writeChunk*1024)
+			return &b
+		}
+	}
+	putBuf := func(bp *[]byte) {
+		select {
+		case free <- bp:
+		default:
+		}
+	}
 
 	go func() { // dispatch chunks, recording their order
 		defer close(jobs)
@@ -54,7 +71,7 @@ func Write(w io.Writer, cfg Config) error {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				bp := pool.Get().(*[]byte)
+				bp := getBuf()
 				b := (*bp)[:0]
 				for i := j.lo; i < j.hi; i++ {
 					b = appendProblem(b, Generate(cfg, i))
@@ -68,7 +85,7 @@ func Write(w io.Writer, cfg Config) error {
 	for j := range order {
 		bp := <-j.out
 		_, err = w.Write(*bp)
-		pool.Put(bp)
+		putBuf(bp)
 		if err != nil {
 			// Stop the dispatcher; workers finish their current chunk
 			// into its buffered channel and exit when jobs closes.
