@@ -46,37 +46,51 @@ func (s Spec) Check() error {
 
 // FromEnv reads the Slurm array environment: the shard index is
 // SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN and the count is
-// SLURM_ARRAY_TASK_COUNT. When the array was submitted for a subset of
-// indices (only the missing shards: --array=3,7,12), the count of the array
-// is not the stage's shard count, so SABER_SHARD_COUNT, when set, gives it
-// and the task id is used as the index directly. ok is false outside an array.
+// SLURM_ARRAY_TASK_COUNT. `saber submit` instead sets SABER_SHARD_COUNT,
+// because it submits arrays of only the missing shards (--array=3,7,12),
+// whose task count is not the stage's shard count: then the index is
+// SLURM_ARRAY_TASK_ID + SABER_SHARD_OFFSET (the offset splits stages larger
+// than the cluster's MaxArraySize over several arrays). ok is false outside
+// an array.
 func FromEnv(getenv func(string) string) (s Spec, ok bool, err error) {
 	id := getenv("SLURM_ARRAY_TASK_ID")
 	if id == "" {
 		return Spec{}, false, nil
 	}
-	task, err := strconv.Atoi(id)
+	atoi := func(name, v string) (int, error) {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return 0, fmt.Errorf("%s=%q: not an integer", name, v)
+		}
+		return n, nil
+	}
+	task, err := atoi("SLURM_ARRAY_TASK_ID", id)
 	if err != nil {
-		return Spec{}, true, fmt.Errorf("SLURM_ARRAY_TASK_ID=%q: not an integer", id)
+		return Spec{}, true, err
 	}
 	if n := getenv("SABER_SHARD_COUNT"); n != "" {
-		count, err := strconv.Atoi(n)
+		count, err := atoi("SABER_SHARD_COUNT", n)
 		if err != nil {
-			return Spec{}, true, fmt.Errorf("SABER_SHARD_COUNT=%q: not an integer", n)
+			return Spec{}, true, err
 		}
-		s = Spec{Index: task, Count: count}
+		offset := 0
+		if v := getenv("SABER_SHARD_OFFSET"); v != "" {
+			if offset, err = atoi("SABER_SHARD_OFFSET", v); err != nil {
+				return Spec{}, true, err
+			}
+		}
+		s = Spec{Index: task + offset, Count: count}
 		return s, true, s.Check()
 	}
 	min := 0
 	if v := getenv("SLURM_ARRAY_TASK_MIN"); v != "" {
-		if min, err = strconv.Atoi(v); err != nil {
-			return Spec{}, true, fmt.Errorf("SLURM_ARRAY_TASK_MIN=%q: not an integer", v)
+		if min, err = atoi("SLURM_ARRAY_TASK_MIN", v); err != nil {
+			return Spec{}, true, err
 		}
 	}
-	cv := getenv("SLURM_ARRAY_TASK_COUNT")
-	count, err := strconv.Atoi(cv)
+	count, err := atoi("SLURM_ARRAY_TASK_COUNT", getenv("SLURM_ARRAY_TASK_COUNT"))
 	if err != nil {
-		return Spec{}, true, fmt.Errorf("SLURM_ARRAY_TASK_COUNT=%q: not an integer", cv)
+		return Spec{}, true, err
 	}
 	s = Spec{Index: task - min, Count: count}
 	return s, true, s.Check()

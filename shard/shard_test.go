@@ -40,6 +40,8 @@ func TestFromEnv(t *testing.T) {
 		{"offset", map[string]string{"SLURM_ARRAY_TASK_ID": "12", "SLURM_ARRAY_TASK_COUNT": "8", "SLURM_ARRAY_TASK_MIN": "10"}, Spec{2, 8}, true, false},
 		{"no min", map[string]string{"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "2"}, Spec{1, 2}, true, false},
 		{"subset array", map[string]string{"SLURM_ARRAY_TASK_ID": "7", "SLURM_ARRAY_TASK_COUNT": "2", "SLURM_ARRAY_TASK_MIN": "3", "SABER_SHARD_COUNT": "12"}, Spec{7, 12}, true, false},
+		{"subset array with offset", map[string]string{"SLURM_ARRAY_TASK_ID": "7", "SABER_SHARD_COUNT": "2500", "SABER_SHARD_OFFSET": "2000"}, Spec{2007, 2500}, true, false},
+		{"bad offset", map[string]string{"SLURM_ARRAY_TASK_ID": "7", "SABER_SHARD_COUNT": "12", "SABER_SHARD_OFFSET": "x"}, Spec{}, true, true},
 		{"bad id", map[string]string{"SLURM_ARRAY_TASK_ID": "x", "SLURM_ARRAY_TASK_COUNT": "2"}, Spec{}, true, true},
 		{"missing count", map[string]string{"SLURM_ARRAY_TASK_ID": "1"}, Spec{}, true, true},
 		{"out of range", map[string]string{"SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_COUNT": "2"}, Spec{5, 2}, true, true},

@@ -37,6 +37,8 @@ type Config struct {
 	Log Log `yaml:"log" json:"log"`
 	// Executor configures `saber run`, the local executor.
 	Executor Executor `yaml:"executor" json:"executor"`
+	// Slurm configures `saber submit`.
+	Slurm Slurm `yaml:"slurm" json:"slurm"`
 
 	Ingest Ingest `yaml:"ingest" json:"ingest"`
 	Dedup  Dedup  `yaml:"dedup" json:"dedup"`
@@ -269,6 +271,7 @@ func (c *Config) Validate() error {
 		}
 		seen[p] = true
 	}
+	c.validateSlurm(bad)
 	if len(errs) > 0 {
 		return &Error{Problems: errs}
 	}
@@ -384,6 +387,7 @@ func (c *Config) Hash() string {
 	cp := *c
 	cp.Log = Log{}
 	cp.Executor = Executor{}
+	cp.Slurm = Slurm{}
 	cp.Storage = store.Options{}
 	data, err := json.Marshal(cp)
 	if err != nil {

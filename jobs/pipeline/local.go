@@ -239,7 +239,7 @@ func runShard(ctx context.Context, bin string, st stage.Stage, step stage.Step, 
 func localEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "SLURM_ARRAY_") || strings.HasPrefix(kv, "SABER_SHARD_COUNT=") {
+		if strings.HasPrefix(kv, "SLURM_ARRAY_") || strings.HasPrefix(kv, "SABER_SHARD_") {
 			continue
 		}
 		env = append(env, kv)

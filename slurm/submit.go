@@ -1,0 +1,383 @@
+package slurm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/shard"
+)
+
+// Runner runs a cluster command and returns its stdout; tests substitute it.
+type Runner interface {
+	Run(ctx context.Context, name string, args ...string) (string, error)
+}
+
+// ExecRunner runs commands for real; errors carry the command's stderr.
+type ExecRunner struct{}
+
+// Run implements Runner.
+func (ExecRunner) Run(ctx context.Context, name string, args ...string) (string, error) {
+	var out, errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return out.String(), fmt.Errorf("%s %s: %s", name, strings.Join(args, " "), msg)
+	}
+	return out.String(), nil
+}
+
+// Options configure Submit.
+type Options struct {
+	// ConfigPath is the absolute path of the run config, as the jobs will read it.
+	ConfigPath string
+	Stages     []stage.Stage
+	DryRun     bool
+	// AllowQueued submits even when jobs of the run are still queued or running.
+	AllowQueued bool
+	// BinDir holds the stage binaries on the compute nodes.
+	BinDir string
+	Out    io.Writer
+	Runner Runner
+}
+
+// Submission is one sbatch call, as recorded in <root>/<run>/_jobs.json.
+type Submission struct {
+	Stage  string `json:"stage"`
+	Step   string `json:"step"`
+	JobID  string `json:"job_id"`
+	Name   string `json:"name"`
+	Array  string `json:"array,omitempty"`
+	Offset int    `json:"offset,omitempty"`
+	Shards int    `json:"shards"`
+	// Missing are the shard indices this job runs.
+	Missing    []int     `json:"missing"`
+	Dependency []string  `json:"dependency,omitempty"`
+	Script     string    `json:"script"`
+	LogDir     string    `json:"log_dir"`
+	Submitted  time.Time `json:"submitted"`
+}
+
+// Jobs is the content of _jobs.json: every submission of the run, oldest first.
+type Jobs struct {
+	Run         string       `json:"run"`
+	Submissions []Submission `json:"submissions"`
+}
+
+// JobsKey is where a run's job ids are recorded.
+func JobsKey(run string) string { return run + "/_jobs.json" }
+
+// ReadJobs reads _jobs.json; a missing file is an empty record.
+func ReadJobs(ctx context.Context, st store.Store, run string) (*Jobs, error) {
+	data, err := store.ReadAll(ctx, st, JobsKey(run))
+	if errors.Is(err, store.ErrNotExist) {
+		return &Jobs{Run: run}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var j Jobs
+	if err := json.Unmarshal(data, &j); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", st.URI(JobsKey(run)), err)
+	}
+	return &j, nil
+}
+
+func writeJobs(ctx context.Context, st store.Store, j *Jobs) error {
+	data, err := json.MarshalIndent(j, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = store.Put(ctx, st, JobsKey(j.Run), append(data, '\n'), store.Replace)
+	return err
+}
+
+// LogDir is where job logs and rendered scripts go.
+func LogDir(cfg *config.Config) string {
+	if cfg.Slurm.LogDir != "" {
+		return cfg.Resolve(cfg.Slurm.LogDir)
+	}
+	return filepath.Join(cfg.Dir(), "logs", cfg.Run)
+}
+
+// StepPlan is what one stage step still needs.
+type StepPlan struct {
+	Stage   stage.Stage
+	Step    stage.Step
+	Shards  int
+	Missing []int
+}
+
+// Plan finds the shards of each step without a completion manifest.
+func Plan(ctx context.Context, cfg *config.Config, root store.Store, stages []stage.Stage) ([]StepPlan, error) {
+	var plans []StepPlan
+	for _, st := range stages {
+		for _, step := range st.Steps {
+			n := step.Count(cfg)
+			p := StepPlan{Stage: st, Step: step, Shards: n}
+			for i := 0; i < n; i++ {
+				done, err := shard.Done(ctx, root, shard.DoneKey(cfg.Run, step.Dataset, shard.Spec{Index: i, Count: n}))
+				if err != nil {
+					return nil, err
+				}
+				if !done {
+					p.Missing = append(p.Missing, i)
+				}
+			}
+			plans = append(plans, p)
+		}
+	}
+	return plans, nil
+}
+
+var reMaxArray = regexp.MustCompile(`(?m)^MaxArraySize\s*=\s*(\d+)`)
+
+// MaxArraySize reads the cluster's MaxArraySize from `scontrol show config`.
+func MaxArraySize(ctx context.Context, r Runner) (int, error) {
+	out, err := r.Run(ctx, "scontrol", "show", "config")
+	if err != nil {
+		return 0, err
+	}
+	m := reMaxArray.FindStringSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("scontrol show config: no MaxArraySize line")
+	}
+	return strconv.Atoi(m[1])
+}
+
+// Chunk is one array job: shard indices within [Offset, Offset+MaxArraySize).
+type Chunk struct {
+	Offset  int
+	Indices []int // shard indices
+}
+
+// Chunks splits sorted shard indices so that every array task id
+// (index − offset) stays below maxArray, as Slurm requires.
+func Chunks(indices []int, maxArray int) []Chunk {
+	var out []Chunk
+	for _, i := range indices {
+		off := (i / maxArray) * maxArray
+		if len(out) == 0 || out[len(out)-1].Offset != off {
+			out = append(out, Chunk{Offset: off})
+		}
+		out[len(out)-1].Indices = append(out[len(out)-1].Indices, i)
+	}
+	return out
+}
+
+// ArraySpec renders task ids as Slurm's --array value: runs collapse to
+// ranges ("0-3,7,9-12"), and a throttle appends "%T".
+func ArraySpec(ids []int, throttle int) string {
+	sort.Ints(ids)
+	var parts []string
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", ids[i], ids[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(ids[i]))
+		}
+		i = j + 1
+	}
+	s := strings.Join(parts, ",")
+	if throttle > 0 {
+		s += "%" + strconv.Itoa(throttle)
+	}
+	return s
+}
+
+// Submit renders and submits every step with missing shards, in order,
+// each depending (afterok) on all jobs of the step submitted before it.
+func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission, error) {
+	if opt.Runner == nil {
+		opt.Runner = ExecRunner{}
+	}
+	if opt.Out == nil {
+		opt.Out = io.Discard
+	}
+	for name := range cfg.Slurm.Stages {
+		if _, err := pipeline.Lookup(name); err != nil {
+			return nil, stage.BadInput(fmt.Errorf("slurm.stages.%s: %w", name, err))
+		}
+	}
+	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
+	if err != nil {
+		return nil, stage.BadInput(err)
+	}
+	plans, err := Plan(ctx, cfg, root, opt.Stages)
+	if err != nil {
+		return nil, err
+	}
+	logDir := LogDir(cfg)
+	scriptDir := filepath.Join(logDir, "sbatch")
+	if err := os.MkdirAll(scriptDir, 0o755); err != nil {
+		return nil, fmt.Errorf("log dir: %w", err)
+	}
+	jobs, err := ReadJobs(ctx, root, cfg.Run)
+	if err != nil {
+		return nil, err
+	}
+	if !opt.DryRun && !opt.AllowQueued {
+		active, err := ActiveJobs(ctx, opt.Runner, jobs)
+		if err != nil {
+			return nil, err
+		}
+		if len(active) > 0 {
+			return nil, stage.BadInput(fmt.Errorf("jobs of run %s are still queued or running (%s): wait for them, or `saber cancel --config %s`, or pass --allow-queued",
+				cfg.Run, strings.Join(active, ", "), opt.ConfigPath))
+		}
+	}
+	maxArray := cfg.Slurm.MaxArraySize
+	if maxArray == 0 {
+		if maxArray, err = MaxArraySize(ctx, opt.Runner); err != nil {
+			if !opt.DryRun {
+				return nil, fmt.Errorf("read MaxArraySize (set slurm.max_array_size to skip): %w", err)
+			}
+			maxArray = 1001 // Slurm's default; a dry run must work without a cluster
+			fmt.Fprintf(opt.Out, "# scontrol unavailable (%v); assuming MaxArraySize=1001\n", err)
+		}
+	}
+	var subs []Submission
+	var prev []string
+	for _, p := range plans {
+		if len(p.Missing) == 0 {
+			fmt.Fprintf(opt.Out, "# %s %s: all %d shards done; not submitted\n", p.Stage.Name, p.Step.Name, p.Shards)
+			continue
+		}
+		bin := filepath.Join(opt.BinDir, p.Stage.Name)
+		if _, err := os.Stat(bin); err != nil {
+			fmt.Fprintf(opt.Out, "# warning: %s not found on this host; it must exist on the compute nodes\n", bin)
+		}
+		name := JobName(cfg.Run, p.Stage.Name, p.Step.Name)
+		sc := Script{
+			Run: cfg.Run, Stage: p.Stage.Name, Step: p.Step.Name, JobName: name, Sharded: p.Step.Sharded(),
+			Shards: p.Shards, LogDir: logDir, Binary: bin, Config: opt.ConfigPath, R: cfg.SlurmFor(p.Stage.Name),
+		}
+		text, err := Render(sc)
+		if err != nil {
+			return nil, err
+		}
+		path := filepath.Join(scriptDir, fmt.Sprintf("%s-%s.sbatch", p.Stage.Name, p.Step.Name))
+		if err := writeAtomic(path, text); err != nil {
+			return nil, err
+		}
+		chunks := []Chunk{{Indices: p.Missing}}
+		if p.Step.Sharded() {
+			chunks = Chunks(p.Missing, maxArray)
+		}
+		var ids []string
+		for _, c := range chunks {
+			args := []string{"--parsable"}
+			sub := Submission{Stage: p.Stage.Name, Step: p.Step.Name, Name: name, Shards: p.Shards, Missing: c.Indices,
+				Script: path, LogDir: logDir, Offset: c.Offset, Dependency: prev}
+			if p.Step.Sharded() {
+				rel := make([]int, len(c.Indices))
+				for i, x := range c.Indices {
+					rel[i] = x - c.Offset
+				}
+				sub.Array = ArraySpec(rel, sc.R.Throttle)
+				args = append(args, "--array="+sub.Array, fmt.Sprintf("--export=ALL,SABER_SHARD_OFFSET=%d", c.Offset))
+			}
+			if len(prev) > 0 {
+				args = append(args, "--dependency=afterok:"+strings.Join(prev, ":"))
+			}
+			args = append(args, path)
+			if opt.DryRun {
+				fmt.Fprintf(opt.Out, "# sbatch %s\n", strings.Join(args, " "))
+				sub.JobID = fmt.Sprintf("DRYRUN-%s-%s-%d", p.Stage.Name, p.Step.Name, c.Offset)
+				ids = append(ids, sub.JobID)
+				subs = append(subs, sub)
+				continue
+			}
+			out, err := opt.Runner.Run(ctx, "sbatch", args...)
+			if err != nil {
+				return subs, fmt.Errorf("submit %s: %w", name, err)
+			}
+			id := strings.TrimSpace(strings.Split(strings.TrimSpace(out), ";")[0])
+			if _, err := strconv.Atoi(id); err != nil {
+				return subs, fmt.Errorf("submit %s: sbatch printed %q, want a job id", name, out)
+			}
+			sub.JobID = id
+			sub.Submitted = time.Now().UTC()
+			ids = append(ids, id)
+			subs = append(subs, sub)
+			jobs.Submissions = append(jobs.Submissions, sub)
+			// Record at once: a failure later must not lose the ids of jobs already queued.
+			if err := writeJobs(ctx, root, jobs); err != nil {
+				return subs, fmt.Errorf("record job %s: %w", id, err)
+			}
+			fmt.Fprintf(opt.Out, "submitted %s %s: job %s, %d shard(s)%s\n", p.Stage.Name, p.Step.Name, id, len(c.Indices), arrayNote(sub.Array))
+		}
+		if opt.DryRun {
+			fmt.Fprintf(opt.Out, "# ---- %s ----\n%s\n", path, text)
+		}
+		prev = ids
+	}
+	return subs, nil
+}
+
+func arrayNote(a string) string {
+	if a == "" {
+		return ""
+	}
+	return " (--array=" + a + ")"
+}
+
+func writeAtomic(path, text string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(text), 0o755); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// ActiveJobs returns the job ids of the run that squeue still lists.
+func ActiveJobs(ctx context.Context, r Runner, jobs *Jobs) ([]string, error) {
+	if len(jobs.Submissions) == 0 {
+		return nil, nil
+	}
+	var ids []string
+	for _, s := range jobs.Submissions {
+		ids = append(ids, s.JobID)
+	}
+	out, err := r.Run(ctx, "squeue", "-h", "-o", "%F", "-j", strings.Join(ids, ","))
+	if err != nil {
+		// squeue fails outright when every listed job has left the queue.
+		if strings.Contains(err.Error(), "Invalid job id") {
+			return nil, nil
+		}
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var active []string
+	for _, l := range strings.Fields(out) {
+		if !seen[l] {
+			seen[l] = true
+			active = append(active, l)
+		}
+	}
+	sort.Strings(active)
+	return active, nil
+}
