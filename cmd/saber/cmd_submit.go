@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/slurm"
+)
+
+// slurmBinDir is where the stage binaries are for the jobs.
+func slurmBinDir(cfg *config.Config) string {
+	if cfg.Slurm.BinDir != "" {
+		return cfg.Resolve(cfg.Slurm.BinDir)
+	}
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			return filepath.Dir(real)
+		}
+		return filepath.Dir(exe)
+	}
+	return "."
+}
+
+func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("submit", `saber submit — run the pipeline on Slurm
+
+Usage:
+  saber submit --config run.yaml [--stages ingest,dedup] [--dry-run]
+
+Renders one sbatch script per stage step into <slurm.log_dir>/sbatch/ and
+submits, in pipeline order, only the shards without a completion manifest:
+as job arrays (--array=3,7,12%T), split into several arrays above the
+cluster's MaxArraySize, each step depending (afterok) on every job of the
+step before. Job ids are recorded in <root>/<run>/_jobs.json. With
+--dry-run the scripts and sbatch command lines are printed and Slurm is not
+touched. Refuses while jobs of the run are still queued (see saber status).
+`, stderr)
+	cfgPath := fs.String("config", "", "run config `FILE` (on a filesystem the compute nodes see)")
+	stages := fs.String("stages", "", "comma-separated `list` of stages (default: all)")
+	dry := fs.Bool("dry-run", false, "print the scripts and sbatch commands; submit nothing")
+	allow := fs.Bool("allow-queued", false, "submit even when jobs of the run are still queued or running")
+	printCfg := fs.Bool("print-config", false, "print the effective config and exit")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	cfg, abs, err := loadConfig(*cfgPath)
+	if err != nil {
+		return fail(stderr, "submit", err)
+	}
+	if *printCfg {
+		y, _ := cfg.YAML()
+		stdout.Write(y)
+		return stage.ExitOK
+	}
+	sel, err := pipeline.Select(*stages)
+	if err != nil {
+		return fail(stderr, "submit", err)
+	}
+	subs, err := slurm.Submit(ctx, cfg, slurm.Options{ConfigPath: abs, Stages: sel, DryRun: *dry, AllowQueued: *allow,
+		BinDir: slurmBinDir(cfg), Out: stdout})
+	if err != nil {
+		return fail(stderr, "submit", err)
+	}
+	if !*dry {
+		if len(subs) == 0 {
+			fmt.Fprintln(stdout, "nothing to submit: every shard is done")
+		} else {
+			fmt.Fprintf(stdout, "watch with: saber status --config %s\n", slurm.Quote(abs))
+		}
+	}
+	return stage.ExitOK
+}
+
+func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("status", `saber status — where a run stands
+
+Usage:
+  saber status --config run.yaml [--json]
+
+Per stage step: shards done/total from the completion manifests, and the
+Slurm states of the run's tasks (sacct when accounting is on, squeue for
+queued and running ones). Failed, cancelled, timed-out or requeued tasks of
+shards still missing are listed with their log path and last lines, then
+the command that resubmits what is missing.
+`, stderr)
+	cfgPath := fs.String("config", "", "run config `FILE`")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	cfg, abs, err := loadConfig(*cfgPath)
+	if err != nil {
+		return fail(stderr, "status", err)
+	}
+	rep, err := slurm.Status(ctx, cfg, pipeline.Stages, slurm.ExecRunner{}, abs)
+	if err != nil {
+		return fail(stderr, "status", err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return fail(stderr, "status", err)
+		}
+		return stage.ExitOK
+	}
+	rep.Print(stdout)
+	return stage.ExitOK
+}
+
+func cmdCancel(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("cancel", `saber cancel — cancel a run's queued and running jobs
+
+Usage:
+  saber cancel --config run.yaml
+
+Cancels (scancel) every job recorded in <root>/<run>/_jobs.json that squeue
+still lists. Completed shards stay done; saber submit later resubmits the rest.
+`, stderr)
+	cfgPath := fs.String("config", "", "run config `FILE`")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	cfg, _, err := loadConfig(*cfgPath)
+	if err != nil {
+		return fail(stderr, "cancel", err)
+	}
+	if _, err := slurm.Cancel(ctx, cfg, slurm.ExecRunner{}, stdout); err != nil {
+		return fail(stderr, "cancel", err)
+	}
+	return stage.ExitOK
+}

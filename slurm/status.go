@@ -1,0 +1,390 @@
+package slurm
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/stage"
+)
+
+// TaskState is what Slurm last said about one shard's task.
+type TaskState struct {
+	Shard    int      `json:"shard"`
+	JobID    string   `json:"job_id"`
+	Task     int      `json:"array_task_id"` // −1 for a job that is not an array
+	State    string   `json:"state"`
+	Reason   string   `json:"reason,omitempty"`
+	ExitCode int      `json:"exit_code"`
+	Restarts int      `json:"restarts"`
+	Log      string   `json:"log"`
+	Tail     []string `json:"tail,omitempty"`
+}
+
+// StepStatus is one stage step: manifests and Slurm together.
+type StepStatus struct {
+	Stage   string         `json:"stage"`
+	Step    string         `json:"step"`
+	Done    int            `json:"done"`
+	Total   int            `json:"total"`
+	Missing []int          `json:"missing"`
+	States  map[string]int `json:"states"` // Slurm state → tasks in it
+	// Problems are tasks of shards not done that failed, were cancelled,
+	// timed out, or were requeued.
+	Problems []TaskState `json:"problems"`
+}
+
+// Report is `saber status`.
+type Report struct {
+	Run        string       `json:"run"`
+	Root       string       `json:"root"`
+	LogDir     string       `json:"log_dir"`
+	Squeue     bool         `json:"squeue"`
+	Accounting bool         `json:"accounting"`
+	Notes      []string     `json:"notes,omitempty"`
+	Steps      []StepStatus `json:"steps"`
+	Resubmit   string       `json:"resubmit,omitempty"`
+}
+
+// slurmJob is the subset of squeue --json and sacct --json we read. Field
+// shapes changed across Slurm versions (a state string became a list), so
+// they decode loosely.
+type slurmJob struct {
+	JobID       int             `json:"job_id"`
+	ArrayJobID  int             `json:"array_job_id"`
+	ArrayTaskID json.RawMessage `json:"array_task_id"`
+	JobState    json.RawMessage `json:"job_state"`
+	// ArrayTaskString lists the tasks a pending array record stands for ("0-3,7%2").
+	ArrayTaskString string          `json:"array_task_string"`
+	StateReason     string          `json:"state_reason"`
+	RestartCnt      json.RawMessage `json:"restart_cnt"`
+	ExitCodeRaw     json.RawMessage `json:"exit_code"`
+	State           *struct {
+		Current json.RawMessage `json:"current"`
+		Reason  string          `json:"reason"`
+	} `json:"state"`
+	Array *struct {
+		JobID  int             `json:"job_id"`
+		TaskID json.RawMessage `json:"task_id"`
+	} `json:"array"`
+}
+
+func firstString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var l []string
+	if json.Unmarshal(raw, &l) == nil && len(l) > 0 {
+		return l[0]
+	}
+	return ""
+}
+
+func looseInt(raw json.RawMessage) (int, bool) {
+	var n int
+	if json.Unmarshal(raw, &n) == nil {
+		return n, true
+	}
+	var obj struct {
+		Set    *bool `json:"set"`
+		Number int   `json:"number"`
+		// sacct's exit_code object
+		ReturnCode *json.RawMessage `json:"return_code"`
+	}
+	if json.Unmarshal(raw, &obj) == nil {
+		if obj.ReturnCode != nil {
+			return looseInt(*obj.ReturnCode)
+		}
+		if obj.Set != nil && *obj.Set {
+			return obj.Number, true
+		}
+	}
+	return 0, false
+}
+
+// key is "arrayJobID_taskID", or "jobID_-1" for a plain job.
+func (j slurmJob) key() (string, TaskState) {
+	ts := TaskState{Task: -1}
+	arrayID := j.ArrayJobID
+	task, hasTask := looseInt(j.ArrayTaskID)
+	if j.Array != nil {
+		arrayID = j.Array.JobID
+		task, hasTask = looseInt(j.Array.TaskID)
+	}
+	ts.State = firstString(j.JobState)
+	ts.Reason = j.StateReason
+	if j.State != nil {
+		ts.State = firstString(j.State.Current)
+		ts.Reason = j.State.Reason
+	}
+	ts.Restarts, _ = looseInt(j.RestartCnt)
+	ts.ExitCode, _ = looseInt(j.ExitCodeRaw)
+	if arrayID != 0 && hasTask && task >= 0 && task < 1<<31-2 {
+		ts.JobID, ts.Task = strconv.Itoa(arrayID), task
+	} else {
+		ts.JobID = strconv.Itoa(j.JobID)
+	}
+	return ts.JobID + "_" + strconv.Itoa(ts.Task), ts
+}
+
+// expandTasks parses a pending array's task list: "0-3,7,9-12%2".
+func expandTasks(s string) []int {
+	s, _, _ = strings.Cut(s, "%")
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		a, b, isRange := strings.Cut(part, "-")
+		lo, err1 := strconv.Atoi(a)
+		hi := lo
+		var err2 error
+		if isRange {
+			hi, err2 = strconv.Atoi(b)
+		}
+		if err1 != nil || err2 != nil || hi < lo || hi-lo > 1<<20 {
+			continue
+		}
+		for i := lo; i <= hi; i++ {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// states maps "jobID_task" keys to task states, expanding pending arrays.
+func jobStates(js []slurmJob, into map[string]TaskState, keepRestarts bool) {
+	for _, j := range js {
+		k, ts := j.key()
+		if ts.Task == -1 && j.ArrayJobID != 0 && j.ArrayTaskString != "" {
+			for _, task := range expandTasks(j.ArrayTaskString) {
+				t := ts
+				t.JobID, t.Task = strconv.Itoa(j.ArrayJobID), task
+				into[t.JobID+"_"+strconv.Itoa(task)] = t
+			}
+			continue
+		}
+		if old, ok := into[k]; ok && keepRestarts && ts.Restarts == 0 {
+			ts.Restarts = old.Restarts
+		}
+		into[k] = ts
+	}
+}
+
+func parseJobs(out string) ([]slurmJob, error) {
+	var doc struct {
+		Jobs []slurmJob `json:"jobs"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		return nil, err
+	}
+	return doc.Jobs, nil
+}
+
+// problemStates are final states that leave a shard undone.
+var problemStates = map[string]bool{
+	"FAILED": true, "CANCELLED": true, "TIMEOUT": true, "PREEMPTED": true, "NODE_FAIL": true,
+	"OUT_OF_MEMORY": true, "BOOT_FAIL": true, "DEADLINE": true, "REQUEUED": true,
+}
+
+// Status reports every step of the run: shards done from the manifests,
+// task states from sacct (when accounting is on) and squeue, and the log
+// tail of every failed or requeued task of a shard still missing.
+func Status(ctx context.Context, cfg *config.Config, stages []stage.Stage, r Runner, configPath string) (*Report, error) {
+	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
+	if err != nil {
+		return nil, stage.BadInput(err)
+	}
+	plans, err := Plan(ctx, cfg, root, stages)
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := ReadJobs(ctx, root, cfg.Run)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Run: cfg.Run, Root: root.URI(cfg.Run), LogDir: LogDir(cfg)}
+	states := map[string]TaskState{}
+	if len(jobs.Submissions) > 0 && r != nil {
+		var ids []string
+		for _, s := range jobs.Submissions {
+			ids = append(ids, s.JobID)
+		}
+		list := strings.Join(ids, ",")
+		if out, err := r.Run(ctx, "sacct", "--json", "-j", list); err == nil {
+			if js, err := parseJobs(out); err == nil {
+				rep.Accounting = true
+				jobStates(js, states, false)
+			}
+		} else {
+			rep.Notes = append(rep.Notes, "sacct unavailable (accounting off?): states of finished tasks are unknown; "+firstLine(err.Error()))
+		}
+		// squeue knows pending and running tasks best (and restart counts).
+		if out, err := r.Run(ctx, "squeue", "--json", "-j", list); err == nil {
+			if js, err := parseJobs(out); err == nil {
+				rep.Squeue = true
+				jobStates(js, states, true)
+			}
+		} else if !strings.Contains(err.Error(), "Invalid job id") {
+			rep.Notes = append(rep.Notes, "squeue unavailable: "+firstLine(err.Error()))
+		} else {
+			rep.Squeue = true
+		}
+	}
+	for _, p := range plans {
+		ss := StepStatus{Stage: p.Stage.Name, Step: p.Step.Name, Total: p.Shards, Done: p.Shards - len(p.Missing),
+			Missing: p.Missing, States: map[string]int{}}
+		missing := map[int]bool{}
+		for _, i := range p.Missing {
+			missing[i] = true
+		}
+		// The latest submission covering a shard decides its state.
+		latest := map[int]TaskState{}
+		for _, sub := range jobs.Submissions {
+			if sub.Stage != p.Stage.Name || sub.Step != p.Step.Name {
+				continue
+			}
+			for _, shard := range sub.Missing {
+				task := -1
+				if sub.Array != "" {
+					task = shard - sub.Offset
+				}
+				ts, ok := states[sub.JobID+"_"+strconv.Itoa(task)]
+				if !ok {
+					ts = TaskState{JobID: sub.JobID, Task: task, State: "UNKNOWN"}
+				}
+				ts.Shard = shard
+				ts.Log = logPath(sub, task)
+				latest[shard] = ts
+			}
+		}
+		shards := make([]int, 0, len(latest))
+		for s := range latest {
+			shards = append(shards, s)
+		}
+		sort.Ints(shards)
+		for _, s := range shards {
+			ts := latest[s]
+			ss.States[ts.State]++
+			if missing[s] && (problemStates[ts.State] || ts.Restarts > 0) {
+				ts.Tail = tail(ts.Log, 10)
+				ss.Problems = append(ss.Problems, ts)
+			}
+		}
+		rep.Steps = append(rep.Steps, ss)
+	}
+	for _, s := range rep.Steps {
+		if s.Done < s.Total {
+			rep.Resubmit = "saber submit --config " + Quote(configPath)
+			break
+		}
+	}
+	return rep, nil
+}
+
+func logPath(sub Submission, task int) string {
+	t := "4294967294" // what Slurm writes for %a outside an array
+	if task >= 0 {
+		t = strconv.Itoa(task)
+	}
+	return filepath.Join(sub.LogDir, fmt.Sprintf("%s_%s_%s.out", sub.Name, sub.JobID, t))
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func tail(path string, n int) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return []string{"(no log: " + err.Error() + ")"}
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if len(lines) > n {
+			lines = lines[1:]
+		}
+	}
+	return lines
+}
+
+// Print writes the report for people.
+func (rep *Report) Print(w io.Writer) {
+	fmt.Fprintf(w, "run %s at %s (logs: %s)\n", rep.Run, rep.Root, rep.LogDir)
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	fmt.Fprintf(w, "%-10s %-7s %11s  %s\n", "stage", "step", "done/total", "slurm tasks")
+	for _, s := range rep.Steps {
+		var parts []string
+		keys := make([]string, 0, len(s.States))
+		for k := range s.States {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			parts = append(parts, fmt.Sprintf("%s %d", k, s.States[k]))
+		}
+		fmt.Fprintf(w, "%-10s %-7s %5d/%-5d  %s\n", s.Stage, s.Step, s.Done, s.Total, strings.Join(parts, ", "))
+	}
+	for _, s := range rep.Steps {
+		for _, p := range s.Problems {
+			fmt.Fprintf(w, "\n%s %s shard %d: %s (job %s, task %d, exit %d, restarts %d%s)\n  log %s\n",
+				s.Stage, s.Step, p.Shard, p.State, p.JobID, p.Task, p.ExitCode, p.Restarts, reason(p.Reason), p.Log)
+			for _, l := range p.Tail {
+				fmt.Fprintf(w, "  | %s\n", l)
+			}
+		}
+	}
+	if rep.Resubmit != "" {
+		fmt.Fprintf(w, "\nmissing shards remain; once nothing of the run is queued, resubmit them with:\n  %s\n", rep.Resubmit)
+	} else {
+		fmt.Fprintln(w, "\nevery shard is done")
+	}
+}
+
+func reason(r string) string {
+	if r == "" || r == "None" {
+		return ""
+	}
+	return ", " + r
+}
+
+// Cancel cancels every job of the run that is still queued or running.
+func Cancel(ctx context.Context, cfg *config.Config, r Runner, out io.Writer) ([]string, error) {
+	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
+	if err != nil {
+		return nil, stage.BadInput(err)
+	}
+	jobs, err := ReadJobs(ctx, root, cfg.Run)
+	if err != nil {
+		return nil, err
+	}
+	active, err := ActiveJobs(ctx, r, jobs)
+	if err != nil {
+		return nil, err
+	}
+	if len(active) == 0 {
+		fmt.Fprintf(out, "no job of run %s is queued or running\n", cfg.Run)
+		return nil, nil
+	}
+	if _, err := r.Run(ctx, "scancel", active...); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "cancelled %s\n", strings.Join(active, " "))
+	return active, nil
+}
