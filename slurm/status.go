@@ -91,6 +91,9 @@ func firstString(raw json.RawMessage) string {
 }
 
 func looseInt(raw json.RawMessage) (int, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, false // Unmarshal would leave n = 0 and report success
+	}
 	var n int
 	if json.Unmarshal(raw, &n) == nil {
 		return n, true
@@ -202,10 +205,6 @@ func Status(ctx context.Context, cfg *config.Config, stages []stage.Stage, r Run
 	if err != nil {
 		return nil, stage.BadInput(err)
 	}
-	plans, err := Plan(ctx, cfg, root, stages)
-	if err != nil {
-		return nil, err
-	}
 	jobs, err := ReadJobs(ctx, root, cfg.Run)
 	if err != nil {
 		return nil, err
@@ -238,6 +237,16 @@ func Status(ctx context.Context, cfg *config.Config, stages []stage.Stage, r Run
 			rep.Squeue = true
 		}
 	}
+	// Manifests are read after Slurm answered: a task Slurm calls COMPLETED
+	// has written its manifest, so the two never disagree by a race.
+	plans, err := Plan(ctx, cfg, root, stages)
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]bool{} // job ids Slurm still has records of
+	for k := range states {
+		known[k[:strings.LastIndexByte(k, '_')]] = true
+	}
 	for _, p := range plans {
 		ss := StepStatus{Stage: p.Stage.Name, Step: p.Step.Name, Total: p.Shards, Done: p.Shards - len(p.Missing),
 			Missing: p.Missing, States: map[string]int{}}
@@ -257,7 +266,13 @@ func Status(ctx context.Context, cfg *config.Config, stages []stage.Stage, r Run
 					task = shard - sub.Offset
 				}
 				ts, ok := states[sub.JobID+"_"+strconv.Itoa(task)]
-				if !ok {
+				switch {
+				case ok:
+				case known[sub.JobID] && task >= 0:
+					// Slurm keeps no record of an array task cancelled
+					// before it started; its siblings are still listed.
+					ts = TaskState{JobID: sub.JobID, Task: task, State: "CANCELLED", Reason: "no record: cancelled before it started"}
+				default:
 					ts = TaskState{JobID: sub.JobID, Task: task, State: "UNKNOWN"}
 				}
 				ts.Shard = shard

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/artifacts/store/storetest"
+	"github.com/saber-math/saber/shard"
+	"github.com/saber-math/saber/slurm"
+)
+
+// needSlurm skips without a reachable Slurm controller, except under
+// CI=true, where a missing Slurm fails the test.
+func needSlurm(t *testing.T) {
+	t.Helper()
+	_, err := exec.LookPath("sbatch")
+	if err == nil {
+		err = exec.Command("sinfo", "-h").Run()
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true but no Slurm (%v): start it with .ci/slurm-start.sh", err)
+		}
+		t.Skipf("no Slurm here (%v): bash .ci/slurm-start.sh && . /tmp/saber-ci/slurm/env.sh", err)
+	}
+}
+
+// testRoot is an S3 root when an S3 server is configured (always under CI),
+// else a local directory.
+func testRoot(t *testing.T, dir string) string {
+	if os.Getenv("AWS_ENDPOINT_URL_S3") != "" || os.Getenv("CI") == "true" {
+		return storetest.S3URI(t, store.Options{})
+	}
+	return filepath.Join(dir, "data")
+}
+
+// pipelineConfig writes synthetic inputs and a config with the given root.
+func pipelineConfig(t *testing.T, dir, root string, n, ingestShards int, slurmYAML string) string {
+	t.Helper()
+	input := filepath.Join(dir, "synth.jsonl")
+	if _, err := os.Stat(input); err != nil {
+		if out, code := saber(t, "synth", "--n", fmt.Sprint(n), "--seed", "5", "--out", input); code != 0 {
+			t.Fatalf("synth: %s", out)
+		}
+	}
+	y := fmt.Sprintf(`run: slurmtest
+root: %s
+log: {progress_seconds: 2}
+ingest:
+  shards: %d
+  sources:
+    - name: synth
+      paths: [synth.jsonl]
+      fields: {id: id, statement: statement, solution: solution, subject: domain, source: source}
+dedup:
+  shards: 2
+%s`, root, ingestShards, slurmYAML)
+	p := filepath.Join(dir, "run.yaml")
+	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// hashes maps every output key of the run to its SHA-256.
+func hashes(t *testing.T, root string) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, ds := range []string{"problems", "signatures", "corpus"} {
+		ms, err := shard.Complete(ctx, st, "slurmtest", ds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, man := range ms {
+			for _, o := range man.Outputs {
+				m[o.Key] = o.SHA256
+			}
+		}
+	}
+	return m
+}
+
+// waitIdle polls until no job of the run is queued or running.
+func waitIdle(t *testing.T, cfg string, limit time.Duration) *slurm.Report {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		out, code := saber(t, "status", "--config", cfg, "--json")
+		if code != 0 {
+			t.Fatalf("status: %s", out)
+		}
+		var rep slurm.Report
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("status --json: %v\n%s", err, out)
+		}
+		active := 0
+		for _, s := range rep.Steps {
+			active += s.States["PENDING"] + s.States["RUNNING"] + s.States["CONFIGURING"] + s.States["COMPLETING"] +
+				s.States["REQUEUED"] + s.States["SUSPENDED"]
+			if s.Done < s.Total {
+				active += s.States["UNKNOWN"] // not yet visible to squeue
+			}
+		}
+		if active == 0 {
+			return &rep
+		}
+		if time.Now().After(deadline) {
+			human, _ := saber(t, "status", "--config", cfg)
+			t.Fatalf("run still active after %s:\n%s", limit, human)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+func localReference(t *testing.T, n, shards int) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := pipelineConfig(t, dir, filepath.Join(dir, "data"), n, shards, "")
+	if out, code := saber(t, "run", "--config", cfg); code != 0 {
+		t.Fatalf("local run: %s", out)
+	}
+	return hashes(t, filepath.Join(dir, "data"))
+}
+
+func submit(t *testing.T, cfg string) string {
+	t.Helper()
+	out, code := saber(t, "submit", "--config", cfg)
+	if code != 0 {
+		t.Fatalf("submit exit %d:\n%s", code, out)
+	}
+	return out
+}
+
+// TestSlurmSubmitMatchesLocalRun: the pipeline submitted to a real Slurm,
+// with its root on the S3 server, gives the bytes of a local `saber run`.
+func TestSlurmSubmitMatchesLocalRun(t *testing.T) {
+	needSlurm(t)
+	want := localReference(t, 3000, 3)
+	dir := t.TempDir()
+	root := testRoot(t, dir)
+	cfg := pipelineConfig(t, dir, root, 3000, 3, "slurm:\n  defaults: {time: \"10\"}\n")
+	out := submit(t, cfg)
+	if !strings.Contains(out, "submitted ingest map") || !strings.Contains(out, "submitted dedup reduce") {
+		t.Fatalf("submit output:\n%s", out)
+	}
+	rep := waitIdle(t, cfg, 4*time.Minute)
+	for _, s := range rep.Steps {
+		if s.Done != s.Total {
+			human, _ := saber(t, "status", "--config", cfg)
+			t.Fatalf("%s %s: %d/%d done\n%s", s.Stage, s.Step, s.Done, s.Total, human)
+		}
+	}
+	if got := hashes(t, root); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Slurm run differs from the local run:\n got %v\nwant %v", got, want)
+	}
+	// Everything is done: a second submit submits nothing.
+	if out := submit(t, cfg); !strings.Contains(out, "nothing to submit") {
+		t.Errorf("second submit:\n%s", out)
+	}
+}
+
+// TestSlurmCancelOneTaskThenResubmit cancels one array task of ingest while
+// the run is in flight; a second submit sends only that shard, and the run
+// completes with the bytes of a local run.
+func TestSlurmCancelOneTaskThenResubmit(t *testing.T) {
+	needSlurm(t)
+	want := localReference(t, 3000, 4)
+	dir := t.TempDir()
+	root := filepath.Join(dir, "data")
+	// Throttle 1: tasks run one after another, so task 3 is still queued when cancelled.
+	cfg := pipelineConfig(t, dir, root, 3000, 4, "slurm:\n  defaults: {time: \"10\", throttle: 1}\n")
+	submit(t, cfg)
+	st, _ := store.Open(context.Background(), root, store.Options{})
+	jobs, err := slurm.ReadJobs(context.Background(), st, "slurmtest")
+	if err != nil || len(jobs.Submissions) != 3 {
+		t.Fatalf("jobs: %+v %v", jobs, err)
+	}
+	task := jobs.Submissions[0].JobID + "_3"
+	if out, err := exec.Command("scancel", task).CombinedOutput(); err != nil {
+		t.Fatalf("scancel %s: %v %s", task, err, out)
+	}
+	rep := waitIdle(t, cfg, 4*time.Minute)
+	if rep.Steps[0].Done != 3 || len(rep.Steps[0].Missing) != 1 || rep.Steps[0].Missing[0] != 3 {
+		t.Fatalf("after cancel: %+v", rep.Steps[0])
+	}
+	if len(rep.Steps[0].Problems) != 1 || rep.Steps[0].Problems[0].State != "CANCELLED" || rep.Resubmit == "" {
+		t.Errorf("status does not show the cancelled task: %+v", rep.Steps[0])
+	}
+	out := submit(t, cfg)
+	if !strings.Contains(out, "submitted ingest map") || !strings.Contains(out, "1 shard(s) (--array=3%1)") {
+		t.Fatalf("resubmit did not send only shard 3:\n%s", out)
+	}
+	waitIdle(t, cfg, 4*time.Minute)
+	if got := hashes(t, root); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after resubmit the run differs from the local run:\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestSlurmPreemptionRequeues sends USR1 to the batch shell of a running
+// task, as Slurm does before a time limit: the stage stops cleanly (exit
+// 75), the script requeues the task, and the run completes with the bytes
+// of a local run.
+func TestSlurmPreemptionRequeues(t *testing.T) {
+	needSlurm(t)
+	const n = 60000 // large enough that an ingest shard runs for seconds
+	want := localReference(t, n, 2)
+	dir := t.TempDir()
+	root := filepath.Join(dir, "data")
+	cfg := pipelineConfig(t, dir, root, n, 2, "slurm:\n  defaults: {time: \"10\"}\n")
+	submit(t, cfg)
+	st, _ := store.Open(context.Background(), root, store.Options{})
+	jobs, _ := slurm.ReadJobs(context.Background(), st, "slurmtest")
+	arrayID := jobs.Submissions[0].JobID
+	task := arrayID + "_0"
+	// Wait for the task's stage to be running (its log says so), then signal.
+	logFile := filepath.Join(dir, "logs", "slurmtest", "saber-slurmtest-ingest_"+arrayID+"_0.out")
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		b, _ := os.ReadFile(logFile)
+		if strings.Contains(string(b), "shard started") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %s never started; log:\n%s", task, b)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if out, err := exec.Command("scancel", "--batch", "--signal=USR1", task).CombinedOutput(); err != nil {
+		t.Fatalf("signal: %v %s", err, out)
+	}
+	// A requeued task waits ~120 s (BeginTime) unless told to start now.
+	requeued := false
+	deadline = time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		b, _ := os.ReadFile(logFile)
+		if strings.Contains(string(b), "requeueing") {
+			requeued = true
+			time.Sleep(1500 * time.Millisecond)
+			exec.Command("scontrol", "update", "JobId="+task, "StartTime=now").Run()
+			break
+		}
+		if strings.Contains(string(b), "stage exited 0") {
+			break // finished before the signal arrived
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !requeued {
+		b, _ := os.ReadFile(logFile)
+		t.Fatalf("task was not requeued; log:\n%s", b)
+	}
+	waitIdle(t, cfg, 5*time.Minute)
+	b, _ := os.ReadFile(logFile)
+	if !strings.Contains(string(b), "SLURM_RESTART_COUNT=1") || !strings.Contains(string(b), "stage exited 75 after USR1") {
+		t.Errorf("log does not show a clean stop and a restart:\n%s", b)
+	}
+	if got := hashes(t, root); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after requeue the run differs from the local run:\n got %v\nwant %v", got, want)
+	}
+}
