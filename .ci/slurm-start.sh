@@ -177,7 +177,9 @@ EOF
   fi
   if ! alive "$DB/run/mysqld.pid" mariadbd; then
     port_open "$DB_PORT" && die "port $DB_PORT already in use (set SLURM_DB_PORT)"
-    daemon mariadbd mariadbd --defaults-file="$DB/my.cnf" &
+    # mariadbd does not daemonize: background it with the redirections on the command
+    # itself (a backgrounded shell function would keep a subshell holding our stdout)
+    setsid mariadbd --defaults-file="$DB/my.cnf" </dev/null >>"$BASE/log/mariadbd.stdout" 2>&1 &
   fi
   wait_for mariadb mariadb --defaults-file="$DB/my.cnf" -S "$DB/run/mysqld.sock" -uroot -e 'select 1' \
     || die "mariadb did not start: $(tail -5 "$DB/log/error.log")"

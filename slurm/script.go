@@ -38,9 +38,11 @@ type Script struct {
 	JobName          string
 	Sharded          bool
 	Shards           int
-	LogDir           string
-	Binary, Config   string
-	R                config.SlurmStage
+	// Offset is added to SLURM_ARRAY_TASK_ID to give the shard index.
+	Offset         int
+	LogDir         string
+	Binary, Config string
+	R              config.SlurmStage
 }
 
 // Server returns the stage's server settings, if it has any.

@@ -275,20 +275,31 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 			Run: cfg.Run, Stage: p.Stage.Name, Step: p.Step.Name, JobName: name, Sharded: p.Step.Sharded(),
 			Shards: p.Shards, LogDir: logDir, Binary: bin, Config: opt.ConfigPath, R: cfg.SlurmFor(p.Stage.Name),
 		}
-		text, err := Render(sc)
-		if err != nil {
-			return nil, err
-		}
-		path := filepath.Join(scriptDir, fmt.Sprintf("%s-%s.sbatch", p.Stage.Name, p.Step.Name))
-		if err := writeAtomic(path, text); err != nil {
-			return nil, err
-		}
 		chunks := []Chunk{{Indices: p.Missing}}
 		if p.Step.Sharded() {
 			chunks = Chunks(p.Missing, maxArray)
 		}
 		var ids []string
 		for _, c := range chunks {
+			// The offset is in the script, not in --export=ALL,VAR=…: that
+			// form makes slurmd start a login shell per job to build the
+			// environment, seconds per task on some clusters.
+			sc.Offset = c.Offset
+			text, err := Render(sc)
+			if err != nil {
+				return nil, err
+			}
+			base := fmt.Sprintf("%s-%s", p.Stage.Name, p.Step.Name)
+			if c.Offset > 0 {
+				base += fmt.Sprintf("-from-%d", c.Offset)
+			}
+			path := filepath.Join(scriptDir, base+".sbatch")
+			if err := writeAtomic(path, text); err != nil {
+				return nil, err
+			}
+			if opt.DryRun {
+				fmt.Fprintf(opt.Out, "# ---- %s ----\n%s\n", path, text)
+			}
 			args := []string{"--parsable"}
 			sub := Submission{Stage: p.Stage.Name, Step: p.Step.Name, Name: name, Shards: p.Shards, Missing: c.Indices,
 				Script: path, LogDir: logDir, Offset: c.Offset, Dependency: prev}
@@ -298,7 +309,7 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 					rel[i] = x - c.Offset
 				}
 				sub.Array = ArraySpec(rel, sc.R.Throttle)
-				args = append(args, "--array="+sub.Array, fmt.Sprintf("--export=ALL,SABER_SHARD_OFFSET=%d", c.Offset))
+				args = append(args, "--array="+sub.Array)
 			}
 			if len(prev) > 0 {
 				args = append(args, "--dependency=afterok:"+strings.Join(prev, ":"))
@@ -329,9 +340,6 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 				return subs, fmt.Errorf("record job %s: %w", id, err)
 			}
 			fmt.Fprintf(opt.Out, "submitted %s %s: job %s, %d shard(s)%s\n", p.Stage.Name, p.Step.Name, id, len(c.Indices), arrayNote(sub.Array))
-		}
-		if opt.DryRun {
-			fmt.Fprintf(opt.Out, "# ---- %s ----\n%s\n", path, text)
 		}
 		prev = ids
 	}

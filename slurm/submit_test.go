@@ -111,6 +111,12 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 	if !strings.Contains(last, "--dependency=afterok:104") || strings.Contains(last, "--array") {
 		t.Errorf("reduce sbatch call: %s", last)
 	}
+	for off, name := range map[int]string{0: "ingest-map.sbatch", 4: "ingest-map-from-4.sbatch", 8: "ingest-map-from-8.sbatch"} {
+		b, err := os.ReadFile(filepath.Join(LogDir(cfg), "sbatch", name))
+		if err != nil || !strings.Contains(string(b), fmt.Sprintf("export SABER_SHARD_OFFSET=%d\n", off)) {
+			t.Errorf("%s: offset %d not in the script (%v)", name, off, err)
+		}
+	}
 	jobs, err := ReadJobs(ctx, root, "demo")
 	if err != nil || len(jobs.Submissions) != 5 || jobs.Submissions[4].JobID != "105" {
 		t.Fatalf("_jobs.json: %+v, %v", jobs, err)

@@ -145,15 +145,17 @@ func submit(t *testing.T, cfg string) string {
 }
 
 // TestSlurmSubmitMatchesLocalRun: the pipeline submitted to a real Slurm,
-// with its root on the S3 server, gives the bytes of a local `saber run`.
+// with its root on the S3 server and ingest split over two arrays, gives
+// the bytes of a local `saber run`.
 func TestSlurmSubmitMatchesLocalRun(t *testing.T) {
 	needSlurm(t)
 	want := localReference(t, 3000, 3)
 	dir := t.TempDir()
 	root := testRoot(t, dir)
-	cfg := pipelineConfig(t, dir, root, 3000, 3, "slurm:\n  defaults: {time: \"10\"}\n")
+	// max_array_size 2 splits ingest's 3 shards over two arrays (offsets 0 and 2).
+	cfg := pipelineConfig(t, dir, root, 3000, 3, "slurm:\n  max_array_size: 2\n  defaults: {time: \"10\"}\n")
 	out := submit(t, cfg)
-	if !strings.Contains(out, "submitted ingest map") || !strings.Contains(out, "submitted dedup reduce") {
+	if strings.Count(out, "submitted ingest map") != 2 || !strings.Contains(out, "submitted dedup reduce") {
 		t.Fatalf("submit output:\n%s", out)
 	}
 	rep := waitIdle(t, cfg, 4*time.Minute)
