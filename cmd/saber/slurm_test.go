@@ -272,3 +272,61 @@ func TestSlurmPreemptionRequeues(t *testing.T) {
 		t.Errorf("after requeue the run differs from the local run:\n got %v\nwant %v", got, want)
 	}
 }
+
+// TestSlurmRunbookCommands runs the RUNBOOK's commands as written: change
+// a running array's throttle, list by job name, `saber cancel`, re-run one
+// shard by hand with `sbatch --array=7 <script>`, then `saber submit` for
+// the rest.
+func TestSlurmRunbookCommands(t *testing.T) {
+	needSlurm(t)
+	want := localReference(t, 2000, 8)
+	dir := t.TempDir()
+	root := filepath.Join(dir, "data")
+	cfg := pipelineConfig(t, dir, root, 2000, 8, "slurm:\n  defaults: {time: \"10\", throttle: 1}\n")
+	submit(t, cfg)
+	st, _ := store.Open(context.Background(), root, store.Options{})
+	jobs, _ := slurm.ReadJobs(context.Background(), st, "slurmtest")
+	array := jobs.Submissions[0].JobID
+	run := func(name string, args ...string) string {
+		out, err := exec.Command(name, args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+		return string(out)
+	}
+	run("scontrol", "update", "jobid="+array, "arraytaskthrottle=2")
+	if out := run("squeue", "--name=saber-slurmtest-ingest", "-h", "-o", "%F"); !strings.Contains(out, array) {
+		t.Errorf("squeue --name does not list %s:\n%s", array, out)
+	}
+	if out, code := saber(t, "cancel", "--config", cfg); code != 0 || !strings.Contains(out, "cancelled "+array) {
+		t.Fatalf("saber cancel: exit %d\n%s", code, out)
+	}
+	rep := waitIdle(t, cfg, 2*time.Minute)
+	if rep.Steps[0].Done == 8 {
+		t.Skip("every ingest shard finished before the cancel; nothing left to test")
+	}
+	if out, code := saber(t, "cancel", "--config", cfg); code != 0 || !strings.Contains(out, "no job of run slurmtest is queued") {
+		t.Errorf("second cancel: %s", out)
+	}
+	// Shard 7 by hand, from the rendered script.
+	script := filepath.Join(dir, "logs", "slurmtest", "sbatch", "ingest-map.sbatch")
+	id := strings.TrimSpace(strings.Split(run("sbatch", "--parsable", "--array=7", script), ";")[0])
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if done, _ := shard.Done(context.Background(), st, shard.DoneKey("slurmtest", "problems", shard.Spec{Index: 7, Count: 8})); done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("shard 7 (job %s) not done", id)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	out := submit(t, cfg)
+	if strings.Contains(out, "array=7") || strings.Contains(out, ",7") {
+		t.Errorf("shard 7 resubmitted although done:\n%s", out)
+	}
+	waitIdle(t, cfg, 4*time.Minute)
+	if got := hashes(t, root); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("run differs from the local run:\n got %v\nwant %v", got, want)
+	}
+}

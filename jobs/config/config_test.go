@@ -110,3 +110,16 @@ func TestHashIgnoresRuntimeSettings(t *testing.T) {
 		t.Error("seed did not change the config hash")
 	}
 }
+
+// TestExamplesParse keeps the configs the RUNBOOK points to valid.
+func TestExamplesParse(t *testing.T) {
+	files, _ := filepath.Glob("../../examples/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no examples found")
+	}
+	for _, f := range files {
+		if _, err := Load(f); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
