@@ -1,12 +1,10 @@
 package slurm
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -289,7 +287,7 @@ func Status(ctx context.Context, cfg *config.Config, stages []stage.Stage, r Run
 			ts := latest[s]
 			ss.States[ts.State]++
 			if missing[s] && (problemStates[ts.State] || ts.Restarts > 0) {
-				ts.Tail = tail(ts.Log, 10)
+				ts.Tail = stage.LogTail(ts.Log, 10)
 				ss.Problems = append(ss.Problems, ts)
 			}
 		}
@@ -317,24 +315,6 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
-}
-
-func tail(path string, n int) []string {
-	f, err := os.Open(path)
-	if err != nil {
-		return []string{"(no log: " + err.Error() + ")"}
-	}
-	defer f.Close()
-	var lines []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		if len(lines) > n {
-			lines = lines[1:]
-		}
-	}
-	return lines
 }
 
 // Print writes the report for people.

@@ -81,9 +81,7 @@ lines and the command that re-runs it alone.
 		return fail(stderr, "run", err)
 	}
 	if *printCfg {
-		y, _ := cfg.YAML()
-		stdout.Write(y)
-		return stage.ExitOK
+		return printConfig(cfg, stdout, stderr)
 	}
 	sel, err := pipeline.Select(*stages)
 	if err != nil {
@@ -105,6 +103,16 @@ lines and the command that re-runs it alone.
 	}
 	fmt.Fprintf(stdout, "done in %s: %d shards ran, %d already done; data under %s/%s, logs in %s\n",
 		time.Since(start).Round(time.Millisecond), ran, skipped, cfg.RootURI(), cfg.Run, opt.LogDir)
+	return stage.ExitOK
+}
+
+// printConfig prints the effective config for --print-config.
+func printConfig(cfg *config.Config, stdout, stderr io.Writer) int {
+	y, err := cfg.YAML()
+	if err != nil {
+		return fail(stderr, "print-config", err)
+	}
+	stdout.Write(y)
 	return stage.ExitOK
 }
 

@@ -55,9 +55,7 @@ touched. Refuses while jobs of the run are still queued (see saber status).
 		return fail(stderr, "submit", err)
 	}
 	if *printCfg {
-		y, _ := cfg.YAML()
-		stdout.Write(y)
-		return stage.ExitOK
+		return printConfig(cfg, stdout, stderr)
 	}
 	sel, err := pipeline.Select(*stages)
 	if err != nil {

@@ -5,8 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/saber-math/saber/jobs/demo"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/synth"
 )
@@ -45,24 +45,7 @@ the k-row corpus.
 		}
 		return stage.ExitOK
 	}
-	tmp := *out + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fail(stderr, "synth", err)
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	err = synth.Write(bw, cfg)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, *out)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := demo.WriteFile(*out, func(w io.Writer) error { return synth.Write(w, cfg) }); err != nil {
 		return fail(stderr, "synth", err)
 	}
 	fmt.Fprintf(stderr, "wrote %d problems to %s\n", *n, *out)

@@ -5,7 +5,6 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/demo"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/synth"
@@ -82,7 +82,9 @@ func Run(ctx context.Context, opt Options, out io.Writer) ([]Row, error) {
 		input := filepath.Join(dir, "synth.jsonl")
 		fmt.Fprintf(out, "generating %d synthetic problems\n", opt.N)
 		start := time.Now()
-		if err := writeSynth(input, synth.Config{N: opt.N, Seed: 7, DupFrac: 0.05}); err != nil {
+		if err := demo.WriteFile(input, func(w io.Writer) error {
+			return synth.Write(w, synth.Config{N: opt.N, Seed: 7, DupFrac: synth.DefaultDupFrac})
+		}); err != nil {
 			return nil, err
 		}
 		rows = append(rows, Row{Corpus: "generated", Stage: "synth", Rows: opt.N, Wall: time.Since(start)})
@@ -98,23 +100,6 @@ func Run(ctx context.Context, opt Options, out io.Writer) ([]Row, error) {
 	}
 	Print(out, rows)
 	return rows, nil
-}
-
-func writeSynth(path string, cfg synth.Config) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if err := synth.Write(bw, cfg); err != nil {
-		f.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 func runCorpus(ctx context.Context, opt Options, name, dir, sources string, n int) ([]Row, error) {

@@ -70,16 +70,16 @@ func Run(ctx context.Context, opt Options, out io.Writer) error {
 	cfgPath := filepath.Join(opt.Dir, "run.yaml")
 	if _, err := os.Stat(cfgPath); err != nil {
 		fmt.Fprintf(out, "generating %d synthetic problems (seed %d, %.0f%% planted near-duplicates)\n", opt.N, opt.Seed, 100*opt.DupFrac)
-		if err := writeFile(filepath.Join(opt.Dir, "input", "synth.jsonl"), func(w io.Writer) error { return synth.Write(w, scfg) }); err != nil {
+		if err := WriteFile(filepath.Join(opt.Dir, "input", "synth.jsonl"), func(w io.Writer) error { return synth.Write(w, scfg) }); err != nil {
 			return err
 		}
-		if err := writeFile(filepath.Join(opt.Dir, "input", "extra.jsonl"), func(w io.Writer) error {
+		if err := WriteFile(filepath.Join(opt.Dir, "input", "extra.jsonl"), func(w io.Writer) error {
 			_, err := io.WriteString(w, extraJSONL)
 			return err
 		}); err != nil {
 			return err
 		}
-		if err := writeFile(cfgPath, func(w io.Writer) error {
+		if err := WriteFile(cfgPath, func(w io.Writer) error {
 			_, err := fmt.Fprintf(w, ConfigYAML, cfgPath, opt.Seed)
 			return err
 		}); err != nil {
@@ -103,25 +103,30 @@ func Run(ctx context.Context, opt Options, out io.Writer) error {
 	return summarize(ctx, cfg, scfg, out)
 }
 
-func writeFile(path string, fn func(io.Writer) error) error {
+// WriteFile writes path through a buffered writer into a temporary file
+// renamed into place, so a killed writer never leaves half a file.
+func WriteFile(path string, fn func(io.Writer) error) error {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	if err := fn(bw); err != nil {
-		f.Close()
+	err = fn(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return nil
 }
 
 // summarize prints what the run produced, from the manifests and the data.

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -228,7 +227,7 @@ func runShard(ctx context.Context, bin string, st stage.Stage, step stage.Step, 
 		if ctx.Err() != nil && code == stage.ExitTempFail {
 			return r, ctx.Err()
 		}
-		return r, &ShardError{Run: r, ExitCode: code, Command: bin + " " + strings.Join(args, " "), Tail: tail(logPath, 15)}
+		return r, &ShardError{Run: r, ExitCode: code, Command: bin + " " + strings.Join(args, " "), Tail: stage.LogTail(logPath, 15)}
 	}
 	fmt.Fprintf(opt.Out, "  done  %s %s %s in %s\n", st.Name, step.Name, spec, r.Wall.Round(time.Millisecond))
 	return r, nil
@@ -245,22 +244,4 @@ func localEnv() []string {
 		env = append(env, kv)
 	}
 	return env
-}
-
-func tail(path string, n int) []string {
-	f, err := os.Open(path)
-	if err != nil {
-		return []string{"(log unreadable: " + err.Error() + ")"}
-	}
-	defer f.Close()
-	var lines []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		if len(lines) > n {
-			lines = lines[1:]
-		}
-	}
-	return lines
 }

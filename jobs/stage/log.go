@@ -1,6 +1,7 @@
 package stage
 
 import (
+	"bufio"
 	"io"
 	"os"
 	"strings"
@@ -49,4 +50,24 @@ func progressBar(cfg *config.Config) io.Writer {
 		return nil
 	}
 	return os.Stderr
+}
+
+// LogTail returns the last n lines of a log file, or one line saying why
+// it could not be read: for failure reports that point at a shard's log.
+func LogTail(path string, n int) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return []string{"(log unreadable: " + err.Error() + ")"}
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if len(lines) > n {
+			lines = lines[1:]
+		}
+	}
+	return lines
 }
