@@ -122,3 +122,24 @@ func TestNotParquet(t *testing.T) {
 		}
 	}
 }
+
+func TestListColumnsRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewMem()
+	rows := []TopicRow{{ID: "b", Topics: []string{"algebra > quadratics"}, Scores: []float64{1}, Domains: []string{"Algebra"}, Domain: "Algebra", Backend: "lexical", Calls: 3}, {ID: "a"}}
+	if _, err := Topics.Write(ctx, st, "t.parquet", rows); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read[TopicRow](ctx, st, "t.parquet")
+	if err != nil || len(got) != 2 || got[0].ID != "a" || got[1].Topics[0] != "algebra > quadratics" || got[1].Calls != 3 {
+		t.Fatalf("%+v %v", got, err)
+	}
+	srows := []Summary{{ID: "x", CoreIdea: "Use symmetry.", CoreIdeaWords: 2, Keywords: []string{"symmetry"}, Confidence: 0.9}}
+	if _, err := Summaries.Write(ctx, st, "s.parquet", srows); err != nil {
+		t.Fatal(err)
+	}
+	gs, err := Read[Summary](ctx, st, "s.parquet")
+	if err != nil || gs[0].CoreIdea != "Use symmetry." || gs[0].Keywords[0] != "symmetry" || len(gs[0].SupportingIdeas) != 0 {
+		t.Fatalf("%+v %v", gs, err)
+	}
+}

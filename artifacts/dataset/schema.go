@@ -86,6 +86,44 @@ type Signature struct {
 	MinHash  []uint64 `parquet:"minhash"`
 }
 
+// TopicRow is a row of `topics`, written by tag: the most specific ontology
+// topics assigned to one corpus document. Key: ID.
+type TopicRow struct {
+	ID string `parquet:"id"`
+	// Topics are tree paths (ontology ids joined by " > "), in tree order.
+	Topics []string `parquet:"topics,list"`
+	// Scores are each topic's normalised score when it was kept.
+	Scores []float64 `parquet:"scores,list"`
+	// Domains are the distinct top-level domains of the topics, in tree order.
+	Domains []string `parquet:"domains,list"`
+	// Domain is the main domain: the one holding most topics (SPEC §3).
+	Domain string `parquet:"domain"`
+	// Backend is lexical or llm; Model and PromptVersion are empty offline.
+	Backend       string `parquet:"backend"`
+	Model         string `parquet:"model"`
+	PromptVersion string `parquet:"prompt_version"`
+	// Calls is the number of scorer calls the traversal made.
+	Calls int32 `parquet:"calls"`
+}
+
+// Summary is a row of `summaries`, written by summarize: the core idea of
+// one document's solution (prompt F.2). Key: ID.
+type Summary struct {
+	ID         string `parquet:"id"`
+	NoCoreIdea bool   `parquet:"no_core_idea"`
+	// CoreIdea is the Jaccard text of SPEC §3; empty when NoCoreIdea.
+	CoreIdea      string `parquet:"core_idea"`
+	CoreIdeaWords int32  `parquet:"core_idea_words"`
+	// TooLong flags a core idea over the word limit (kept, and counted).
+	TooLong         bool     `parquet:"too_long"`
+	SupportingIdeas []string `parquet:"supporting_ideas,list"`
+	Keywords        []string `parquet:"keywords,list"`
+	Confidence      float64  `parquet:"confidence"`
+	Backend         string   `parquet:"backend"`
+	Model           string   `parquet:"model"`
+	PromptVersion   string   `parquet:"prompt_version"`
+}
+
 // The datasets, by name, with the order their rows are sorted in.
 var (
 	Problems   = Dataset[Problem]{Name: "problems", Compare: func(a, b *Problem) int { return strings.Compare(a.ID, b.ID) }}
@@ -93,10 +131,18 @@ var (
 	Corpus     = Dataset[Document]{Name: "corpus", Compare: func(a, b *Document) int { return strings.Compare(a.ID, b.ID) }}
 	Duplicates = Dataset[Duplicate]{Name: "duplicates", Compare: compareDuplicate}
 	Signatures = Dataset[Signature]{Name: "signatures", Compare: func(a, b *Signature) int { return strings.Compare(a.ID, b.ID) }}
+	Topics     = Dataset[TopicRow]{Name: "topics", Compare: func(a, b *TopicRow) int { return strings.Compare(a.ID, b.ID) }}
+	Summaries  = Dataset[Summary]{Name: "summaries", Compare: func(a, b *Summary) int { return strings.Compare(a.ID, b.ID) }}
+	// TagRejects and SummaryRejects hold the documents a stage could not
+	// process (an LLM answer unparseable after its re-asks), with Input set
+	// to the stage, ID to the document and Detail to the answer's SHA-256.
+	// Every document lands in exactly one of the stage's two datasets.
+	TagRejects     = Dataset[Reject]{Name: "tag_rejects", Compare: compareReject}
+	SummaryRejects = Dataset[Reject]{Name: "summary_rejects", Compare: compareReject}
 )
 
 func compareReject(a, b *Reject) int {
-	return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line),
+	return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.ID, b.ID),
 		strings.Compare(a.Reason, b.Reason), strings.Compare(a.Field, b.Field))
 }
 
