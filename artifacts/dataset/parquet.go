@@ -196,3 +196,47 @@ func typeName(n parquet.Node) string {
 	}
 	return t.Kind().String()
 }
+
+// ReadRange reads rows [lo, hi) of a dataset whose parts hold contiguous
+// runs of its rows in order (as every stage writes them), into T. Parts
+// outside the range are not opened; rows counts come from the manifests.
+func ReadRange[T any](ctx context.Context, st store.Store, parts []shard.Object, lo, hi int) ([]T, error) {
+	out := make([]T, 0, max(hi-lo, 0))
+	offset := 0
+	for _, p := range parts {
+		start, end := offset, offset+int(p.Rows)
+		offset = end
+		if end <= lo || start >= hi {
+			continue
+		}
+		i := start
+		err := Scan(ctx, st, p.Key, func(rows []T) error {
+			for _, r := range rows {
+				if i >= lo && i < hi {
+					out = append(out, r)
+				}
+				i++
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if i != end {
+			return nil, fmt.Errorf("read %s: %d rows, its manifest says %d", p.URI, i-start, p.Rows)
+		}
+	}
+	if len(out) != max(hi-lo, 0) {
+		return nil, fmt.Errorf("read rows [%d,%d): found %d (the parts hold %d rows)", lo, hi, len(out), offset)
+	}
+	return out, nil
+}
+
+// TotalRows sums the parts' row counts.
+func TotalRows(parts []shard.Object) int {
+	n := 0
+	for _, p := range parts {
+		n += int(p.Rows)
+	}
+	return n
+}

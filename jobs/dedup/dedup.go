@@ -55,41 +55,23 @@ func signatures(ctx context.Context, env *stage.Env) error {
 	if err != nil {
 		return err
 	}
-	var total int64
-	for _, p := range parts {
-		total += p.Rows
+	lo, hi := env.Shard.Range(dataset.TotalRows(parts))
+	rows, err := dataset.ReadRange[statementRow](ctx, env.In, parts, lo, hi)
+	if err != nil {
+		return err
 	}
-	lo, hi := env.Shard.Range(int(total))
 	h := hasher(cfg)
-	sigs := make([]dataset.Signature, 0, hi-lo)
-	prog := env.Progress("signatures", int64(hi-lo))
-	var offset int
-	for _, p := range parts {
-		start, end := offset, offset+int(p.Rows)
-		offset = end
-		if end <= lo || start >= hi {
-			continue // no row of this part is ours: do not read it
+	sigs := make([]dataset.Signature, 0, len(rows))
+	prog := env.Progress("signatures", int64(len(rows)))
+	for i, r := range rows {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
 		}
-		i := start
-		err := dataset.Scan(ctx, env.In, p.Key, func(rows []statementRow) error {
-			for _, r := range rows {
-				if i >= lo && i < hi {
-					sh := minhash.Shingles(minhash.Normalize(r.Statement), cfg.Dedup.NGram)
-					sigs = append(sigs, dataset.Signature{ID: r.ID, Source: r.Source, Shingles: int32(len(sh)), MinHash: h.Signature(sh)})
-				}
-				i++
-			}
-			prog.Add(int64(len(rows)))
-			return nil
-		})
-		if err != nil {
-			return err
-		}
+		sh := minhash.Shingles(minhash.Normalize(r.Statement), cfg.Dedup.NGram)
+		sigs = append(sigs, dataset.Signature{ID: r.ID, Source: r.Source, Shingles: int32(len(sh)), MinHash: h.Signature(sh)})
+		prog.Add(1)
 	}
 	prog.Finish()
-	if len(sigs) != hi-lo {
-		return fmt.Errorf("read %d problems for range [%d,%d), want %d (manifest row counts disagree with the data)", len(sigs), lo, hi, hi-lo)
-	}
 	var empty int64
 	for _, s := range sigs {
 		if s.Shingles == 0 {
