@@ -26,6 +26,7 @@ var commands = []command{
 	{"demo", "generate a synthetic corpus and run every stage on it, on local disk", cmdDemo},
 	{"synth", "write the procedural corpus (problems with worked solutions) as JSONL", cmdSynth},
 	{"bench", "measure stage throughput and peak memory; prints a table", cmdBench},
+	{"ontology", "inspect a topic ontology: DAG and tree statistics (ontology stats FILE)", cmdOntology},
 	{"version", "print the code version", cmdVersion},
 }
 

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/ontology"
+)
+
+const ontologyUsage = `saber ontology — inspect a topic ontology: a DAG of topics and the tree it
+unfolds into (every node duplicated once per root path, SPEC §3)
+
+Usage:
+  saber ontology stats FILE [--edges FILE] [--format json|mathworld|csv] [--roots id1,id2]
+
+Subcommands:
+  stats    print the shape of the DAG and of its tree
+`
+
+func cmdOntology(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		if len(args) == 0 {
+			fmt.Fprint(stderr, ontologyUsage)
+			return stage.ExitBadInput
+		}
+		fmt.Fprint(stdout, ontologyUsage)
+		return stage.ExitOK
+	}
+	switch args[0] {
+	case "stats":
+		return ontologyStats(args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "saber ontology: unknown subcommand %q\n\n%s", args[0], ontologyUsage)
+	return stage.ExitBadInput
+}
+
+func ontologyStats(args []string, stdout, stderr io.Writer) int {
+	const cmd = "ontology stats"
+	fs := newFlags(cmd, `saber ontology stats — the shape of an ontology DAG and of its tree
+
+Usage:
+  saber ontology stats ontology.json
+  saber ontology stats ontology.csv --roots alg,geo
+  saber ontology stats mathworld_tree_nodes.jsonl --edges mathworld_tree_edges.tsv \
+      --roots topics/Algebra,topics/Geometry,topics/NumberTheory,topics/Combinatorics,topics/CalculusandAnalysis
+
+Formats (by FILE's extension unless --format is given):
+  json       .json: {"nodes": [{"id", "label", "keywords"}], "edges": [{"parent", "child"}]}
+  mathworld  .jsonl nodes file with --edges, the crawl's TSV edges file
+  csv        .csv: header parent,child,label[,keywords]; an empty parent declares a root
+
+Prints the DAG's nodes, edges, roots, nodes with several parents, depth
+(nodes on the longest root path, a root is 1), branching and depth
+histogram, then the same for the tree (with its virtual root at depth 0 and
+the domains at 1) and each domain's size and depth. --roots first keeps only
+the given nodes and their descendants, with the given nodes as the roots.
+Exit 2 when the input cannot be read or is not a valid DAG; every problem is
+listed.
+`, stderr)
+	edgesPath := fs.String("edges", "", "MathWorld edges `FILE` (TSV), with a .jsonl nodes FILE")
+	format := fs.String("format", "", "input `format`: json, mathworld or csv (default: by FILE's extension)")
+	rootsFlag := fs.String("roots", "", "comma-separated `ids` to restrict to; they become the roots")
+	pos, code, ok := parseInterleaved(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(stderr, "saber %s: want exactly one FILE, got %d arguments\n", cmd, len(pos))
+		fs.Usage()
+		return stage.ExitBadInput
+	}
+	d, err := readOntology(pos[0], *edgesPath, *format)
+	if err != nil {
+		return fail(stderr, cmd, err)
+	}
+	if *rootsFlag != "" {
+		var roots []string
+		for _, r := range strings.Split(*rootsFlag, ",") {
+			if r = strings.TrimSpace(r); r != "" {
+				roots = append(roots, r)
+			}
+		}
+		if d, err = d.Restrict(roots); err != nil {
+			return fail(stderr, cmd, stage.BadInput(fmt.Errorf("--roots: %w", err)))
+		}
+	}
+	t, err := ontology.BuildTree(d)
+	if err != nil {
+		var ve *ontology.ValidationError
+		if errors.As(err, &ve) {
+			fmt.Fprintf(stderr, "saber %s: %s is not a valid ontology DAG (%d problems):\n", cmd, pos[0], len(ve.Problems))
+			for _, p := range ve.Problems {
+				fmt.Fprintf(stderr, "  %s\n", p)
+			}
+			return stage.ExitBadInput
+		}
+		return fail(stderr, cmd, stage.BadInput(err))
+	}
+	printOntologyStats(stdout, d.Stats(), t)
+	return stage.ExitOK
+}
+
+// parseInterleaved parses flags that may come before, between or after the
+// positional arguments, which it returns; ok is false when the command
+// should return code.
+func parseInterleaved(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
+	for {
+		if err := fs.Parse(args); err != nil {
+			if err == flag.ErrHelp {
+				return nil, stage.ExitOK, false
+			}
+			return nil, stage.ExitBadInput, false
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, 0, true
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), 0, true // after "--" all is positional
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// readOntology reads path in the given format, or the one its extension
+// implies. Every error is bad input.
+func readOntology(path, edgesPath, format string) (*ontology.DAG, error) {
+	if format == "" {
+		switch ext := strings.ToLower(filepath.Ext(path)); ext {
+		case ".json":
+			format = "json"
+		case ".jsonl":
+			format = "mathworld"
+		case ".csv":
+			format = "csv"
+		default:
+			return nil, stage.BadInput(fmt.Errorf("cannot tell the format of %s from its extension %q; give --format json, mathworld or csv", path, ext))
+		}
+	}
+	switch format {
+	case "json", "csv":
+		if edgesPath != "" {
+			return nil, stage.BadInput(fmt.Errorf("--edges goes with the mathworld format only, not %s", format))
+		}
+	case "mathworld":
+		if edgesPath == "" {
+			return nil, stage.BadInput(fmt.Errorf("the mathworld format needs --edges FILE (the TSV edges file)"))
+		}
+	default:
+		return nil, stage.BadInput(fmt.Errorf("unknown --format %q: want json, mathworld or csv", format))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, stage.BadInput(err)
+	}
+	defer f.Close()
+	var d *ontology.DAG
+	switch format {
+	case "json":
+		d, err = ontology.ReadJSON(f)
+	case "csv":
+		d, err = ontology.ReadCSV(f)
+	case "mathworld":
+		ef, oerr := os.Open(edgesPath)
+		if oerr != nil {
+			return nil, stage.BadInput(oerr)
+		}
+		defer ef.Close()
+		d, err = ontology.ReadMathWorld(f, ef)
+	}
+	if err != nil {
+		return nil, stage.BadInput(fmt.Errorf("%s: %w", path, err))
+	}
+	return d, nil
+}
+
+func printOntologyStats(w io.Writer, ds ontology.Stats, t *ontology.Tree) {
+	ts := t.Stats()
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "DAG\n")
+	fmt.Fprintf(tw, "  nodes\t%d\n", ds.Nodes)
+	fmt.Fprintf(tw, "  edges\t%d\n", ds.Edges)
+	fmt.Fprintf(tw, "  roots\t%d\n", ds.Roots)
+	fmt.Fprintf(tw, "  several parents\t%d\n", ds.MultiParent)
+	fmt.Fprintf(tw, "  max depth\t%d (nodes on the longest root path; a root is 1)\n", ds.MaxDepth)
+	fmt.Fprintf(tw, "  leaves\t%d\n", ds.Leaves)
+	fmt.Fprintf(tw, "  branching\tmean %.2f, max %d (over nodes with children)\n", ds.MeanBranching, ds.MaxBranching)
+	fmt.Fprintf(tw, "  depth histogram\t%s\n", histogram(ds.DepthHistogram, 1))
+	fmt.Fprintf(tw, "Tree (every node once per root path)\n")
+	fmt.Fprintf(tw, "  nodes\t%d (the virtual root included)\n", ts.Nodes)
+	fmt.Fprintf(tw, "  domains\t%d\n", ts.Roots)
+	fmt.Fprintf(tw, "  max depth\t%d (virtual root 0, domains 1)\n", ts.MaxDepth)
+	fmt.Fprintf(tw, "  leaves\t%d\n", ts.Leaves)
+	fmt.Fprintf(tw, "  branching\tmean %.2f, max %d (virtual root left out)\n", ts.MeanBranching, ts.MaxBranching)
+	fmt.Fprintf(tw, "  depth histogram\t%s\n", histogram(ts.DepthHistogram, 0))
+	tw.Flush()
+
+	size := make([]int, t.Len())
+	below := make([]int, t.Len())
+	for i := 1; i < t.Len(); i++ {
+		d := t.Domain(i)
+		size[d]++
+		below[d] = max(below[d], t.Depth(i)-1)
+	}
+	fmt.Fprintln(w, "Domains")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  ID\tLABEL\tTREE NODES\tLEVELS BELOW\n")
+	for _, d := range t.Children(t.Root()) {
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\n", t.ID(d), t.Label(d), size[d], below[d])
+	}
+	tw.Flush()
+}
+
+// histogram formats h[from:] as "depth:count" pairs.
+func histogram(h []int, from int) string {
+	var parts []string
+	for k := from; k < len(h); k++ {
+		parts = append(parts, fmt.Sprintf("%d:%d", k, h[k]))
+	}
+	return strings.Join(parts, " ")
+}
