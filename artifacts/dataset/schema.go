@@ -48,6 +48,8 @@ const (
 	ReasonOversize     = "oversize"
 	ReasonDuplicateID  = "duplicate_id"
 	ReasonBadSource    = "bad_source"
+	ReasonUnparseable  = "unparseable_answer"
+	ReasonLLMFailed    = "llm_failed"
 )
 
 // Document is a row of `corpus`, written by dedup's reduce: the problems

@@ -21,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/lib/llm"
 )
 
 // Config is the whole run configuration.
@@ -40,8 +41,14 @@ type Config struct {
 	// Slurm configures `saber submit`.
 	Slurm Slurm `yaml:"slurm" json:"slurm"`
 
-	Ingest Ingest `yaml:"ingest" json:"ingest"`
-	Dedup  Dedup  `yaml:"dedup" json:"dedup"`
+	// LLM is the OpenAI-compatible server the llm backends use (stages may
+	// override it). The API key is read from the variable named api_key_env.
+	LLM llm.Config `yaml:"llm" json:"llm"`
+
+	Ingest    Ingest    `yaml:"ingest" json:"ingest"`
+	Dedup     Dedup     `yaml:"dedup" json:"dedup"`
+	Tag       Tag       `yaml:"tag" json:"tag"`
+	Summarize Summarize `yaml:"summarize" json:"summarize"`
 
 	// dir is the directory of the config file; relative paths resolve there.
 	dir string
@@ -192,6 +199,7 @@ func (c *Config) applyDefaults() {
 	if len(c.Dedup.Priority) == 0 {
 		c.Dedup.Priority = append([]string(nil), Sources...)
 	}
+	c.defaultsLLMStages()
 }
 
 var runName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
@@ -272,6 +280,7 @@ func (c *Config) Validate() error {
 		seen[p] = true
 	}
 	c.validateSlurm(bad)
+	c.validateLLMStages(bad)
 	if len(errs) > 0 {
 		return &Error{Problems: errs}
 	}

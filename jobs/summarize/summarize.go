@@ -1,0 +1,121 @@
+// Package summarize extracts each corpus document's solution summary
+// (paper §3.3, prompt F.2; SPEC §3 "Summaries") with an LLM, or offline
+// with an extractive backend, and writes `summaries`. A document whose
+// answer stays unparseable after the re-asks goes to `summary_rejects`
+// instead: every document of the shard lands in exactly one of the two.
+package summarize
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/llm"
+	"github.com/saber-math/saber/lib/prompts"
+	"github.com/saber-math/saber/lib/summary"
+)
+
+// Stage is the summarize stage.
+var Stage = stage.Stage{
+	Name:    "summarize",
+	Summary: "solution summaries (prompt F.2 or offline extractive): corpus → summaries",
+	Steps: []stage.Step{{
+		Name: "map", Dataset: dataset.Summaries.Name,
+		Shards: func(c *config.Config) int { return c.Summarize.Shards },
+		Run:    run,
+	}},
+}
+
+func run(ctx context.Context, env *stage.Env) error {
+	cfg := env.Config
+	docs, err := stage.ShardDocs(ctx, env)
+	if err != nil {
+		return err
+	}
+	useLLM := cfg.Summarize.Backend == "llm"
+	lcfg := cfg.LLMFor(cfg.Summarize.LLM)
+	var (
+		client *llm.Client
+		prompt prompts.Prompt
+	)
+	backend, model, version := "extractive", "", ""
+	if useLLM {
+		if client, err = env.LLMClient(lcfg); err != nil {
+			return err
+		}
+		defer env.RecordLLM(client)
+		if prompt, err = prompts.Get("summary"); err != nil {
+			return err
+		}
+		backend, model, version = "llm", lcfg.Model, prompt.Version
+	}
+	rows := make([]*dataset.Summary, len(docs))
+	rejs := make([]*dataset.Reject, len(docs))
+	prog := env.Progress("summaries", int64(len(docs)))
+	err = stage.ForEach(ctx, len(docs), stage.Workers(cfg.Summarize.Workers, useLLM, lcfg), func(ctx context.Context, i int) error {
+		d := docs[i]
+		var s summary.Summary
+		if useLLM {
+			var err error
+			s, err = stage.Ask(ctx, client, prompt, map[string]string{"Problem": d.Statement, "Solution": d.Solution}, cfg.Summarize.ParseRetries, summary.Parse)
+			if err != nil {
+				rej, err := stage.Reject("summarize", d.ID, err)
+				if err != nil {
+					return fmt.Errorf("document %s: %w", d.ID, err)
+				}
+				rejs[i] = rej
+				prog.Add(1)
+				return nil
+			}
+		} else {
+			s = summary.Extractive(d.Statement, d.Solution)
+		}
+		rows[i] = &dataset.Summary{
+			ID: d.ID, NoCoreIdea: s.NoCoreIdea, CoreIdea: s.CoreIdea, CoreIdeaWords: int32(summary.Words(s.CoreIdea)),
+			TooLong: s.TooLong(), SupportingIdeas: s.SupportingIdeas, Keywords: s.Keywords, Confidence: s.Confidence,
+			Backend: backend, Model: model, PromptVersion: version,
+		}
+		prog.Add(1)
+		return nil
+	})
+	prog.Finish()
+	if err != nil {
+		return err
+	}
+	var out []dataset.Summary
+	var rejects []dataset.Reject
+	var words int64
+	for i := range docs {
+		switch {
+		case rows[i] != nil:
+			out = append(out, *rows[i])
+			words += int64(rows[i].CoreIdeaWords)
+			if rows[i].NoCoreIdea {
+				env.Count("no_core_idea", 1)
+			}
+			if rows[i].TooLong {
+				env.Count("core_idea_too_long", 1)
+			}
+		case rejs[i] != nil:
+			rejects = append(rejects, *rejs[i])
+			env.Count("rejected_"+rejs[i].Reason, 1)
+		}
+	}
+	env.Count("documents", int64(len(docs)))
+	env.Count("summaries", int64(len(out)))
+	env.Count("core_idea_words_total", words)
+	env.Log.Info().Int("documents", len(docs)).Int("summaries", len(out)).Int("rejects", len(rejects)).Msg("summarized")
+	o, err := dataset.Summaries.Write(ctx, env.Out, env.DataKey(dataset.Summaries.Name), out)
+	if err != nil {
+		return err
+	}
+	env.AddOutput(o)
+	o, err = dataset.SummaryRejects.Write(ctx, env.Out, env.DataKey(dataset.SummaryRejects.Name), rejects)
+	if err != nil {
+		return err
+	}
+	env.AddOutput(o)
+	return nil
+}

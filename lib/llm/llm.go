@@ -1,0 +1,432 @@
+// Package llm is the one client every saber stage uses to talk to a language
+// model: vLLM on the node, OpenAI, or any other OpenAI-compatible server.
+//
+// It exists so that the properties a multi-day labelling run depends on are
+// in one place: every answer is cached by a key that covers everything that
+// determines it (so a rerun of a finished or interrupted shard repeats no
+// call), failures are retried a bounded number of times with jittered
+// backoff, the load on the server is bounded by a concurrency limit and an
+// optional rate, and the API key never leaves the process environment — it is
+// in no config, log, error, statistic or cache key.
+//
+// The HTTP work is done by the official SDK, github.com/openai/openai-go,
+// with its own retries turned off so that the bound on attempts is ours.
+package llm
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+	"github.com/rs/zerolog"
+	"golang.org/x/time/rate"
+)
+
+// ErrPermanent is wrapped by errors that retrying cannot fix: the server
+// rejected the request (400, 401, 403, 404, 422 and other 4xx but 408, 409,
+// 425, 429) or the request itself is invalid. Test with errors.Is.
+var ErrPermanent = errors.New("llm: permanent failure")
+
+// Roles of a Message.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+)
+
+// Message is one turn of a chat.
+type Message struct {
+	Role    string `json:"role"` // system, user or assistant
+	Content string `json:"content"`
+}
+
+// Request is one chat completion. PromptVersion names the template that
+// produced Messages (e.g. "f1.v1"); it is part of the cache key so that a
+// changed template never reads answers cached for the old one.
+type Request struct {
+	PromptVersion string
+	Messages      []Message
+}
+
+// Response is a chat completion's answer. Latency is the wall time of the
+// whole Chat call, retries and waits included; Attempts is the number of HTTP
+// requests it made. A cache hit has Cached set, zero Latency and Attempts,
+// and the token counts of the call that filled the cache.
+type Response struct {
+	Content          string
+	Cached           bool
+	PromptTokens     int
+	CompletionTokens int
+	Latency          time.Duration
+	Attempts         int
+}
+
+// Cache stores responses by key; implementations live outside lib (the run's
+// storage). Get returns ok=false when absent.
+type Cache interface {
+	Get(ctx context.Context, key string) (val []byte, ok bool, err error)
+	Put(ctx context.Context, key string, val []byte) error
+}
+
+// Stats are cumulative counters of a Client.
+//
+// Calls counts calls of Chat and Embed, Cached those answered from the cache,
+// Retries the HTTP requests made after a first one failed, Failures the calls
+// that returned an error. Token counts and LatencyTotal cover calls that went
+// to the server (not cache hits). ErrorsByKind counts every failed attempt by
+// kind: "http_<status>", "timeout", "connection", "truncated",
+// "malformed_json", "empty_choices", "canceled", "invalid_request", "other".
+type Stats struct {
+	Calls, Cached, Retries, Failures, PromptTokens, CompletionTokens int64
+	LatencyTotal                                                     time.Duration
+	ErrorsByKind                                                     map[string]int64
+}
+
+// Client calls one model on one server. It is safe for concurrent use; make
+// one per (server, model, parameters) and share it.
+type Client struct {
+	cfg     Config
+	cache   Cache
+	apiKey  string // only ever handed to the SDK and to redact
+	timeout time.Duration
+
+	chat   openai.ChatCompletionService
+	embed  openai.EmbeddingService
+	sem    chan struct{}
+	limit  *rate.Limiter // nil = unlimited
+	params openai.ChatCompletionNewParams
+
+	backoffBase, backoffCap time.Duration
+
+	calls, cached, retries, failures atomic.Int64
+	promptTokens, completionTokens   atomic.Int64
+	latency                          atomic.Int64
+	errMu                            sync.Mutex
+	errKinds                         map[string]int64
+}
+
+// Retry backoff: full jitter, wait = uniform[0, min(cap, base·2^(n-1))) before
+// retry n, and at least what a Retry-After header asks for.
+const (
+	defaultBackoffBase = 500 * time.Millisecond
+	defaultBackoffCap  = 30 * time.Second
+	// maxRetryAfter bounds a server's Retry-After so a bogus header cannot
+	// stall a shard; the caller's deadline bounds it further.
+	maxRetryAfter = 2 * time.Minute
+)
+
+// New returns a client for cfg after filling defaults and validating it. The
+// API key is read now from the variable cfg.APIKeyEnv names; when that is
+// unset or empty the base URL must be a loopback address (a local vLLM needs
+// no key). cache may be nil.
+func New(cfg Config, cache Cache) (*Client, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.BaseURL == "" {
+		return nil, fmt.Errorf("llm: no base URL: set base_url in the config or $%s", BaseURLEnv)
+	}
+	key := strings.TrimSpace(os.Getenv(cfg.APIKeyEnv))
+	if key == "" && !isLoopback(cfg.BaseURL) {
+		return nil, fmt.Errorf("llm: environment variable %s is unset or empty; it must hold the API key for %s (only a loopback base_url may go without one)", cfg.APIKeyEnv, cfg.BaseURL)
+	}
+
+	// One transport for every request: keep-alive connections are what make
+	// thousands of small requests a second cheap, so keep at least as many
+	// idle as may be in flight.
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns = max(100, 2*cfg.Concurrency)
+	tr.MaxIdleConnsPerHost = cfg.Concurrency
+	tr.IdleConnTimeout = 90 * time.Second
+	httpc := &http.Client{Transport: tr} // no Timeout: each attempt has its own context
+
+	// The services are built from these options alone, not through
+	// openai.NewClient, which would also pick up OPENAI_BASE_URL,
+	// OPENAI_ORG_ID, OPENAI_CUSTOM_HEADERS... from the environment. No debug
+	// logging option is ever set: the SDK's would dump request headers.
+	opts := []option.RequestOption{
+		option.WithBaseURL(cfg.BaseURL),
+		option.WithHTTPClient(httpc),
+		option.WithMaxRetries(0),
+	}
+	if key != "" {
+		opts = append(opts, option.WithAPIKey(key))
+	}
+
+	c := &Client{
+		cfg:         cfg,
+		cache:       cache,
+		apiKey:      key,
+		timeout:     cfg.timeout(),
+		chat:        openai.NewChatCompletionService(opts...),
+		embed:       openai.NewEmbeddingService(opts...),
+		sem:         make(chan struct{}, cfg.Concurrency),
+		backoffBase: defaultBackoffBase,
+		backoffCap:  defaultBackoffCap,
+		errKinds:    map[string]int64{},
+	}
+	if cfg.RatePerSecond > 0 {
+		// Burst 1: requests are spaced evenly, never bunched, which is what
+		// a server-side rate limit expects.
+		c.limit = rate.NewLimiter(rate.Limit(cfg.RatePerSecond), 1)
+	}
+	c.params = openai.ChatCompletionNewParams{Model: shared.ChatModel(cfg.Model)}
+	if cfg.Temperature != nil {
+		c.params.Temperature = openai.Float(*cfg.Temperature)
+	}
+	if cfg.MaxTokens > 0 {
+		// max_completion_tokens, not the deprecated max_tokens: OpenAI's
+		// reasoning models reject the latter; vLLM takes both.
+		c.params.MaxCompletionTokens = openai.Int(int64(cfg.MaxTokens))
+	}
+	if cfg.Seed != nil {
+		c.params.Seed = openai.Int(*cfg.Seed)
+	}
+	if cfg.ReasoningEffort != "" {
+		c.params.ReasoningEffort = shared.ReasoningEffort(cfg.ReasoningEffort)
+	}
+	return c, nil
+}
+
+// Config returns the configuration in use, defaults filled in.
+func (c *Client) Config() Config { return c.cfg }
+
+// keyVersion is bumped whenever the cache key's document changes meaning.
+const keyVersion = 1
+
+type keyDoc struct {
+	V               int       `json:"v"`
+	Endpoint        string    `json:"endpoint"`
+	Model           string    `json:"model"`
+	PromptVersion   string    `json:"prompt_version"`
+	Messages        []Message `json:"messages"`
+	Temperature     *float64  `json:"temperature"`
+	MaxTokens       int       `json:"max_tokens"`
+	ReasoningEffort string    `json:"reasoning_effort"`
+	Seed            *int64    `json:"seed"`
+}
+
+// Key is the cache key of req: the hex SHA-256 of the canonical JSON (fixed
+// field order, every field present) of the model, prompt version, messages
+// and every generation parameter. It contains neither the API key nor the
+// base URL, so the same answers serve any server of the same model.
+func (c *Client) Key(req Request) string {
+	msgs := req.Messages
+	if msgs == nil {
+		msgs = []Message{}
+	}
+	b, err := json.Marshal(keyDoc{
+		V:               keyVersion,
+		Endpoint:        "chat",
+		Model:           c.cfg.Model,
+		PromptVersion:   req.PromptVersion,
+		Messages:        msgs,
+		Temperature:     c.cfg.Temperature,
+		MaxTokens:       c.cfg.MaxTokens,
+		ReasoningEffort: c.cfg.ReasoningEffort,
+		Seed:            c.cfg.Seed,
+	})
+	if err != nil { // cannot happen: strings, ints and finite floats
+		panic(fmt.Sprintf("llm: encoding cache key: %v", err))
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// cached is what the cache holds for one response.
+type cachedResponse struct {
+	V                int    `json:"v"`
+	Content          string `json:"content"`
+	PromptTokens     int    `json:"prompt_tokens"`
+	CompletionTokens int    `json:"completion_tokens"`
+}
+
+var errEmptyChoices = errors.New("llm: response has no choices")
+
+// Chat returns the model's answer to req: from the cache when it holds one,
+// else from the server, retrying transient failures, and then written to the
+// cache before returning. A failure to write the cache is returned as an
+// error together with the response, since a rerun would pay for the call
+// again.
+func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
+	c.calls.Add(1)
+	if err := checkMessages(req.Messages); err != nil {
+		c.fail("invalid_request")
+		return Response{}, err
+	}
+	var key string
+	if c.cache != nil {
+		key = c.Key(req)
+		val, ok, err := c.cache.Get(ctx, key)
+		if err != nil {
+			c.failures.Add(1)
+			return Response{}, fmt.Errorf("llm: reading cache entry %s: %w", key, err)
+		}
+		if ok {
+			var cr cachedResponse
+			if err := json.Unmarshal(val, &cr); err == nil && cr.V == 1 {
+				c.cached.Add(1)
+				return Response{Content: cr.Content, Cached: true, PromptTokens: cr.PromptTokens, CompletionTokens: cr.CompletionTokens}, nil
+			}
+			// An unreadable entry is a miss: the call below overwrites it.
+			zerolog.Ctx(ctx).Warn().Str("key", key).Msg("llm: unreadable cache entry; calling the model again")
+		}
+	}
+
+	params := c.params
+	params.Messages = make([]openai.ChatCompletionMessageParamUnion, len(req.Messages))
+	for i, m := range req.Messages {
+		switch m.Role {
+		case RoleSystem:
+			params.Messages[i] = openai.SystemMessage(m.Content)
+		case RoleUser:
+			params.Messages[i] = openai.UserMessage(m.Content)
+		case RoleAssistant:
+			params.Messages[i] = openai.AssistantMessage(m.Content)
+		}
+	}
+
+	start := time.Now()
+	var out *openai.ChatCompletion
+	attempts, err := c.retry(ctx, "chat", func(actx context.Context, res **http.Response) error {
+		var err error
+		out, err = c.chat.New(actx, params, option.WithResponseInto(res))
+		if err == nil && len(out.Choices) == 0 {
+			err = errEmptyChoices
+		}
+		return err
+	})
+	lat := time.Since(start)
+	c.latency.Add(int64(lat))
+	if err != nil {
+		c.failures.Add(1)
+		return Response{Latency: lat, Attempts: attempts}, err
+	}
+	resp := Response{
+		Content:          out.Choices[0].Message.Content,
+		PromptTokens:     int(out.Usage.PromptTokens),
+		CompletionTokens: int(out.Usage.CompletionTokens),
+		Latency:          lat,
+		Attempts:         attempts,
+	}
+	c.promptTokens.Add(out.Usage.PromptTokens)
+	c.completionTokens.Add(out.Usage.CompletionTokens)
+
+	if c.cache != nil {
+		val, _ := json.Marshal(cachedResponse{V: 1, Content: resp.Content, PromptTokens: resp.PromptTokens, CompletionTokens: resp.CompletionTokens})
+		if err := c.cache.Put(ctx, key, val); err != nil {
+			c.failures.Add(1)
+			return resp, fmt.Errorf("llm: writing cache entry %s: %w", key, err)
+		}
+	}
+	return resp, nil
+}
+
+func checkMessages(msgs []Message) error {
+	if len(msgs) == 0 {
+		return fmt.Errorf("llm: request has no messages: %w", ErrPermanent)
+	}
+	for i, m := range msgs {
+		switch m.Role {
+		case RoleSystem, RoleUser, RoleAssistant:
+		default:
+			return fmt.Errorf("llm: message %d has role %q, want system, user or assistant: %w", i, m.Role, ErrPermanent)
+		}
+	}
+	return nil
+}
+
+// Embed returns one embedding per input from the /embeddings endpoint of the
+// configured model, in input order. It shares Chat's retries and limits but
+// is never cached.
+func (c *Client) Embed(ctx context.Context, inputs []string) ([][]float32, error) {
+	c.calls.Add(1)
+	if len(inputs) == 0 {
+		return nil, nil
+	}
+	params := openai.EmbeddingNewParams{
+		Model:          c.cfg.Model,
+		Input:          openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: inputs},
+		EncodingFormat: openai.EmbeddingNewParamsEncodingFormatFloat,
+	}
+	var out *openai.CreateEmbeddingResponse
+	start := time.Now()
+	_, err := c.retry(ctx, "embed", func(actx context.Context, res **http.Response) error {
+		var err error
+		out, err = c.embed.New(actx, params, option.WithResponseInto(res))
+		if err == nil && len(out.Data) != len(inputs) {
+			err = fmt.Errorf("llm: %d embeddings for %d inputs: %w", len(out.Data), len(inputs), errEmptyChoices)
+		}
+		return err
+	})
+	c.latency.Add(int64(time.Since(start)))
+	if err != nil {
+		c.failures.Add(1)
+		return nil, err
+	}
+	c.promptTokens.Add(out.Usage.PromptTokens)
+	vecs := make([][]float32, len(inputs))
+	for i, d := range out.Data {
+		idx := int(d.Index)
+		if idx < 0 || idx >= len(vecs) || vecs[idx] != nil {
+			idx = i // a server that numbers badly: trust the order
+		}
+		v := make([]float32, len(d.Embedding))
+		for j, x := range d.Embedding {
+			v[j] = float32(x)
+		}
+		vecs[idx] = v
+	}
+	for i, v := range vecs {
+		if v == nil {
+			c.failures.Add(1)
+			return nil, fmt.Errorf("llm: embeddings response has no vector for input %d", i)
+		}
+	}
+	return vecs, nil
+}
+
+// Stats returns a snapshot of the cumulative counters.
+func (c *Client) Stats() Stats {
+	s := Stats{
+		Calls:            c.calls.Load(),
+		Cached:           c.cached.Load(),
+		Retries:          c.retries.Load(),
+		Failures:         c.failures.Load(),
+		PromptTokens:     c.promptTokens.Load(),
+		CompletionTokens: c.completionTokens.Load(),
+		LatencyTotal:     time.Duration(c.latency.Load()),
+	}
+	c.errMu.Lock()
+	s.ErrorsByKind = make(map[string]int64, len(c.errKinds))
+	for k, v := range c.errKinds {
+		s.ErrorsByKind[k] = v
+	}
+	c.errMu.Unlock()
+	return s
+}
+
+// fail counts a call that failed before any attempt.
+func (c *Client) fail(kind string) {
+	c.failures.Add(1)
+	c.countKind(kind)
+}
+
+func (c *Client) countKind(kind string) {
+	c.errMu.Lock()
+	c.errKinds[kind]++
+	c.errMu.Unlock()
+}

@@ -1,0 +1,150 @@
+// Package prompts holds the LLM prompts of the SABER-Math pipeline as
+// versioned templates embedded in the binary, so a run's answers can always
+// be traced to the exact text that produced them.
+//
+// The texts are the paper's (App. F): F.1 topic assignment and F.2 solution
+// summaries, copied word for word. The paper's extraction lost the line
+// breaks, which are restored at its markdown headings and numbered items;
+// the only other changes are "&lt;"/"&gt;" → "<"/">", "<truefalse>" →
+// "<true|false>" (the "|" was lost) and the stray closing quote after
+// F.2's {solution}. Placeholders ({problem} ...) became text/template fields.
+//
+// A template's Version goes into every cache key (llm.Request.PromptVersion).
+// Changing a template's text therefore means a new file and a new version,
+// never an edit: the tests pin each version's SHA-256.
+package prompts
+
+import (
+	"embed"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"text/template"
+
+	"github.com/saber-math/saber/lib/llm"
+)
+
+// Prompt names.
+const (
+	Topics  = "topics"  // F.1 ontology topic assignment
+	Summary = "summary" // F.2 short solution summaries
+)
+
+//go:embed templates/*.txt
+var files embed.FS
+
+// registry maps a name to its current template file and version.
+var registry = map[string]struct{ file, version string }{
+	Topics:  {"templates/f1-topic-assignment.v1.txt", "f1.v1"},
+	Summary: {"templates/f2-summary.v1.txt", "f2.v1"},
+}
+
+// TopicsData fills the "topics" prompt (F.1).
+type TopicsData struct {
+	ProblemAndSolution string
+	Tags               string // comma-separated; see JoinTags
+}
+
+// SummaryData fills the "summary" prompt (F.2).
+type SummaryData struct {
+	Problem, Solution string
+}
+
+// JoinTags writes tags the one way the topics prompt takes them, ", "
+// between names, so that equal tag lists give equal prompts (and cache keys)
+// whoever builds them.
+func JoinTags(tags []string) string { return strings.Join(tags, ", ") }
+
+// Prompt is one version of a prompt. System and User are text/template
+// sources; System is empty for a prompt that is a single user message.
+type Prompt struct {
+	Name, Version string
+	System, User  string
+}
+
+// Names lists the known prompt names.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Get returns the current version of the named prompt.
+func Get(name string) (Prompt, error) {
+	r, ok := registry[name]
+	if !ok {
+		return Prompt{}, fmt.Errorf("prompts: no prompt %q (have %s)", name, strings.Join(Names(), ", "))
+	}
+	raw, err := files.ReadFile(r.file)
+	if err != nil {
+		return Prompt{}, fmt.Errorf("prompts: reading %s: %w", r.file, err)
+	}
+	system, user, err := split(string(raw))
+	if err != nil {
+		return Prompt{}, fmt.Errorf("prompts: %s: %w", r.file, err)
+	}
+	return Prompt{Name: name, Version: r.version, System: system, User: user}, nil
+}
+
+// split reads a template file: either "[SYSTEM]\n...\n[USER]\n..." or a
+// single user message with no markers.
+func split(s string) (system, user string, err error) {
+	const sysMark, userMark = "[SYSTEM]\n", "\n[USER]\n"
+	if !strings.HasPrefix(s, sysMark) {
+		if strings.Contains(s, "[USER]\n") {
+			return "", "", fmt.Errorf("[USER] without [SYSTEM] first")
+		}
+		return "", strings.TrimSpace(s), nil
+	}
+	rest := s[len(sysMark):]
+	i := strings.Index(rest, userMark)
+	if i < 0 {
+		return "", "", fmt.Errorf("[SYSTEM] without [USER]")
+	}
+	return strings.TrimSpace(rest[:i]), strings.TrimSpace(rest[i+len(userMark):]), nil
+}
+
+// parsed caches parsed templates by source text.
+var parsed sync.Map // string → *template.Template
+
+func parse(src string) (*template.Template, error) {
+	if t, ok := parsed.Load(src); ok {
+		return t.(*template.Template), nil
+	}
+	t, err := template.New("").Option("missingkey=error").Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	parsed.Store(src, t)
+	return t, nil
+}
+
+// Render fills the templates with data's fields (TopicsData, SummaryData, or
+// any struct or map with the same fields) and returns the messages: a system
+// message when the prompt has one, then the user message. A missing field is
+// an error.
+func (p Prompt) Render(data any) ([]llm.Message, error) {
+	if p.User == "" {
+		return nil, fmt.Errorf("prompts: %s %s has no user message", p.Name, p.Version)
+	}
+	msgs := make([]llm.Message, 0, 2)
+	for _, part := range []struct{ role, src string }{{llm.RoleSystem, p.System}, {llm.RoleUser, p.User}} {
+		if part.src == "" {
+			continue
+		}
+		t, err := parse(part.src)
+		if err != nil {
+			return nil, fmt.Errorf("prompts: parsing %s %s %s template: %w", p.Name, p.Version, part.role, err)
+		}
+		var b strings.Builder
+		if err := t.Execute(&b, data); err != nil {
+			return nil, fmt.Errorf("prompts: rendering %s %s %s message: %w", p.Name, p.Version, part.role, err)
+		}
+		msgs = append(msgs, llm.Message{Role: part.role, Content: b.String()})
+	}
+	return msgs, nil
+}

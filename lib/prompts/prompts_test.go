@@ -1,0 +1,156 @@
+package prompts
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"testing"
+
+	"github.com/saber-math/saber/lib/llm"
+)
+
+// TestVersionsPinned fails when a template's text changes under the same
+// version: cached answers would be served for a prompt that no longer
+// produced them. Add a new file and version instead.
+func TestVersionsPinned(t *testing.T) {
+	want := map[string]struct{ version, sha string }{
+		Topics:  {"f1.v1", "10e355041c24a843bb0b9a4ea205d9c4ce773207dd7f8e962712fd7882eaadef"},
+		Summary: {"f2.v1", "12fc13ccf9964e158e25738841bbe70f787e77f4864697426ba4787d819704bc"},
+	}
+	if got := Names(); len(got) != len(want) {
+		t.Fatalf("Names() = %v", got)
+	}
+	for name, w := range want {
+		p, err := Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Name != name || p.Version != w.version {
+			t.Errorf("%s: name %q version %q, want version %q", name, p.Name, p.Version, w.version)
+		}
+		raw, err := files.ReadFile(registry[name].file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(raw)
+		if got := hex.EncodeToString(sum[:]); got != w.sha {
+			t.Errorf("%s: %s changed (sha256 %s) but its version is still %s: add a new file and version", name, registry[name].file, got, p.Version)
+		}
+	}
+	if _, err := Get("judge"); err == nil || !strings.Contains(err.Error(), "topics") {
+		t.Errorf("Get(judge) err = %v", err)
+	}
+}
+
+func TestTopicsRender(t *testing.T) {
+	p, err := Get(Topics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "Problem: Find all x with x^2 < 4 & x > 0.\nSolution: 0 < x < 2."
+	msgs, err := p.Render(TopicsData{ProblemAndSolution: text, Tags: JoinTags([]string{"Algebra", "Inequalities", "Number Theory"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 2 || msgs[0].Role != llm.RoleSystem || msgs[1].Role != llm.RoleUser {
+		t.Fatalf("messages = %+v", msgs)
+	}
+	sys, user := msgs[0].Content, msgs[1].Content
+	for _, s := range []string{
+		"You are an Expert Mathematical Annotator.",
+		"You must assign relevance score for each of the tags with respect to the provided text.",
+		"# INPUT\nYou will be provided with:\n1. A mathematical text\n2. A comma-separated list of tags",
+		"For each of the provided tags assign a real number from the interval [0.0, 1.0].",
+		"The most relevant tag to the text must have a relevance score of 1.0 and the most irrelevant must have a score of 0.0.",
+		"Constrain your output to a pure JSON with no explanations, markdown or comments. Return only pure JSON.",
+		`"<tagName>": <float tag relevance score 0.0-1.0 to the provided mathematical text>,`,
+	} {
+		if !strings.Contains(sys, s) {
+			t.Errorf("system message lacks %q", s)
+		}
+	}
+	if strings.Contains(sys, "[USER]") || strings.Contains(sys, "[SYSTEM]") || strings.Contains(sys, "&lt;") || strings.Contains(sys, "{{") {
+		t.Errorf("system message has markers or artifacts:\n%s", sys)
+	}
+	wantUser := "# Mathematical Text:\n" + text + "\n\nWith respect to the above text, assign relevance scores to the following tags and return the results in JSON:\nAlgebra, Inequalities, Number Theory"
+	if user != wantUser {
+		t.Errorf("user message =\n%s\nwant\n%s", user, wantUser)
+	}
+}
+
+func TestSummaryRender(t *testing.T) {
+	p, err := Get(Summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.System != "" {
+		t.Errorf("F.2 is one user message; system = %q", p.System)
+	}
+	msgs, err := p.Render(SummaryData{Problem: "Show that n^2 + n is even.", Solution: "n(n+1) is a product of consecutive integers."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 1 || msgs[0].Role != llm.RoleUser {
+		t.Fatalf("messages = %+v", msgs)
+	}
+	u := msgs[0].Content
+	for _, s := range []string{
+		"You are an expert mathematical annotator tasked with identifying the *core idea*-the central mathematical insight-from a math problem.",
+		"1. Identify what makes the solution work conceptually, not how to carry it out.",
+		"2. Never include any multi-step reasoning, equations, or numeric computations.",
+		"3. Never try to solve the problem on your own, and don't include your reasoning or thoughts.",
+		"4. Output a single valid JSON object matching the schema below.",
+		"5. Structure the ideas imperatively so they look like you are giving a hint to someone.",
+		"store its value as 'null' and set the 'noCoreIdea' to 'true'.",
+		`"noCoreIdea": <true|false>,`,
+		`"coreIdea": "<string - one short sentence (up to 30 words) naming the main insight to the problem>",`,
+		`"supportingIdeas": ["<strings - 0-3 short technique phrases>"],`,
+		`"confidence": <0.0-1.0>`,
+	} {
+		if !strings.Contains(u, s) {
+			t.Errorf("message lacks %q", s)
+		}
+	}
+	if !strings.HasSuffix(u, "Here are the problem statement and solution:\nStatement: Show that n^2 + n is even.\nSolution: n(n+1) is a product of consecutive integers.") {
+		t.Errorf("message ends wrong:\n%s", u)
+	}
+	if !strings.HasPrefix(u, "# INSTRUCTION\n") {
+		t.Errorf("message starts wrong: %q", u[:20])
+	}
+}
+
+func TestRenderAcceptsMapsAndRejectsMissingFields(t *testing.T) {
+	p, _ := Get(Summary)
+	if _, err := p.Render(map[string]string{"Problem": "p", "Solution": "s"}); err != nil {
+		t.Errorf("map data: %v", err)
+	}
+	if _, err := p.Render(map[string]string{"Problem": "p"}); err == nil {
+		t.Error("map without Solution rendered")
+	}
+	if _, err := p.Render(TopicsData{}); err == nil {
+		t.Error("TopicsData rendered the summary prompt")
+	}
+	q, _ := Get(Topics)
+	if _, err := q.Render(SummaryData{}); err == nil {
+		t.Error("SummaryData rendered the topics prompt")
+	}
+}
+
+func TestRenderDoesNotEscape(t *testing.T) {
+	p, _ := Get(Summary)
+	msgs, err := p.Render(SummaryData{Problem: `a < b && "c" > 'd'`, Solution: "{{.X}}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(msgs[0].Content, `Statement: a < b && "c" > 'd'`+"\nSolution: {{.X}}") {
+		t.Errorf("data was altered:\n%s", msgs[0].Content)
+	}
+}
+
+func TestSplit(t *testing.T) {
+	for _, bad := range []string{"[SYSTEM]\nonly", "x\n[USER]\ny"} {
+		if _, _, err := split(bad); err == nil {
+			t.Errorf("split(%q) accepted", bad)
+		}
+	}
+}
