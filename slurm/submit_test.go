@@ -103,13 +103,15 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 		"ingest/map id=103 array=0-1%2 off=8 dep=[]",
 		"dedup/map id=104 array=0-2%2 off=0 dep=[101 102 103]",
 		"dedup/reduce id=105 array= off=0 dep=[104]",
+		"tag/map id=106 array=0%2 off=0 dep=[105]",
+		"summarize/map id=107 array=0%2 off=0 dep=[106]",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("submissions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	last := r.calls[len(r.calls)-1]
-	if !strings.Contains(last, "--dependency=afterok:104") || strings.Contains(last, "--array") {
-		t.Errorf("reduce sbatch call: %s", last)
+	reduce := r.calls[len(r.calls)-3]
+	if !strings.Contains(reduce, "--dependency=afterok:104") || strings.Contains(reduce, "--array") {
+		t.Errorf("reduce sbatch call: %s", reduce)
 	}
 	for off, name := range map[int]string{0: "ingest-map.sbatch", 4: "ingest-map-from-4.sbatch", 8: "ingest-map-from-8.sbatch"} {
 		b, err := os.ReadFile(filepath.Join(LogDir(cfg), "sbatch", name))
@@ -118,7 +120,7 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 		}
 	}
 	jobs, err := ReadJobs(ctx, root, "demo")
-	if err != nil || len(jobs.Submissions) != 5 || jobs.Submissions[4].JobID != "105" {
+	if err != nil || len(jobs.Submissions) != 7 || jobs.Submissions[4].JobID != "105" {
 		t.Fatalf("_jobs.json: %+v, %v", jobs, err)
 	}
 	// With the run's jobs still queued, a second submit refuses.
@@ -155,7 +157,7 @@ func TestDryRunTouchesNoSlurmAndScriptsParse(t *testing.T) {
 		}
 	}
 	scripts, _ := filepath.Glob(filepath.Join(LogDir(cfg), "sbatch", "*.sbatch"))
-	if len(scripts) != 3 {
+	if len(scripts) != 5 {
 		t.Fatalf("scripts: %v", scripts)
 	}
 	for _, s := range scripts {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/artifacts/store/storetest"
+	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/shard"
 	"github.com/saber-math/saber/slurm"
 )
@@ -158,7 +159,7 @@ func TestSlurmSubmitMatchesLocalRun(t *testing.T) {
 	if strings.Count(out, "submitted ingest map") != 2 || !strings.Contains(out, "submitted dedup reduce") {
 		t.Fatalf("submit output:\n%s", out)
 	}
-	rep := waitIdle(t, cfg, 4*time.Minute)
+	rep := waitIdle(t, cfg, 8*time.Minute)
 	for _, s := range rep.Steps {
 		if s.Done != s.Total {
 			human, _ := saber(t, "status", "--config", cfg)
@@ -187,14 +188,14 @@ func TestSlurmCancelOneTaskThenResubmit(t *testing.T) {
 	submit(t, cfg)
 	st, _ := store.Open(context.Background(), root, store.Options{})
 	jobs, err := slurm.ReadJobs(context.Background(), st, "slurmtest")
-	if err != nil || len(jobs.Submissions) != 3 {
+	if err != nil || len(jobs.Submissions) != len(pipeline.Stages)+1 {
 		t.Fatalf("jobs: %+v %v", jobs, err)
 	}
 	task := jobs.Submissions[0].JobID + "_3"
 	if out, err := exec.Command("scancel", task).CombinedOutput(); err != nil {
 		t.Fatalf("scancel %s: %v %s", task, err, out)
 	}
-	rep := waitIdle(t, cfg, 4*time.Minute)
+	rep := waitIdle(t, cfg, 8*time.Minute)
 	if rep.Steps[0].Done != 3 || len(rep.Steps[0].Missing) != 1 || rep.Steps[0].Missing[0] != 3 {
 		t.Fatalf("after cancel: %+v", rep.Steps[0])
 	}
@@ -205,7 +206,7 @@ func TestSlurmCancelOneTaskThenResubmit(t *testing.T) {
 	if !strings.Contains(out, "submitted ingest map") || !strings.Contains(out, "1 shard(s) (--array=3%1)") {
 		t.Fatalf("resubmit did not send only shard 3:\n%s", out)
 	}
-	waitIdle(t, cfg, 4*time.Minute)
+	waitIdle(t, cfg, 8*time.Minute)
 	if got := hashes(t, root); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("after resubmit the run differs from the local run:\n got %v\nwant %v", got, want)
 	}
@@ -229,7 +230,7 @@ func TestSlurmPreemptionRequeues(t *testing.T) {
 	task := arrayID + "_0"
 	// Wait for the task's stage to be running (its log says so), then signal.
 	logFile := filepath.Join(dir, "logs", "slurmtest", "saber-slurmtest-ingest_"+arrayID+"_0.out")
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		b, _ := os.ReadFile(logFile)
 		if strings.Contains(string(b), "shard started") {
@@ -245,7 +246,7 @@ func TestSlurmPreemptionRequeues(t *testing.T) {
 	}
 	// A requeued task waits ~120 s (BeginTime) unless told to start now.
 	requeued := false
-	deadline = time.Now().Add(2 * time.Minute)
+	deadline = time.Now().Add(5 * time.Minute)
 	for time.Now().Before(deadline) {
 		b, _ := os.ReadFile(logFile)
 		if strings.Contains(string(b), "requeueing") {
@@ -263,7 +264,7 @@ func TestSlurmPreemptionRequeues(t *testing.T) {
 		b, _ := os.ReadFile(logFile)
 		t.Fatalf("task was not requeued; log:\n%s", b)
 	}
-	waitIdle(t, cfg, 5*time.Minute)
+	waitIdle(t, cfg, 8*time.Minute)
 	b, _ := os.ReadFile(logFile)
 	if !strings.Contains(string(b), "SLURM_RESTART_COUNT=1") || !strings.Contains(string(b), "stage exited 75 after USR1") {
 		t.Errorf("log does not show a clean stop and a restart:\n%s", b)
@@ -301,7 +302,7 @@ func TestSlurmRunbookCommands(t *testing.T) {
 	if out, code := saber(t, "cancel", "--config", cfg); code != 0 || !strings.Contains(out, "cancelled "+array) {
 		t.Fatalf("saber cancel: exit %d\n%s", code, out)
 	}
-	rep := waitIdle(t, cfg, 2*time.Minute)
+	rep := waitIdle(t, cfg, 5*time.Minute)
 	if rep.Steps[0].Done == 8 {
 		t.Skip("every ingest shard finished before the cancel; nothing left to test")
 	}
@@ -311,7 +312,7 @@ func TestSlurmRunbookCommands(t *testing.T) {
 	// Shard 7 by hand, from the rendered script.
 	script := filepath.Join(dir, "logs", "slurmtest", "sbatch", "ingest-map.sbatch")
 	id := strings.TrimSpace(strings.Split(run("sbatch", "--parsable", "--array=7", script), ";")[0])
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		if done, _ := shard.Done(context.Background(), st, shard.DoneKey("slurmtest", "problems", shard.Spec{Index: 7, Count: 8})); done {
 			break
@@ -325,7 +326,7 @@ func TestSlurmRunbookCommands(t *testing.T) {
 	if strings.Contains(out, "array=7") || strings.Contains(out, ",7") {
 		t.Errorf("shard 7 resubmitted although done:\n%s", out)
 	}
-	waitIdle(t, cfg, 4*time.Minute)
+	waitIdle(t, cfg, 8*time.Minute)
 	if got := hashes(t, root); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("run differs from the local run:\n got %v\nwant %v", got, want)
 	}

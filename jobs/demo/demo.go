@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/store"
@@ -53,6 +54,10 @@ ingest:
       fields: {statement: problem, solution: solution}
 dedup:
   shards: 2
+tag:
+  shards: 2          # backend: lexical (offline); for a model: backend: llm and an llm: section
+summarize:
+  shards: 2          # backend: extractive (offline)
 `
 
 // extraJSONL shows what ingest does with bad rows: they go to rejects.
@@ -190,5 +195,41 @@ func summarize(ctx context.Context, cfg *config.Config, scfg synth.Config, out i
 	if planted > 0 {
 		fmt.Fprintf(out, "  planted near-dups    %d, found %d (recall %.3f)\n", planted, found, float64(found)/float64(planted))
 	}
+	tagStats, err := sumStats(ctx, root, cfg.Run, dataset.Topics.Name)
+	if err != nil {
+		return err
+	}
+	if docs := tagStats["documents"]; docs > 0 {
+		fmt.Fprintf(out, "  topics per document  %.2f (%d without topics)  (%s)\n", float64(tagStats["topics_total"])/float64(docs),
+			tagStats["no_topics"], root.URI(cfg.Run+"/topics/"))
+		var doms []string
+		for _, d := range []string{"algebra", "geometry", "number_theory", "combinatorics", "calculus_and_analysis"} {
+			doms = append(doms, fmt.Sprintf("%s %d", d, tagStats["domain_"+d]))
+		}
+		fmt.Fprintf(out, "  main domains         %s\n", strings.Join(doms, ", "))
+	}
+	sumStats, err := sumStats(ctx, root, cfg.Run, dataset.Summaries.Name)
+	if err != nil {
+		return err
+	}
+	if n := sumStats["summaries"]; n > 0 {
+		fmt.Fprintf(out, "  summaries            %d, mean %.1f words, %d without a core idea  (%s)\n", n,
+			float64(sumStats["core_idea_words_total"])/float64(n), sumStats["no_core_idea"], root.URI(cfg.Run+"/summaries/"))
+	}
 	return nil
+}
+
+// sumStats adds up the statistics of every shard manifest of a dataset.
+func sumStats(ctx context.Context, root store.Store, run, ds string) (map[string]int64, error) {
+	ms, err := shard.Complete(ctx, root, run, ds)
+	if err != nil {
+		return nil, err
+	}
+	total := map[string]int64{}
+	for _, m := range ms {
+		for k, v := range m.Stats {
+			total[k] += v
+		}
+	}
+	return total, nil
 }

@@ -10,10 +10,13 @@ import (
 	"github.com/saber-math/saber/jobs/dedup"
 	"github.com/saber-math/saber/jobs/ingest"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/summarize"
+	"github.com/saber-math/saber/jobs/tag"
 )
 
-// Stages are every stage in pipeline order.
-var Stages = []stage.Stage{ingest.Stage, dedup.Stage}
+// Stages are every stage in pipeline order. tag and summarize both read
+// only the corpus; on Slurm they are chained, locally they run in turn.
+var Stages = []stage.Stage{ingest.Stage, dedup.Stage, tag.Stage, summarize.Stage}
 
 // Lookup returns the named stage.
 func Lookup(name string) (stage.Stage, error) {

@@ -144,8 +144,8 @@ func TestMATHRunRerunVerify(t *testing.T) {
 	dir := t.TempDir()
 	cfg, cfgPath := writeConfig(t, dir, "data", data+"/MATH_*.jsonl", 2, 3)
 	runs := runLocal(t, cfg, cfgPath)
-	if len(runs) != 2+3+1 {
-		t.Fatalf("ran %d shards, want 6", len(runs))
+	if len(runs) != 2+3+1+1+1 {
+		t.Fatalf("ran %d shards, want 8", len(runs))
 	}
 	before := snapshot(t, filepath.Join(dir, "data"))
 	for _, r := range runLocal(t, cfg, cfgPath) {

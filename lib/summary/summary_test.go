@@ -13,7 +13,9 @@ func TestParse(t *testing.T) {
 		check   func(Summary) bool
 	}{
 		{`{"noCoreIdea": false, "coreIdea": "Pair terms symmetrically.", "supportingIdeas": ["symmetry"], "keywords": ["pairing"], "confidence": 0.9}`, "",
-			func(s Summary) bool { return s.CoreIdea == "Pair terms symmetrically." && s.Confidence == 0.9 && s.Keywords[0] == "pairing" }},
+			func(s Summary) bool {
+				return s.CoreIdea == "Pair terms symmetrically." && s.Confidence == 0.9 && s.Keywords[0] == "pairing"
+			}},
 		{"```json\n{\"noCoreIdea\": true, \"coreIdea\": null, \"confidence\": 0.2}\n```", "",
 			func(s Summary) bool { return s.NoCoreIdea && s.CoreIdea == "" && len(s.Keywords) == 0 }},
 		{`{"noCoreIdea": true, "coreIdea": "ignored", "confidence": 1}`, "", func(s Summary) bool { return s.CoreIdea == "" }},

@@ -1,0 +1,279 @@
+// Package tag assigns ontology topics to every corpus document (paper
+// §3.2.2, prompt F.1; SPEC §3 "Topic assignment"): the top-down traversal
+// of lib/topics with one of two scorers, the LLM or the offline lexical
+// one, and writes `topics`. A document whose answers stay unparseable goes
+// to `tag_rejects` instead; every document lands in exactly one of the two.
+package tag
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	defaultontology "github.com/saber-math/saber/artifacts/ontology"
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/llm"
+	"github.com/saber-math/saber/lib/llmjson"
+	"github.com/saber-math/saber/lib/ontology"
+	"github.com/saber-math/saber/lib/prompts"
+	"github.com/saber-math/saber/lib/topics"
+	"github.com/saber-math/saber/shard"
+)
+
+// Stage is the tag stage.
+var Stage = stage.Stage{
+	Name:    "tag",
+	Summary: "ontology topics per document (prompt F.1 or offline lexical): corpus → topics",
+	Steps: []stage.Step{{
+		Name: "map", Dataset: dataset.Topics.Name,
+		Shards: func(c *config.Config) int { return c.Tag.Shards },
+		Run:    run,
+	}},
+}
+
+// LoadTree reads the configured ontology (or the built-in default) and
+// returns its tree and the SHA-256 of the files read ("" for the default).
+func LoadTree(ctx context.Context, cfg *config.Config) (*ontology.Tree, []shard.Object, error) {
+	t := cfg.Tag
+	if t.Ontology == "" {
+		dag, err := defaultontology.Default()
+		if err != nil {
+			return nil, nil, err
+		}
+		tree, err := build(dag, t.Roots)
+		return tree, nil, err
+	}
+	read := func(p string) ([]byte, shard.Object, error) {
+		uri := cfg.Resolve(p)
+		dir, base := filepath.Split(uri)
+		if strings.Contains(uri, "://") {
+			i := strings.LastIndex(uri, "/")
+			dir, base = uri[:i+1], uri[i+1:]
+		}
+		st, err := store.Open(ctx, dir, cfg.Storage)
+		if err != nil {
+			return nil, shard.Object{}, stage.BadInput(err)
+		}
+		b, err := store.ReadAll(ctx, st, base)
+		if err != nil {
+			return nil, shard.Object{}, stage.BadInput(fmt.Errorf("tag.ontology: %w", err))
+		}
+		sum := sha256.Sum256(b)
+		return b, shard.Object{URI: uri, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}, nil
+	}
+	body, obj, err := read(t.Ontology)
+	if err != nil {
+		return nil, nil, err
+	}
+	objs := []shard.Object{obj}
+	format := t.OntologyFormat
+	if format == "auto" {
+		switch strings.ToLower(filepath.Ext(t.Ontology)) {
+		case ".json":
+			format = "json"
+		case ".csv":
+			format = "csv"
+		case ".jsonl":
+			format = "mathworld"
+		default:
+			return nil, nil, stage.BadInput(fmt.Errorf("tag.ontology: cannot tell the format of %s; set tag.ontology_format", t.Ontology))
+		}
+	}
+	var dag *ontology.DAG
+	switch format {
+	case "json":
+		dag, err = ontology.ReadJSON(strings.NewReader(string(body)))
+	case "csv":
+		dag, err = ontology.ReadCSV(strings.NewReader(string(body)))
+	case "mathworld":
+		if t.OntologyEdges == "" {
+			return nil, nil, stage.BadInput(fmt.Errorf("tag.ontology_edges: required with a MathWorld nodes file"))
+		}
+		edges, eobj, err2 := read(t.OntologyEdges)
+		if err2 != nil {
+			return nil, nil, err2
+		}
+		objs = append(objs, eobj)
+		dag, err = ontology.ReadMathWorld(strings.NewReader(string(body)), strings.NewReader(string(edges)))
+	}
+	if err != nil {
+		return nil, nil, stage.BadInput(fmt.Errorf("tag.ontology %s: %w", t.Ontology, err))
+	}
+	tree, err := build(dag, t.Roots)
+	return tree, objs, err
+}
+
+func build(dag *ontology.DAG, roots []string) (*ontology.Tree, error) {
+	if len(roots) > 0 {
+		var err error
+		if dag, err = dag.Restrict(roots); err != nil {
+			return nil, stage.BadInput(fmt.Errorf("tag.roots: %w", err))
+		}
+	}
+	tree, err := ontology.BuildTree(dag)
+	if err != nil {
+		return nil, stage.BadInput(fmt.Errorf("tag.ontology: %w", err))
+	}
+	return tree, nil
+}
+
+// llmScorer asks the model (prompt F.1) to score a node's tags.
+type llmScorer struct {
+	client  *llm.Client
+	prompt  prompts.Prompt
+	retries int
+}
+
+// Score implements topics.Scorer. Tags the model was not offered are
+// ignored, offered tags it left out score 0, and labels match without case
+// or surrounding space.
+func (s *llmScorer) Score(ctx context.Context, text topics.Text, tags []topics.Tag) ([]float64, error) {
+	labels := make([]string, len(tags))
+	for i, t := range tags {
+		labels[i] = t.Label
+	}
+	data := map[string]string{"ProblemAndSolution": text.Statement + "\n\n" + text.Solution, "Tags": strings.Join(labels, ", ")}
+	return stage.Ask(ctx, s.client, s.prompt, data, s.retries, func(raw string) ([]float64, error) {
+		return ParseScores(raw, labels)
+	})
+}
+
+// ParseScores reads an F.1 answer: a JSON object from tag label to score.
+func ParseScores(raw string, labels []string) ([]float64, error) {
+	m, err := llmjson.Object(raw)
+	if err != nil {
+		return nil, err
+	}
+	byLabel := map[string]float64{}
+	for k, v := range m {
+		f, ok := llmjson.Number(v)
+		if !ok {
+			return nil, fmt.Errorf("score of %q is %s, not a number", k, v)
+		}
+		byLabel[norm(k)] = max(f, 0)
+	}
+	out := make([]float64, len(labels))
+	found := 0
+	for i, l := range labels {
+		if f, ok := byLabel[norm(l)]; ok {
+			out[i] = f
+			found++
+		}
+	}
+	if found == 0 && len(labels) > 0 {
+		return nil, fmt.Errorf("none of the %d offered tags is in the answer", len(labels))
+	}
+	return out, nil
+}
+
+func norm(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+func run(ctx context.Context, env *stage.Env) error {
+	cfg := env.Config
+	docs, err := stage.ShardDocs(ctx, env)
+	if err != nil {
+		return err
+	}
+	tree, objs, err := LoadTree(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	for _, o := range objs {
+		env.AddInput(o)
+	}
+	useLLM := cfg.Tag.Backend == "llm"
+	lcfg := cfg.LLMFor(cfg.Tag.LLM)
+	var scorer topics.Scorer = topics.NewLexical(tree)
+	backend, model, version := "lexical", "", ""
+	if useLLM {
+		client, err := env.LLMClient(lcfg)
+		if err != nil {
+			return err
+		}
+		defer env.RecordLLM(client)
+		p, err := prompts.Get("topics")
+		if err != nil {
+			return err
+		}
+		scorer = &llmScorer{client: client, prompt: p, retries: cfg.Tag.ParseRetries}
+		backend, model, version = "llm", lcfg.Model, p.Version
+	}
+	rows := make([]*dataset.TopicRow, len(docs))
+	rejs := make([]*dataset.Reject, len(docs))
+	prog := env.Progress("documents", int64(len(docs)))
+	err = stage.ForEach(ctx, len(docs), stage.Workers(cfg.Tag.Workers, useLLM, lcfg), func(ctx context.Context, i int) error {
+		d := docs[i]
+		a, err := topics.Assign(ctx, tree, scorer, topics.Text{Statement: d.Statement, Solution: d.Solution}, cfg.Tag.Tau, cfg.Tag.MaxCalls)
+		if err != nil {
+			rej, err := stage.Reject("tag", d.ID, err)
+			if err != nil {
+				return fmt.Errorf("document %s: %w", d.ID, err)
+			}
+			rejs[i] = rej
+			prog.Add(1)
+			return nil
+		}
+		row := &dataset.TopicRow{ID: d.ID, Scores: a.Scores, Backend: backend, Model: model, PromptVersion: version, Calls: int32(a.Calls)}
+		seen := map[int]bool{}
+		for _, n := range a.Topics {
+			row.Topics = append(row.Topics, tree.Path(n))
+			if dom := tree.Domain(n); !seen[dom] {
+				seen[dom] = true
+				row.Domains = append(row.Domains, tree.Label(dom))
+			}
+		}
+		if dom := topics.MainDomain(tree, a.Topics); dom >= 0 {
+			row.Domain = tree.Label(dom)
+		}
+		rows[i] = row
+		prog.Add(1)
+		return nil
+	})
+	prog.Finish()
+	if err != nil {
+		return err
+	}
+	var out []dataset.TopicRow
+	var rejects []dataset.Reject
+	for i := range docs {
+		switch {
+		case rows[i] != nil:
+			r := rows[i]
+			out = append(out, *r)
+			env.Count("topics_total", int64(len(r.Topics)))
+			env.Count("scorer_calls", int64(r.Calls))
+			if len(r.Topics) == 0 {
+				env.Count("no_topics", 1)
+			}
+			for _, p := range r.Topics {
+				env.Count(fmt.Sprintf("topic_depth_%d", strings.Count(p, ontology.PathSep)+1), 1)
+			}
+			if r.Domain != "" {
+				env.Count("domain_"+strings.ReplaceAll(strings.ToLower(r.Domain), " ", "_"), 1)
+			}
+		case rejs[i] != nil:
+			rejects = append(rejects, *rejs[i])
+			env.Count("rejected_"+rejs[i].Reason, 1)
+		}
+	}
+	env.Count("documents", int64(len(docs)))
+	env.Count("tagged", int64(len(out)))
+	env.Log.Info().Int("documents", len(docs)).Int("tagged", len(out)).Int("rejects", len(rejects)).Msg("tagged")
+	o, err := dataset.Topics.Write(ctx, env.Out, env.DataKey(dataset.Topics.Name), out)
+	if err != nil {
+		return err
+	}
+	env.AddOutput(o)
+	o, err = dataset.TagRejects.Write(ctx, env.Out, env.DataKey(dataset.TagRejects.Name), rejects)
+	if err != nil {
+		return err
+	}
+	env.AddOutput(o)
+	return nil
+}
