@@ -80,11 +80,9 @@ func signatures(ctx context.Context, env *stage.Env) error {
 	}
 	env.Count("signatures", int64(len(sigs)))
 	env.Count("empty_statements", empty)
-	out, err := dataset.Signatures.Write(ctx, env.Out, env.DataKey(dataset.Signatures.Name), sigs)
-	if err != nil {
+	if err := stage.WriteOutput(ctx, env, dataset.Signatures, sigs); err != nil {
 		return err
 	}
-	env.AddOutput(out)
 	return nil
 }
 
@@ -195,16 +193,12 @@ func reduce(ctx context.Context, env *stage.Env) error {
 	}
 	env.Count("kept", int64(len(corpus)))
 	env.Log.Info().Int("problems", seen).Int("clusters", clusters).Int("dropped", len(dups)).Int("kept", len(corpus)).Msg("deduplicated")
-	out, err := dataset.Corpus.Write(ctx, env.Out, env.DataKey(dataset.Corpus.Name), corpus)
-	if err != nil {
+	if err := stage.WriteOutput(ctx, env, dataset.Corpus, corpus); err != nil {
 		return err
 	}
-	env.AddOutput(out)
-	out, err = dataset.Duplicates.Write(ctx, env.Out, env.DataKey(dataset.Duplicates.Name), dups)
-	if err != nil {
+	if err := stage.WriteOutput(ctx, env, dataset.Duplicates, dups); err != nil {
 		return err
 	}
-	env.AddOutput(out)
 	return nil
 }
 

@@ -232,15 +232,11 @@ func run(ctx context.Context, env *stage.Env) error {
 	if len(problems) != hi-lo {
 		return fmt.Errorf("pass 2 found %d of %d rows (inputs modified while reading?)", len(problems), hi-lo)
 	}
-	out, err := dataset.Problems.Write(ctx, env.Out, env.DataKey(dataset.Problems.Name), problems)
-	if err != nil {
+	if err := stage.WriteOutput(ctx, env, dataset.Problems, problems); err != nil {
 		return err
 	}
-	env.AddOutput(out)
-	out, err = dataset.Rejects.Write(ctx, env.Out, env.DataKey(dataset.Rejects.Name), mine)
-	if err != nil {
+	if err := stage.WriteOutput(ctx, env, dataset.Rejects, mine); err != nil {
 		return err
 	}
-	env.AddOutput(out)
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/lib/seed"
@@ -323,4 +324,15 @@ func ForEach(ctx context.Context, n, workers int, fn func(ctx context.Context, i
 		return first
 	}
 	return context.Cause(ctx)
+}
+
+// WriteOutput writes this shard's part of a dataset (rows sorted by the
+// dataset's key) and records it as an output for the manifest.
+func WriteOutput[T any](ctx context.Context, env *Env, ds dataset.Dataset[T], rows []T) error {
+	o, err := ds.Write(ctx, env.Out, env.DataKey(ds.Name), rows)
+	if err != nil {
+		return err
+	}
+	env.AddOutput(o)
+	return nil
 }

@@ -107,15 +107,11 @@ func run(ctx context.Context, env *stage.Env) error {
 	env.Count("summaries", int64(len(out)))
 	env.Count("core_idea_words_total", words)
 	env.Log.Info().Int("documents", len(docs)).Int("summaries", len(out)).Int("rejects", len(rejects)).Msg("summarized")
-	o, err := dataset.Summaries.Write(ctx, env.Out, env.DataKey(dataset.Summaries.Name), out)
-	if err != nil {
+	if err := stage.WriteOutput(ctx, env, dataset.Summaries, out); err != nil {
 		return err
 	}
-	env.AddOutput(o)
-	o, err = dataset.SummaryRejects.Write(ctx, env.Out, env.DataKey(dataset.SummaryRejects.Name), rejects)
-	if err != nil {
+	if err := stage.WriteOutput(ctx, env, dataset.SummaryRejects, rejects); err != nil {
 		return err
 	}
-	env.AddOutput(o)
 	return nil
 }

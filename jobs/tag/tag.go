@@ -265,15 +265,11 @@ func run(ctx context.Context, env *stage.Env) error {
 	env.Count("documents", int64(len(docs)))
 	env.Count("tagged", int64(len(out)))
 	env.Log.Info().Int("documents", len(docs)).Int("tagged", len(out)).Int("rejects", len(rejects)).Msg("tagged")
-	o, err := dataset.Topics.Write(ctx, env.Out, env.DataKey(dataset.Topics.Name), out)
-	if err != nil {
+	if err := stage.WriteOutput(ctx, env, dataset.Topics, out); err != nil {
 		return err
 	}
-	env.AddOutput(o)
-	o, err = dataset.TagRejects.Write(ctx, env.Out, env.DataKey(dataset.TagRejects.Name), rejects)
-	if err != nil {
+	if err := stage.WriteOutput(ctx, env, dataset.TagRejects, rejects); err != nil {
 		return err
 	}
-	env.AddOutput(o)
 	return nil
 }
