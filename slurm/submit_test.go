@@ -105,11 +105,12 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 		"dedup/reduce id=105 array= off=0 dep=[104]",
 		"tag/map id=106 array=0%2 off=0 dep=[105]",
 		"summarize/map id=107 array=0%2 off=0 dep=[106]",
+		"pairs/map id=108 array=0%2 off=0 dep=[107]",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("submissions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	reduce := r.calls[len(r.calls)-3]
+	reduce := r.calls[len(r.calls)-4]
 	if !strings.Contains(reduce, "--dependency=afterok:104") || strings.Contains(reduce, "--array") {
 		t.Errorf("reduce sbatch call: %s", reduce)
 	}
@@ -120,7 +121,7 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 		}
 	}
 	jobs, err := ReadJobs(ctx, root, "demo")
-	if err != nil || len(jobs.Submissions) != 7 || jobs.Submissions[4].JobID != "105" {
+	if err != nil || len(jobs.Submissions) != 8 || jobs.Submissions[4].JobID != "105" {
 		t.Fatalf("_jobs.json: %+v, %v", jobs, err)
 	}
 	// With the run's jobs still queued, a second submit refuses.
@@ -157,7 +158,7 @@ func TestDryRunTouchesNoSlurmAndScriptsParse(t *testing.T) {
 		}
 	}
 	scripts, _ := filepath.Glob(filepath.Join(LogDir(cfg), "sbatch", "*.sbatch"))
-	if len(scripts) != 5 {
+	if len(scripts) != 6 {
 		t.Fatalf("scripts: %v", scripts)
 	}
 	for _, s := range scripts {

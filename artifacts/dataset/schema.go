@@ -126,6 +126,18 @@ type Summary struct {
 	PromptVersion   string   `parquet:"prompt_version"`
 }
 
+// Pair is a row of `pairs`, written by the pairs stage: a query and a
+// document whose topic or summary similarity passes its floor threshold,
+// with both similarities. Key: (Query, Doc).
+type Pair struct {
+	Query    string  `parquet:"query"`
+	Doc      string  `parquet:"doc"`
+	SimTopic float64 `parquet:"sim_topic"`
+	SimSumm  float64 `parquet:"sim_summ"`
+	// Category is topic, summary or both, under the floor thresholds.
+	Category string `parquet:"category"`
+}
+
 // The datasets, by name, with the order their rows are sorted in.
 var (
 	Problems   = Dataset[Problem]{Name: "problems", Compare: func(a, b *Problem) int { return strings.Compare(a.ID, b.ID) }}
@@ -135,6 +147,7 @@ var (
 	Signatures = Dataset[Signature]{Name: "signatures", Compare: func(a, b *Signature) int { return strings.Compare(a.ID, b.ID) }}
 	Topics     = Dataset[TopicRow]{Name: "topics", Compare: func(a, b *TopicRow) int { return strings.Compare(a.ID, b.ID) }}
 	Summaries  = Dataset[Summary]{Name: "summaries", Compare: func(a, b *Summary) int { return strings.Compare(a.ID, b.ID) }}
+	Pairs      = Dataset[Pair]{Name: "pairs", Compare: func(a, b *Pair) int { return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc)) }}
 	// TagRejects and SummaryRejects hold the documents a stage could not
 	// process (an LLM answer unparseable after its re-asks), with Input set
 	// to the stage, ID to the document and Detail to the answer's SHA-256.

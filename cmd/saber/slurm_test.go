@@ -126,19 +126,19 @@ func waitIdle(t *testing.T, cfg string, limit time.Duration) *slurm.Report {
 	}
 }
 
-func localReference(t *testing.T, n, shards int) map[string]string {
+func localReference(t *testing.T, n, shards int, extra ...string) map[string]string {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := pipelineConfig(t, dir, filepath.Join(dir, "data"), n, shards, "")
-	if out, code := saber(t, "run", "--config", cfg); code != 0 {
+	if out, code := saber(t, append([]string{"run", "--config", cfg}, extra...)...); code != 0 {
 		t.Fatalf("local run: %s", out)
 	}
 	return hashes(t, filepath.Join(dir, "data"))
 }
 
-func submit(t *testing.T, cfg string) string {
+func submit(t *testing.T, cfg string, extra ...string) string {
 	t.Helper()
-	out, code := saber(t, "submit", "--config", cfg)
+	out, code := saber(t, append([]string{"submit", "--config", cfg}, extra...)...)
 	if code != 0 {
 		t.Fatalf("submit exit %d:\n%s", code, out)
 	}
@@ -219,11 +219,11 @@ func TestSlurmCancelOneTaskThenResubmit(t *testing.T) {
 func TestSlurmPreemptionRequeues(t *testing.T) {
 	needSlurm(t)
 	const n = 60000 // large enough that an ingest shard runs for seconds
-	want := localReference(t, n, 2)
+	want := localReference(t, n, 2, "--stages", "ingest,dedup")
 	dir := t.TempDir()
 	root := filepath.Join(dir, "data")
 	cfg := pipelineConfig(t, dir, root, n, 2, "slurm:\n  defaults: {time: \"10\"}\n")
-	submit(t, cfg)
+	submit(t, cfg, "--stages", "ingest,dedup")
 	st, _ := store.Open(context.Background(), root, store.Options{})
 	jobs, _ := slurm.ReadJobs(context.Background(), st, "slurmtest")
 	arrayID := jobs.Submissions[0].JobID

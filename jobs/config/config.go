@@ -49,6 +49,7 @@ type Config struct {
 	Dedup     Dedup     `yaml:"dedup" json:"dedup"`
 	Tag       Tag       `yaml:"tag" json:"tag"`
 	Summarize Summarize `yaml:"summarize" json:"summarize"`
+	Pairs     Pairs     `yaml:"pairs" json:"pairs"`
 
 	// dir is the directory of the config file; relative paths resolve there.
 	dir string
@@ -200,6 +201,7 @@ func (c *Config) applyDefaults() {
 		c.Dedup.Priority = append([]string(nil), Sources...)
 	}
 	c.defaultsLLMStages()
+	c.defaultsPairs()
 }
 
 var runName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
@@ -281,6 +283,7 @@ func (c *Config) Validate() error {
 	}
 	c.validateSlurm(bad)
 	c.validateLLMStages(bad)
+	c.validatePairs(bad)
 	if len(errs) > 0 {
 		return &Error{Problems: errs}
 	}

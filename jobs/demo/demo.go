@@ -58,6 +58,8 @@ tag:
   shards: 2          # backend: lexical (offline); for a model: backend: llm and an llm: section
 summarize:
   shards: 2          # backend: extractive (offline)
+pairs:
+  shards: 2          # every pair over the topic or summary floor, exactly
 `
 
 // extraJSONL shows what ingest does with bad rows: they go to rejects.
@@ -208,14 +210,20 @@ func summarize(ctx context.Context, cfg *config.Config, scfg synth.Config, out i
 		}
 		fmt.Fprintf(out, "  main domains         %s\n", strings.Join(doms, ", "))
 	}
-	sumStats, err := sumStats(ctx, root, cfg.Run, dataset.Summaries.Name)
+	summStats, err := sumStats(ctx, root, cfg.Run, dataset.Summaries.Name)
 	if err != nil {
 		return err
 	}
-	if n := sumStats["summaries"]; n > 0 {
+	if n := summStats["summaries"]; n > 0 {
 		fmt.Fprintf(out, "  summaries            %d, mean %.1f words, %d without a core idea  (%s)\n", n,
-			float64(sumStats["core_idea_words_total"])/float64(n), sumStats["no_core_idea"], root.URI(cfg.Run+"/summaries/"))
+			float64(summStats["core_idea_words_total"])/float64(n), summStats["no_core_idea"], root.URI(cfg.Run+"/summaries/"))
 	}
+	pairStats, err := sumStats(ctx, root, cfg.Run, dataset.Pairs.Name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  pairs                %d (topic %d, summary %d, both %d)  (%s)\n", pairStats["pairs"],
+		pairStats["pairs_topic"], pairStats["pairs_summary"], pairStats["pairs_both"], root.URI(cfg.Run+"/pairs/"))
 	return nil
 }
 

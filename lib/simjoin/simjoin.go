@@ -5,38 +5,50 @@
 // summary relevance, sim_summ > τ_summ (SPEC §3 "Pairs and selection").
 //
 // Records are sets of token ids (sorted, de-duplicated []int32). For records r
-// and s with overlap o = |r ∩ s|,
+// and s of sizes a = |r|, b = |s| with overlap o = |r ∩ s|,
 //
-//	J(r, s) = o / (|r| + |s| − o),
+//	J(r, s) = o / (a + b − o),
 //
 // and a pair matches when J(r, s) > t, strictly. "J > t" is decided on the
-// float64 value that is reported, Sim = float64(o)/float64(|r|+|s|−o) (a
+// float64 value that is reported, Sim = float64(o)/float64(a+b−o) (the
 // correctly rounded quotient of exact integers), so every Match has Sim > t,
-// and a pair whose similarity rounds to t itself (e.g. J = 3/10 at t = 0.3,
-// or J = 1/3 at t = 1.0/3) is excluded. For a dyadic t such as 0.5 or 0.25
-// this is the same as the exact rational test o/(|r|+|s|−o) > t. All the
-// filters below are integer bounds derived from that one predicate by exact
-// search over integers, never by rounding t·n, so the join returns exactly the
-// pairs that brute force returns.
+// and a pair whose similarity rounds to t itself (J = 3/10 at t = 0.3, J = 1/3
+// at t = 1.0/3) is excluded. For a t that is a dyadic fraction such as 0.5 or
+// 0.25 this is the exact rational test o/(a+b−o) > t; in general it differs
+// from that test only on pairs with float64(J) == t. Every filter below is an
+// integer bound derived from that one predicate by exact search over the
+// integers, never by rounding t·n, so the join returns exactly the pairs that
+// brute force returns.
 //
-// The filters, for sizes a = |r|, b = |s| and n = a + b:
+// The filters, with n = a + b:
 //
 //   - Overlap bound: J > t ⇔ o ≥ minO(n), the least o with
-//     float64(o)/float64(n−o) > t (for the exact rational test,
-//     o > t/(1+t)·n). minO is non-decreasing in n.
-//   - Size filter: the pair can only match if o = min(a, b) can, that is
-//     min(a,b)/max(a,b) > t, roughly t·a < b < a/t.
-//   - Prefix filter: with tokens in one global order, if o ≥ α then the first
-//     |r| − α + 1 tokens of r and the first |s| − α + 1 of s share a token.
-//     Record r is indexed and probed with α(a), the smallest minO(a+b) over
-//     the sizes b it can match, about ⌊t·a⌋ + 1, so its prefix is about
-//     a − ⌊t·a⌋ tokens.
-//   - Positional filter: the first shared token, at positions p in r and q in
-//     s (0-based), bounds o ≤ 1 + min(a−p−1, b−q−1).
+//     float64(o)/float64(n−o) > t; for the exact rational test that is
+//     o > t/(1+t)·n. minO is non-decreasing in n.
+//   - Size filter: a pair can only match if o = min(a, b) can, that is
+//     min(a,b)/max(a,b) > t: t·a < b < a/t.
+//   - Prefix filter: with the tokens of all records in one global order, if
+//     o ≥ α and o ≥ β then the first a − α + 1 tokens of r and the first
+//     b − β + 1 tokens of s share a token (the first shared token has o − 1
+//     shared tokens after it in each record). The records are indexed twice:
+//     by their long prefix, a − α(a) + 1 tokens with α(a) the least minO(a+b)
+//     over the sizes b that can match a (about ⌊t·a⌋ + 1, so about a − ⌊t·a⌋
+//     tokens), and by their short prefix, a − minO(2a) + 1 tokens (about
+//     a − ⌈2t/(1+t)·a⌉ + 1), which suffices for partners no smaller than the
+//     record since minO(a+b) ≥ minO(2a) when b ≥ a. A query probes its long
+//     prefix against the short prefixes of the records no larger than it, and
+//     its short prefix against the long prefixes of the larger ones.
+//   - Positional filter (PPJoin): if the shared tokens found so far number c
+//     and the last is at positions p in r and q in s (0-based), then
+//     o ≤ c + 1 + min(a−p−1, b−q−1) when the next one is found.
+//   - After the probe, every shared token not yet found lies beyond r's probed
+//     prefix (length P) or beyond s's indexed prefix (length Q), and since both
+//     records are in one order either all of them lie beyond r's or all beyond
+//     s's, so o ≤ c + max(min(a−P, b−q−1), min(b−Q, a−p−1)).
 //
-// Candidates that survive are verified by merging the rest of the two
-// records. Prefix filtering prunes best when rare tokens come first, so
-// records should be re-ranked with Rank before Build.
+// Candidates that survive are verified by merging the two records after p
+// and q. Prefix filtering prunes best when rare tokens come first, so records
+// should be re-ranked with Rank before Build.
 package simjoin
 
 import (
@@ -61,21 +73,27 @@ type Index struct {
 	off  []int   // record i is toks[off[i]:off[i+1]]
 	toks []int32 // all records, concatenated
 
-	minO []int32 // minO[n], n = a+b ≤ 2·maxSize: least overlap with J > t; ⌊n/2⌋+1 when none
-	bmin []int32 // bmin[a]: least size b that can match a record of size a
-	bmax []int32 // bmax[a]: largest size b (≤ maxSize) that can match size a
-	pfx  []int32 // pfx[a]: prefix length of a record of size a, a − α(a) + 1
+	minO  []int32 // minO[n], n = a+b ≤ 2·maxSize: least overlap with J > t; ⌊n/2⌋+1 when none
+	bmin  []int32 // bmin[a]: least size b that can match a record of size a
+	bmax  []int32 // bmax[a]: largest size b (≤ maxSize) that can match size a
+	long  []int32 // long[a]: long prefix length of a record of size a, a − α(a) + 1
+	short []int32 // short[a]: short prefix length, a − minO(2a) + 1
 
-	// Postings of the prefix tokens, grouped by token and, within a token,
-	// sorted by (record size, record). Token tok's postings are
-	// post[dense[tok]:dense[tok+1]] when dense is not nil; otherwise
-	// post[keyOff[k]:keyOff[k+1]] for keys[k] == tok.
+	longIdx, shortIdx postings // the long and the short prefixes, inverted
+	bitWords          int      // words of a bit set over all token ids; 0 when ids are too sparse
+
+	scratch sync.Pool // *scratch
+}
+
+// postings are the inverted lists of one set of prefixes, grouped by token
+// and, within a token, sorted by (record size, record). Token tok's list is
+// post[dense[tok]:dense[tok+1]] when dense is not nil; otherwise
+// post[keyOff[k]:keyOff[k+1]] for keys[k] == tok.
+type postings struct {
 	post   []posting
 	dense  []int32
 	keys   []int32
 	keyOff []int32
-
-	scratch sync.Pool // *scratch
 }
 
 type posting struct {
@@ -84,9 +102,25 @@ type posting struct {
 	size int32 // the record's size
 }
 
+// scratch is one query's working memory, pooled so that concurrent queries
+// each have their own.
 type scratch struct {
-	stamp []uint32 // stamp[j] == gen: record j already seen by this query
+	mark  []mark // mark[j].gen == gen: record j is the candidate cands[mark[j].slot]
 	gen   uint32
+	cands []cand
+	bits  []uint64 // the query's tokens as a bit set, when ids are dense
+}
+
+type mark struct {
+	gen  uint32
+	slot int32
+}
+
+// cand is a candidate record of a query.
+type cand struct {
+	doc   int32
+	count int32 // shared tokens found in the prefixes; −1 once pruned
+	p, q  int32 // positions in the query and in the candidate of the last one found
 }
 
 // Rank relabels token ids by ascending document frequency (the number of
@@ -192,7 +226,7 @@ func Build(records [][]int32, t float64) *Index {
 				panic(fmt.Sprintf("simjoin: Build: record %d is not a sorted set of non-negative ids at position %d", i, k))
 			}
 		}
-		if len(r) > math.MaxInt32/2 {
+		if len(r) > math.MaxInt32/4 {
 			panic(fmt.Sprintf("simjoin: Build: record %d has %d tokens", i, len(r)))
 		}
 		total += len(r)
@@ -205,8 +239,8 @@ func Build(records [][]int32, t float64) *Index {
 	}
 	x.bounds(maxSize)
 
-	// Order the records by (size, index) with a counting sort on size, then
-	// emit postings in that order: each token's list comes out sorted.
+	// Order the records by (size, index) with a counting sort on size; lists
+	// filled in that order come out sorted.
 	bySize := make([]int, maxSize+2)
 	for _, r := range records {
 		bySize[len(r)+1]++
@@ -219,72 +253,110 @@ func Build(records [][]int32, t float64) *Index {
 		order[bySize[len(r)]] = int32(i)
 		bySize[len(r)]++
 	}
+	maxAll := int32(-1)
+	for _, tok := range x.toks {
+		maxAll = max(maxAll, tok)
+	}
+	if int64(maxAll) < 64*int64(total)+1<<20 {
+		x.bitWords = int(maxAll)/64 + 1
+	}
 	nPost, maxTok := 0, int32(-1)
 	for _, r := range records {
-		p := x.prefix(len(r))
+		p := x.prefix(x.long, len(r))
 		nPost += p
 		for _, tok := range r[:p] {
 			maxTok = max(maxTok, tok)
 		}
 	}
-	x.post = make([]posting, nPost)
-	if int64(maxTok) < 4*int64(nPost)+1<<16 {
-		// Dense: offsets indexed by token id.
-		x.dense = make([]int32, int(maxTok)+2)
+	dense := int64(maxTok) < 4*int64(nPost)+1<<16
+	x.longIdx = invert(records, order, x.long, dense, maxTok)
+	x.shortIdx = invert(records, order, x.short, dense, maxTok)
+	x.scratch.New = func() any { return &scratch{mark: make([]mark, n), bits: make([]uint64, x.bitWords)} }
+	return x
+}
+
+// invert builds the posting lists of the first plen[|r|] tokens of every
+// record, taking the records in the given order.
+func invert(records [][]int32, order []int32, plen []int32, dense bool, maxTok int32) postings {
+	pre := func(r []int32) []int32 {
+		if len(r) == 0 {
+			return nil
+		}
+		return r[:plen[len(r)]]
+	}
+	var ix postings
+	nPost := 0
+	for _, r := range records {
+		nPost += len(pre(r))
+	}
+	ix.post = make([]posting, nPost)
+	var next func(tok int32) *int32
+	if dense {
+		ix.dense = make([]int32, int(maxTok)+2)
 		for _, r := range records {
-			for _, tok := range r[:x.prefix(len(r))] {
-				x.dense[tok+1]++
+			for _, tok := range pre(r) {
+				ix.dense[tok+1]++
 			}
 		}
-		for k := 1; k < len(x.dense); k++ {
-			x.dense[k] += x.dense[k-1]
+		for k := 1; k < len(ix.dense); k++ {
+			ix.dense[k] += ix.dense[k-1]
 		}
-		next := slices.Clone(x.dense)
-		for _, i := range order {
-			r := records[i]
-			for q, tok := range r[:x.prefix(len(r))] {
-				x.post[next[tok]] = posting{doc: i, pos: int32(q), size: int32(len(r))}
-				next[tok]++
-			}
-		}
+		at := slices.Clone(ix.dense)
+		next = func(tok int32) *int32 { return &at[tok] }
 	} else {
-		// Sparse ids: a sorted key list searched by binary search.
 		count := make(map[int32]int32)
 		for _, r := range records {
-			for _, tok := range r[:x.prefix(len(r))] {
+			for _, tok := range pre(r) {
 				count[tok]++
 			}
 		}
-		x.keys = make([]int32, 0, len(count))
+		ix.keys = make([]int32, 0, len(count))
 		for tok := range count {
-			x.keys = append(x.keys, tok)
+			ix.keys = append(ix.keys, tok)
 		}
-		slices.Sort(x.keys)
-		x.keyOff = make([]int32, len(x.keys)+1)
-		next := make(map[int32]int32, len(count))
-		for k, tok := range x.keys {
-			next[tok] = x.keyOff[k]
-			x.keyOff[k+1] = x.keyOff[k] + count[tok]
+		slices.Sort(ix.keys)
+		ix.keyOff = make([]int32, len(ix.keys)+1)
+		at := make(map[int32]*int32, len(count))
+		for k, tok := range ix.keys {
+			ix.keyOff[k+1] = ix.keyOff[k] + count[tok]
+			start := ix.keyOff[k]
+			at[tok] = &start
 		}
-		for _, i := range order {
-			r := records[i]
-			for q, tok := range r[:x.prefix(len(r))] {
-				x.post[next[tok]] = posting{doc: i, pos: int32(q), size: int32(len(r))}
-				next[tok]++
-			}
+		next = func(tok int32) *int32 { return at[tok] }
+	}
+	for _, i := range order {
+		r := records[i]
+		for q, tok := range pre(r) {
+			k := next(tok)
+			ix.post[*k] = posting{doc: i, pos: int32(q), size: int32(len(r))}
+			*k++
 		}
 	}
-	x.scratch.New = func() any { return &scratch{stamp: make([]uint32, n)} }
-	return x
+	return ix
+}
+
+// list returns the postings of token tok.
+func (ix *postings) list(tok int32) []posting {
+	if ix.dense != nil {
+		if int(tok)+1 >= len(ix.dense) {
+			return nil
+		}
+		return ix.post[ix.dense[tok]:ix.dense[tok+1]]
+	}
+	k, ok := slices.BinarySearch(ix.keys, tok)
+	if !ok {
+		return nil
+	}
+	return ix.post[ix.keyOff[k]:ix.keyOff[k+1]]
 }
 
 // pass reports whether overlap o with union u ≥ 1 is a match: the one
 // predicate every bound is derived from.
 func (x *Index) pass(o, u int) bool { return float64(o)/float64(u) > x.t }
 
-// bounds fills minO, bmin, bmax and pfx for sizes up to maxSize, each by an
-// exact search over the integers with pass, which is monotone: increasing in
-// o for a fixed n = o + u, decreasing in u for a fixed o.
+// bounds fills minO, bmin, bmax, long and short for sizes up to maxSize, each
+// by an exact search over the integers with pass, which is monotone:
+// increasing in o for a fixed n = o + u, decreasing in u for a fixed o.
 func (x *Index) bounds(maxSize int) {
 	x.minO = make([]int32, 2*maxSize+1)
 	for n := range x.minO {
@@ -293,7 +365,8 @@ func (x *Index) bounds(maxSize int) {
 	}
 	x.bmin = make([]int32, maxSize+1)
 	x.bmax = make([]int32, maxSize+1)
-	x.pfx = make([]int32, maxSize+1)
+	x.long = make([]int32, maxSize+1)
+	x.short = make([]int32, maxSize+1)
 	for a := 1; a <= maxSize; a++ {
 		// b ≤ a can match iff o = b, u = a passes; b = a always does (1 > t).
 		bmin := 1 + sort.Search(a, func(k int) bool { return x.pass(k+1, a) })
@@ -301,16 +374,17 @@ func (x *Index) bounds(maxSize int) {
 		bmax := a + sort.Search(maxSize-a+1, func(k int) bool { return !x.pass(a, a+k) }) - 1
 		x.bmin[a], x.bmax[a] = int32(bmin), int32(bmax)
 		alpha := int(x.minO[a+bmin]) // the least overlap any match of r needs
-		x.pfx[a] = int32(a - alpha + 1)
+		x.long[a] = int32(a - alpha + 1)
+		x.short[a] = int32(a - int(x.minO[2*a]) + 1)
 	}
 }
 
-// prefix returns the prefix length of a record of size a (0 for a = 0).
-func (x *Index) prefix(a int) int {
+// prefix returns plen[a], or 0 for a = 0.
+func (x *Index) prefix(plen []int32, a int) int {
 	if a == 0 {
 		return 0
 	}
-	return int(x.pfx[a])
+	return int(plen[a])
 }
 
 // Len returns the number of records.
@@ -321,23 +395,10 @@ func (x *Index) Threshold() float64 { return x.t }
 
 func (x *Index) record(i int) []int32 { return x.toks[x.off[i]:x.off[i+1]] }
 
-func (x *Index) postings(tok int32) []posting {
-	if x.dense != nil {
-		if int(tok)+1 >= len(x.dense) {
-			return nil
-		}
-		return x.post[x.dense[tok]:x.dense[tok+1]]
-	}
-	k, ok := slices.BinarySearch(x.keys, tok)
-	if !ok {
-		return nil
-	}
-	return x.post[x.keyOff[k]:x.keyOff[k+1]]
-}
-
 // Query returns every record j ≠ i with Jaccard(records[i], records[j]) > t,
 // with its similarity, sorted by j; nil when there is none. An empty record
-// matches nothing. It panics if i is not in [0, Len()).
+// matches nothing. It panics if i is not in [0, Len()). See the package
+// comment for the filters.
 func (x *Index) Query(i int) []Match {
 	if i < 0 || i >= x.Len() {
 		panic(fmt.Sprintf("simjoin: Query(%d) with %d records", i, x.Len()))
@@ -351,38 +412,91 @@ func (x *Index) Query(i int) []Match {
 	defer x.scratch.Put(sc)
 	sc.gen++
 	if sc.gen == 0 {
-		clear(sc.stamp)
+		clear(sc.mark)
 		sc.gen = 1
 	}
 	gen := sc.gen
-	sc.stamp[i] = gen
-	lo, hi := x.bmin[a], x.bmax[a]
-	var out []Match
-	for p, tok := range r[:x.pfx[a]] {
-		list := x.postings(tok)
-		k, _ := slices.BinarySearchFunc(list, lo, func(e posting, size int32) int { return cmp.Compare(e.size, size) })
-		for _, e := range list[k:] {
-			if e.size > hi {
-				break
-			}
-			if sc.stamp[e.doc] == gen {
-				continue
-			}
-			// First time j is seen: tok is the first token r and s share,
-			// since any earlier shared token is in both prefixes too.
-			sc.stamp[e.doc] = gen
-			b, q := int(e.size), int(e.pos)
-			need := int(x.minO[a+b])
-			if 1+min(a-p-1, b-q-1) < need {
-				continue
-			}
-			s := x.record(int(e.doc))
-			o := 1 + overlap(r[p+1:], s[q+1:], need-1)
-			if o >= need {
-				out = append(out, Match{Doc: e.doc, Sim: float64(o) / float64(a+b-o)})
+	cands := append(sc.cands[:0], cand{doc: int32(i), count: -1}) // the query itself, pruned
+	sc.mark[i] = mark{gen, 0}
+	// Two sweeps over disjoint size ranges, so a candidate is met in one only,
+	// in increasing position p.
+	sweeps := [2]struct {
+		ix     *postings
+		probe  int32
+		lo, hi int32
+	}{
+		{&x.shortIdx, x.long[a], x.bmin[a], int32(a)},     // partners no larger than r
+		{&x.longIdx, x.short[a], int32(a) + 1, x.bmax[a]}, // larger partners
+	}
+	for _, sw := range sweeps {
+		if sw.lo > sw.hi {
+			continue
+		}
+		for p, tok := range r[:sw.probe] {
+			list := sw.ix.list(tok)
+			k, _ := slices.BinarySearchFunc(list, sw.lo, func(e posting, size int32) int { return cmp.Compare(e.size, size) })
+			for _, e := range list[k:] {
+				if e.size > sw.hi {
+					break
+				}
+				var c *cand
+				if m := &sc.mark[e.doc]; m.gen != gen {
+					*m = mark{gen, int32(len(cands))}
+					cands = append(cands, cand{doc: e.doc})
+					c = &cands[len(cands)-1]
+				} else if c = &cands[m.slot]; c.count < 0 {
+					continue
+				}
+				b, q := int(e.size), int(e.pos)
+				if int(c.count)+1+min(a-p-1, b-q-1) < int(x.minO[a+b]) {
+					c.count = -1
+					continue
+				}
+				c.count++
+				c.p, c.q = int32(p), int32(q)
 			}
 		}
 	}
+	bits := sc.bits
+	if bits != nil {
+		for _, tok := range r {
+			bits[tok/64] |= 1 << (tok % 64)
+		}
+	}
+	var out []Match
+	for _, c := range cands {
+		if c.count <= 0 {
+			continue
+		}
+		s := x.record(int(c.doc))
+		b, n, p, q := len(s), int(c.count), int(c.p), int(c.q)
+		P, Q := int(x.long[a]), int(x.short[b])
+		if b > a {
+			P, Q = int(x.short[a]), int(x.long[b])
+		}
+		need := int(x.minO[a+b])
+		if n+max(min(a-P, b-q-1), min(b-Q, a-p-1)) < need {
+			continue
+		}
+		// The shared tokens after q in s are after p in r: count them.
+		o := n
+		if bits != nil {
+			for _, tok := range s[q+1:] {
+				o += int(bits[tok/64] >> (tok % 64) & 1)
+			}
+		} else {
+			o += overlap(r[p+1:], s[q+1:], need-n)
+		}
+		if o >= need {
+			out = append(out, Match{Doc: c.doc, Sim: float64(o) / float64(a+b-o)})
+		}
+	}
+	if bits != nil {
+		for _, tok := range r {
+			bits[tok/64] = 0
+		}
+	}
+	sc.cands = cands
 	slices.SortFunc(out, func(m, n Match) int { return cmp.Compare(m.Doc, n.Doc) })
 	return out
 }

@@ -203,21 +203,26 @@ func TestBounds(t *testing.T) {
 			for _, b := range admissible {
 				alpha = min(alpha, int(x.minO[a+b]))
 			}
-			if int(x.bmin[a]) != bmin || int(x.bmax[a]) != bmax || int(x.pfx[a]) != a-alpha+1 {
-				t.Errorf("t=%v a=%d: bmin, bmax, prefix = %d, %d, %d; want %d, %d, %d",
-					thr, a, x.bmin[a], x.bmax[a], x.pfx[a], bmin, bmax, a-alpha+1)
+			short := a - int(x.minO[2*a]) + 1
+			if int(x.bmin[a]) != bmin || int(x.bmax[a]) != bmax || int(x.long[a]) != a-alpha+1 || int(x.short[a]) != short {
+				t.Errorf("t=%v a=%d: bmin, bmax, long, short = %d, %d, %d, %d; want %d, %d, %d, %d",
+					thr, a, x.bmin[a], x.bmax[a], x.long[a], x.short[a], bmin, bmax, a-alpha+1, short)
 			}
 			// Contiguity: every size between bmin and bmax is admissible.
 			if len(admissible) != bmax-bmin+1 {
 				t.Errorf("t=%v a=%d: admissible sizes are not an interval", thr, a)
 			}
-			// Against the textbook form: with J > t strictly, o > t·a, so the
-			// prefix is a − ⌊t·a⌋ tokens (when t·a is computed exactly).
-			if ta := big.NewRat(int64(a), 1); thr == 0.5 || thr == 0.25 || thr == 0.75 || thr == 0 {
-				ta.Mul(ta, new(big.Rat).SetFloat64(thr))
-				floor := new(big.Int).Quo(ta.Num(), ta.Denom()).Int64()
-				if int64(x.pfx[a]) != int64(a)-floor {
-					t.Errorf("t=%v a=%d: prefix %d, want a − ⌊t·a⌋ = %d", thr, a, x.pfx[a], int64(a)-floor)
+			// Against the textbook forms, for a dyadic t (exact rational test):
+			// o > t·a gives a long prefix of a − ⌊t·a⌋ tokens, and
+			// o > 2t/(1+t)·a a short prefix of a − ⌊2t/(1+t)·a⌋.
+			if thr == 0.5 || thr == 0.25 || thr == 0.75 || thr == 0 {
+				tr := new(big.Rat).SetFloat64(thr)
+				floor := func(q *big.Rat) int { return int(new(big.Int).Quo(q.Num(), q.Denom()).Int64()) }
+				ta := new(big.Rat).Mul(big.NewRat(int64(a), 1), tr)
+				ta2 := new(big.Rat).Quo(new(big.Rat).Mul(ta, big.NewRat(2, 1)), new(big.Rat).Add(tr, big.NewRat(1, 1)))
+				if int(x.long[a]) != a-floor(ta) || int(x.short[a]) != a-floor(ta2) {
+					t.Errorf("t=%v a=%d: long, short = %d, %d, want a − ⌊t·a⌋ = %d, a − ⌊2t·a/(1+t)⌋ = %d",
+						thr, a, x.long[a], x.short[a], a-floor(ta), a-floor(ta2))
 				}
 			}
 		}
@@ -416,7 +421,7 @@ func TestRandomAgainstBruteForce(t *testing.T) {
 				nx := compare(t, Build(ranked, thr), want, thr)
 				compare(t, Build(recs, thr), want, thr)
 				xs := Build(sparse, thr)
-				if xs.dense != nil && thr == 0 {
+				if xs.longIdx.dense != nil && thr == 0 {
 					t.Errorf("sparse ids did not take the sparse layout")
 				}
 				compare(t, xs, want, thr)
