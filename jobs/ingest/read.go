@@ -119,6 +119,9 @@ func formatOf(src *config.Source, uri string) (string, error) {
 	return "", stage.BadInput(fmt.Errorf("source %s: cannot tell the format of %s from its name; set format: jsonl or parquet", src.Name, uri))
 }
 
+// fieldOrder is the order fields are checked in.
+var fieldOrder = []string{"statement", "solution", "id", "subject", "origin", "source"}
+
 // fieldNames are the input fields a source maps, by problem field.
 func fieldNames(src *config.Source) map[string]string {
 	m := map[string]string{}
@@ -296,8 +299,12 @@ func scanParquet(ctx context.Context, in input, obj store.Object, fn func(record
 		return stage.BadInput(err)
 	}
 	fields := fieldNames(in.src)
-	cols := map[string]int{} // problem field → column index
-	for field, name := range fields {
+	cols := map[string]int{}           // problem field → column index
+	for _, field := range fieldOrder { // fixed order: the same file always gives the same message
+		name, ok := fields[field]
+		if !ok {
+			continue
+		}
 		leaf, ok := f.Schema().Lookup(strings.Split(name, ".")...)
 		if !ok {
 			if field == "statement" || field == "solution" {
