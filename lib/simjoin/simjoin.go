@@ -37,24 +37,41 @@
 //     a − ⌈2t/(1+t)·a⌉ + 1), which suffices for partners no smaller than the
 //     record since minO(a+b) ≥ minO(2a) when b ≥ a. A query probes its long
 //     prefix against the short prefixes of the records no larger than it, and
-//     its short prefix against the long prefixes of the larger ones.
+//     its short prefix against the long prefixes of the larger ones, and at
+//     position p only for the sizes b with minO(a+b) ≤ a − p (the first shared
+//     token of a match of size b is among r's first a − minO(a+b) + 1).
+//   - Signature filter: each posting carries a 128-bit signature of its
+//     record, which bounds o without reading the record (see signature);
+//     postings that fail it are skipped.
 //   - Positional filter (PPJoin): if the shared tokens found so far number c
 //     and the last is at positions p in r and q in s (0-based), then
 //     o ≤ c + 1 + min(a−p−1, b−q−1) when the next one is found.
-//   - After the probe, every shared token not yet found lies beyond r's probed
-//     prefix (length P) or beyond s's indexed prefix (length Q), and since both
-//     records are in one order either all of them lie beyond r's or all beyond
-//     s's, so o ≤ c + max(min(a−P, b−q−1), min(b−Q, a−p−1)).
+//   - After the probe, every shared token not yet found lies beyond the part of
+//     r probed for size b (length P) or beyond s's indexed prefix (length Q),
+//     and since both records are in one order either all of them lie beyond
+//     r's part or all beyond s's, so o ≤ c + max(min(a−P, b−q−1),
+//     min(b−Q, a−p−1)).
 //
-// Candidates that survive are verified by merging the two records after p
-// and q. Prefix filtering prunes best when rare tokens come first, so records
-// should be re-ranked with Rank before Build.
+// Candidates that survive are verified exactly: o = c + the number of tokens
+// of s after position q that are in r (looked up in a bit set of r's tokens,
+// or by a merge when ids are too sparse for one). Skipping a posting, or
+// dropping a candidate, is only ever done when a bound shows the pair cannot
+// match, so the result is exact. Prefix filtering prunes best when rare tokens
+// come first, so records should be re-ranked with Rank before Build.
+//
+// Cost: the index holds (long + short prefix length) postings of 36 bytes per
+// record, plus the records; each concurrent query keeps 8 bytes per record of
+// scratch, plus a bit per token id. Query time grows with the number of
+// records sharing a prefix token with the query, which at low thresholds (the
+// long prefix of a record of 12 is 10 tokens at t = 0.211) is a sizeable
+// fraction of N, so a whole join stays quadratic, with a small constant.
 package simjoin
 
 import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"sort"
 	"sync"
@@ -91,15 +108,42 @@ type Index struct {
 // post[keyOff[k]:keyOff[k+1]] for keys[k] == tok.
 type postings struct {
 	post   []posting
+	sizes  []int32 // sizes[k] == post[k].size, searched for the size window
 	dense  []int32
 	keys   []int32
 	keyOff []int32
 }
 
 type posting struct {
-	doc  int32 // record
-	pos  int32 // position of the token in the record
-	size int32 // the record's size
+	doc   int32     // record
+	pos   int32     // position of the token in the record
+	size  int32     // the record's size
+	start uint32    // where the record starts in Index.toks
+	sig   signature // the record's signature
+}
+
+// signature is a 128-bit summary of a set r: bit h(x) is set for each token x
+// of r, h(x) being the top 7 bits of the 64-bit product x·⌊2⁶⁴/φ⌋ (Fibonacci
+// hashing). Each bit of sig(s) &^ sig(r) is the hash of a token of s that is
+// not in r, a different token for each bit, so
+//
+//	|r ∩ s| ≤ min(|r| − popcount(sig(r) &^ sig(s)), |s| − popcount(sig(s) &^ sig(r))).
+type signature [2]uint64
+
+func signatureOf(r []int32) signature {
+	var sig signature
+	for _, tok := range r {
+		h := uint64(uint32(tok)) * 0x9E3779B97F4A7C15 >> 57
+		sig[h>>6] |= 1 << (h & 63)
+	}
+	return sig
+}
+
+// maxOverlap returns the bound above on the overlap of sets of sizes a and b
+// with signatures x and y.
+func maxOverlap(a, b int, x, y signature) int {
+	return min(a-bits.OnesCount64(x[0]&^y[0])-bits.OnesCount64(x[1]&^y[1]),
+		b-bits.OnesCount64(y[0]&^x[0])-bits.OnesCount64(y[1]&^x[1]))
 }
 
 // scratch is one query's working memory, pooled so that concurrent queries
@@ -109,6 +153,8 @@ type scratch struct {
 	gen   uint32
 	cands []cand
 	bits  []uint64 // the query's tokens as a bit set, when ids are dense
+	out   []Match  // matches, unsorted
+	keys  []uint64 // for sortByDoc
 }
 
 type mark struct {
@@ -121,6 +167,8 @@ type cand struct {
 	doc   int32
 	count int32 // shared tokens found in the prefixes; −1 once pruned
 	p, q  int32 // positions in the query and in the candidate of the last one found
+	start uint32
+	size  int32
 }
 
 // Rank relabels token ids by ascending document frequency (the number of
@@ -217,6 +265,9 @@ func Build(records [][]int32, t float64) *Index {
 	if len(records) > math.MaxInt32 {
 		panic(fmt.Sprintf("simjoin: Build: %d records, more than 2^31-1", len(records)))
 	}
+	if total := sumLen(records); total > math.MaxUint32 {
+		panic(fmt.Sprintf("simjoin: Build: %d tokens, more than 2^32-1", total))
+	}
 	n := len(records)
 	x := &Index{t: t, off: make([]int, n+1)}
 	total, maxSize := 0, 0
@@ -257,7 +308,7 @@ func Build(records [][]int32, t float64) *Index {
 	for _, tok := range x.toks {
 		maxAll = max(maxAll, tok)
 	}
-	if int64(maxAll) < 64*int64(total)+1<<20 {
+	if int64(maxAll) < 8*int64(total)+1<<16 { // at most about a byte per token
 		x.bitWords = int(maxAll)/64 + 1
 	}
 	nPost, maxTok := 0, int32(-1)
@@ -269,15 +320,30 @@ func Build(records [][]int32, t float64) *Index {
 		}
 	}
 	dense := int64(maxTok) < 4*int64(nPost)+1<<16
-	x.longIdx = invert(records, order, x.long, dense, maxTok)
-	x.shortIdx = invert(records, order, x.short, dense, maxTok)
-	x.scratch.New = func() any { return &scratch{mark: make([]mark, n), bits: make([]uint64, x.bitWords)} }
+	x.longIdx = invert(records, x.off, order, x.long, dense, maxTok)
+	x.shortIdx = invert(records, x.off, order, x.short, dense, maxTok)
+	x.scratch.New = func() any {
+		sc := &scratch{mark: make([]mark, n)}
+		if x.bitWords > 0 {
+			sc.bits = make([]uint64, x.bitWords)
+		}
+		return sc
+	}
 	return x
 }
 
+func sumLen(records [][]int32) int {
+	n := 0
+	for _, r := range records {
+		n += len(r)
+	}
+	return n
+}
+
 // invert builds the posting lists of the first plen[|r|] tokens of every
-// record, taking the records in the given order.
-func invert(records [][]int32, order []int32, plen []int32, dense bool, maxTok int32) postings {
+// record, taking the records in the given order; record i starts at off[i]
+// in Index.toks.
+func invert(records [][]int32, off []int, order []int32, plen []int32, dense bool, maxTok int32) postings {
 	pre := func(r []int32) []int32 {
 		if len(r) == 0 {
 			return nil
@@ -290,6 +356,7 @@ func invert(records [][]int32, order []int32, plen []int32, dense bool, maxTok i
 		nPost += len(pre(r))
 	}
 	ix.post = make([]posting, nPost)
+	ix.sizes = make([]int32, nPost)
 	var next func(tok int32) *int32
 	if dense {
 		ix.dense = make([]int32, int(maxTok)+2)
@@ -326,28 +393,48 @@ func invert(records [][]int32, order []int32, plen []int32, dense bool, maxTok i
 	}
 	for _, i := range order {
 		r := records[i]
+		sig, start := signatureOf(r), uint32(off[i])
 		for q, tok := range pre(r) {
 			k := next(tok)
-			ix.post[*k] = posting{doc: i, pos: int32(q), size: int32(len(r))}
+			ix.post[*k] = posting{doc: i, pos: int32(q), size: int32(len(r)), start: start, sig: sig}
+			ix.sizes[*k] = int32(len(r))
 			*k++
 		}
 	}
 	return ix
 }
 
-// list returns the postings of token tok.
-func (ix *postings) list(tok int32) []posting {
+// list returns the postings of token tok of sizes in [lo, hi].
+func (ix *postings) list(tok, lo, hi int32) []posting {
+	var from, to int32
 	if ix.dense != nil {
 		if int(tok)+1 >= len(ix.dense) {
 			return nil
 		}
-		return ix.post[ix.dense[tok]:ix.dense[tok+1]]
+		from, to = ix.dense[tok], ix.dense[tok+1]
+	} else {
+		k, ok := slices.BinarySearch(ix.keys, tok)
+		if !ok {
+			return nil
+		}
+		from, to = ix.keyOff[k], ix.keyOff[k+1]
 	}
-	k, ok := slices.BinarySearch(ix.keys, tok)
-	if !ok {
-		return nil
+	sizes := ix.sizes[from:to]
+	return ix.post[from+lowerBound(sizes, lo) : from+lowerBound(sizes, hi+1)]
+}
+
+// lowerBound returns the first index k of the sorted s with s[k] ≥ v, or len(s).
+func lowerBound(s []int32, v int32) int32 {
+	lo, hi := 0, len(s)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s[m] < v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
 	}
-	return ix.post[ix.keyOff[k]:ix.keyOff[k+1]]
+	return int32(lo)
 }
 
 // pass reports whether overlap o with union u ≥ 1 is a match: the one
@@ -428,27 +515,36 @@ func (x *Index) Query(i int) []Match {
 		{&x.shortIdx, x.long[a], x.bmin[a], int32(a)},     // partners no larger than r
 		{&x.longIdx, x.short[a], int32(a) + 1, x.bmax[a]}, // larger partners
 	}
+	sig := signatureOf(r)
 	for _, sw := range sweeps {
 		if sw.lo > sw.hi {
 			continue
 		}
+		hi := sw.hi
 		for p, tok := range r[:sw.probe] {
-			list := sw.ix.list(tok)
-			k, _ := slices.BinarySearchFunc(list, sw.lo, func(e posting, size int32) int { return cmp.Compare(e.size, size) })
-			for _, e := range list[k:] {
-				if e.size > sw.hi {
-					break
+			// A first shared token at p needs minO(a+b) ≤ a − p; minO grows
+			// with b, so the sizes left shrink as p grows.
+			for hi >= sw.lo && int(x.minO[a+int(hi)]) > a-p {
+				hi--
+			}
+			if hi < sw.lo {
+				break
+			}
+			for _, e := range sw.ix.list(tok, sw.lo, hi) {
+				b, q := int(e.size), int(e.pos)
+				need := int(x.minO[a+b])
+				if maxOverlap(a, b, sig, e.sig) < need {
+					continue // cannot match: skipping it only lowers its counts
 				}
 				var c *cand
 				if m := &sc.mark[e.doc]; m.gen != gen {
 					*m = mark{gen, int32(len(cands))}
-					cands = append(cands, cand{doc: e.doc})
+					cands = append(cands, cand{doc: e.doc, start: e.start, size: e.size})
 					c = &cands[len(cands)-1]
 				} else if c = &cands[m.slot]; c.count < 0 {
 					continue
 				}
-				b, q := int(e.size), int(e.pos)
-				if int(c.count)+1+min(a-p-1, b-q-1) < int(x.minO[a+b]) {
+				if int(c.count)+1+min(a-p-1, b-q-1) < need {
 					c.count = -1
 					continue
 				}
@@ -457,32 +553,33 @@ func (x *Index) Query(i int) []Match {
 			}
 		}
 	}
-	bits := sc.bits
-	if bits != nil {
+	set := sc.bits
+	if set != nil {
 		for _, tok := range r {
-			bits[tok/64] |= 1 << (tok % 64)
+			set[tok/64] |= 1 << (tok % 64)
 		}
 	}
-	var out []Match
+	out := sc.out[:0]
 	for _, c := range cands {
 		if c.count <= 0 {
 			continue
 		}
-		s := x.record(int(c.doc))
-		b, n, p, q := len(s), int(c.count), int(c.p), int(c.q)
+		b, n, p, q := int(c.size), int(c.count), int(c.p), int(c.q)
+		need := int(x.minO[a+b])
 		P, Q := int(x.long[a]), int(x.short[b])
 		if b > a {
 			P, Q = int(x.short[a]), int(x.long[b])
 		}
-		need := int(x.minO[a+b])
+		P = min(P, a-need+1) // the positions probed for size b
 		if n+max(min(a-P, b-q-1), min(b-Q, a-p-1)) < need {
 			continue
 		}
 		// The shared tokens after q in s are after p in r: count them.
+		s := x.toks[int(c.start) : int(c.start)+b]
 		o := n
-		if bits != nil {
+		if set != nil {
 			for _, tok := range s[q+1:] {
-				o += int(bits[tok/64] >> (tok % 64) & 1)
+				o += int(set[tok/64] >> (tok % 64) & 1)
 			}
 		} else {
 			o += overlap(r[p+1:], s[q+1:], need-n)
@@ -491,14 +588,32 @@ func (x *Index) Query(i int) []Match {
 			out = append(out, Match{Doc: c.doc, Sim: float64(o) / float64(a+b-o)})
 		}
 	}
-	if bits != nil {
+	if set != nil {
 		for _, tok := range r {
-			bits[tok/64] = 0
+			set[tok/64] = 0
 		}
 	}
-	sc.cands = cands
-	slices.SortFunc(out, func(m, n Match) int { return cmp.Compare(m.Doc, n.Doc) })
-	return out
+	sc.cands, sc.out = cands, out
+	return sortByDoc(out, sc)
+}
+
+// sortByDoc returns a new slice of the matches sorted by Doc (nil for none),
+// sorting keys Doc<<32 | index, which is faster than sorting the structs.
+func sortByDoc(out []Match, sc *scratch) []Match {
+	if len(out) == 0 {
+		return nil
+	}
+	keys := sc.keys[:0]
+	for k, m := range out {
+		keys = append(keys, uint64(m.Doc)<<32|uint64(k))
+	}
+	slices.Sort(keys)
+	sorted := make([]Match, len(out))
+	for k, key := range keys {
+		sorted[k] = out[uint32(key)]
+	}
+	sc.keys = keys
+	return sorted
 }
 
 // overlap returns |r ∩ s| for sorted sets r and s, or some smaller number

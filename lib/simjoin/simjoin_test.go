@@ -39,11 +39,29 @@ func refPass(o, u int, t float64) bool {
 type refOracle struct {
 	t    float64
 	memo map[[2]int]bool
+	fast [][]int8 // fast[u][o]: 0 unknown, 1 pass, 2 fail; for u < 256
 }
 
 func (r *refOracle) pass(o, u int) bool {
 	if o == 0 || u == 0 {
 		return false
+	}
+	if u < 256 {
+		if r.fast == nil {
+			r.fast = make([][]int8, 256)
+		}
+		if r.fast[u] == nil {
+			r.fast[u] = make([]int8, u+1)
+		}
+		if v := r.fast[u][o]; v != 0 {
+			return v == 1
+		}
+		v := refPass(o, u, r.t)
+		r.fast[u][o] = 2
+		if v {
+			r.fast[u][o] = 1
+		}
+		return v
 	}
 	k := [2]int{o, u}
 	v, ok := r.memo[k]
@@ -96,6 +114,38 @@ func brute(n int, pairs []pairStat, t float64) [][]Match {
 		}
 	}
 	return out
+}
+
+// checkExactRational compares want, the brute-force matches under the
+// package's rule float64(J) > t, with the pure rational rule J > t decided by
+// integer cross-multiplication, o·den(t) > num(t)·u: they must differ only on
+// pairs with J > t exactly but float64(J) == t.
+func checkExactRational(t *testing.T, pairs []pairStat, thr float64, want [][]Match) {
+	t.Helper()
+	tr := new(big.Rat).SetFloat64(thr)
+	memo := map[[2]int32]bool{}
+	differ := 0
+	for _, p := range pairs {
+		k := [2]int32{p.o, p.u}
+		exact, ok := memo[k]
+		if !ok {
+			lhs := new(big.Int).Mul(big.NewInt(int64(p.o)), tr.Denom())
+			rhs := new(big.Int).Mul(tr.Num(), big.NewInt(int64(p.u)))
+			exact = lhs.Cmp(rhs) > 0
+			memo[k] = exact
+		}
+		_, in := slices.BinarySearchFunc(want[p.i], p.j, func(m Match, j int32) int { return int(m.Doc - j) })
+		if exact == in {
+			continue
+		}
+		differ++
+		if !exact || float64(p.o)/float64(p.u) != thr {
+			t.Fatalf("t=%v: pair %d, %d (o=%d, u=%d): rational rule %v, brute force %v", thr, p.i, p.j, p.o, p.u, exact, !exact)
+		}
+	}
+	if differ > 0 {
+		t.Logf("t=%v: %d pairs with J > t but float64(J) == t, excluded", thr, differ)
+	}
 }
 
 // compare checks the index against brute force, pair for pair.
@@ -288,6 +338,20 @@ func TestQuerySmall(t *testing.T) {
 	}
 }
 
+func TestSignatureBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	recs := zipfRecords(rng, 400, 300, 1, 60, 0.8)
+	for _, p := range overlaps(recs) {
+		r, s := recs[p.i], recs[p.j]
+		if bound := maxOverlap(len(r), len(s), signatureOf(r), signatureOf(s)); bound < int(p.o) {
+			t.Fatalf("records %d, %d: overlap %d above the signature bound %d", p.i, p.j, p.o, bound)
+		}
+	}
+	if got := maxOverlap(3, 3, signatureOf([]int32{1, 2, 3}), signatureOf([]int32{1, 2, 3})); got != 3 {
+		t.Errorf("bound for identical sets = %d, want 3", got)
+	}
+}
+
 func TestBuildPanics(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -377,11 +441,11 @@ func TestRandomAgainstBruteForce(t *testing.T) {
 	}
 	sets := []dataset{
 		{"v50 sizes 1-40", 500, 50, 1, 40, 1.0, 20, 5},
-		{"v500 sizes 1-40", 1000, 500, 1, 40, 1.0, 20, 5},
-		{"v5000 sizes 5-20", 1500, 5000, 5, 20, 1.0, 10, 0},
+		{"v500 sizes 1-40", 800, 500, 1, 40, 1.0, 20, 5},
+		{"v5000 sizes 5-20", 1200, 5000, 5, 20, 1.0, 10, 0},
 		{"v10 sizes 1-3", 300, 10, 1, 3, 1.0, 10, 3},
 		{"v40 sizes 10 flat", 400, 40, 10, 10, 0.5, 5, 0},
-		{"v2000 sizes 1-40 heavy head", 1000, 2000, 1, 40, 1.5, 0, 0},
+		{"v2000 sizes 1-40 heavy head", 800, 2000, 1, 40, 1.5, 0, 0},
 	}
 	if testing.Short() {
 		sets = sets[:2]
@@ -400,32 +464,55 @@ func TestRandomAgainstBruteForce(t *testing.T) {
 			pairs := overlaps(recs)
 			// Thresholds: fixed ones, and the similarities of real pairs, at,
 			// just below and just above them.
-			thrs := []float64{0, 0.05, 0.211, 0.25, 0.3, 1.0 / 3, 0.5, 2.0 / 3, 0.8, 0.95}
-			for k := 0; k < 6 && len(pairs) > 0; k++ {
+			thrs := []float64{0, 0.05, 0.1, 0.211, 0.25, 0.3, 1.0 / 3, 0.5, 2.0 / 3, 0.8, 0.95, 0.99}
+			for k := 0; k < 5 && len(pairs) > 0; k++ {
 				p := pairs[rng.IntN(len(pairs))]
 				s := float64(p.o) / float64(p.u)
 				if s < 1 {
 					thrs = append(thrs, s, math.Nextafter(s, 0), math.Nextafter(s, 1))
 				}
 			}
+			// The same sets under four labellings: ranked; raw; sparse (every
+			// id × 400009: sparse posting lists, merge verification); and
+			// mixed (ranked, ids ≥ 16 spread out: prefixes mostly dense, bit
+			// set too wide, so merge verification).
 			ranked := Rank(recs)
-			sparse := make([][]int32, len(recs))
-			for i, r := range recs {
-				sparse[i] = make([]int32, len(r))
-				for k, tok := range r {
-					sparse[i][k] = tok * 400_009
+			relabel := func(rs [][]int32, f func(int32) int32) [][]int32 {
+				out := make([][]int32, len(rs))
+				for i, r := range rs {
+					out[i] = make([]int32, len(r))
+					for k, tok := range r {
+						out[i][k] = f(tok)
+					}
 				}
+				return out
 			}
-			for _, thr := range thrs {
-				want := brute(len(recs), pairs, thr)
-				nx := compare(t, Build(ranked, thr), want, thr)
-				compare(t, Build(recs, thr), want, thr)
-				xs := Build(sparse, thr)
-				if xs.longIdx.dense != nil && thr == 0 {
-					t.Errorf("sparse ids did not take the sparse layout")
+			sparse := relabel(recs, func(tok int32) int32 { return tok * 400_009 })
+			mixed := relabel(ranked, func(tok int32) int32 {
+				if tok < 16 {
+					return tok
 				}
-				compare(t, xs, want, thr)
+				return 16 + (tok-16)*100_003
+			})
+			for k, thr := range thrs {
+				want := brute(len(recs), pairs, thr)
+				checkExactRational(t, pairs, thr, want)
+				nx := compare(t, Build(ranked, thr), want, thr)
+				if k%3 == 0 { // the other labellings on a third of the thresholds
+					compare(t, Build(recs, thr), want, thr)
+					compare(t, Build(sparse, thr), want, thr)
+					compare(t, Build(mixed, thr), want, thr)
+				}
 				t.Logf("t=%-22v %7d matches (ordered pairs) of %d records", thr, nx, len(recs))
+			}
+			if x := Build(sparse, 0.5); x.longIdx.dense != nil || x.bitWords != 0 {
+				t.Errorf("sparse ids: dense postings %v, bit set %d words; want neither", x.longIdx.dense != nil, x.bitWords)
+			}
+			if x := Build(ranked, 0.5); x.longIdx.dense == nil || x.bitWords == 0 {
+				t.Errorf("ranked ids: dense postings %v, bit set %d words; want both", x.longIdx.dense != nil, x.bitWords)
+			}
+			if x := Build(mixed, 0.5); ds.v >= 500 && x.bitWords != 0 {
+				t.Errorf("mixed ids: bit set %d words; want none", x.bitWords)
 			}
 		})
 	}
@@ -485,6 +572,7 @@ func TestMATHFirstSentences(t *testing.T) {
 	defer f.Close()
 	ids := map[string]int32{}
 	var recs [][]int32
+	var sets [][]string
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() && len(recs) < 5000 {
@@ -495,7 +583,9 @@ func TestMATHFirstSentences(t *testing.T) {
 			t.Fatal(err)
 		}
 		var r []int32
-		for _, w := range summtok.Set(firstSentence(row.Solution)) {
+		set := summtok.Set(firstSentence(row.Solution))
+		sets = append(sets, set)
+		for _, w := range set {
 			id, ok := ids[w]
 			if !ok {
 				id = int32(len(ids))
@@ -515,6 +605,15 @@ func TestMATHFirstSentences(t *testing.T) {
 	const thr = 0.211
 	ranked := Rank(recs)
 	want := brute(len(recs), overlaps(recs), thr)
-	n := compare(t, Build(ranked, thr), want, thr)
+	x := Build(ranked, thr)
+	n := compare(t, x, want, thr)
+	// The similarities equal summtok.Jaccard of the token strings.
+	for i := 0; i < len(recs); i += 7 {
+		for _, m := range x.Query(i) {
+			if j := summtok.Jaccard(sets[i], sets[m.Doc]); j != m.Sim {
+				t.Fatalf("pair %d, %d: Sim %v, summtok.Jaccard %v", i, m.Doc, m.Sim, j)
+			}
+		}
+	}
 	t.Logf("%d records, %d distinct tokens, %d matching ordered pairs at t = %v", len(recs), len(ids), n, thr)
 }
