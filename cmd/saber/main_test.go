@@ -72,7 +72,7 @@ func TestDemoRunsAndRerunIsNoOp(t *testing.T) {
 	}
 	// saber run on the finished demo does nothing.
 	out, code = saber(t, "run", "--config", cfg)
-	if code != 0 || !strings.Contains(out, "0 shards ran, 10 already done") {
+	if code != 0 || !strings.Contains(out, "0 shards ran, 11 already done") {
 		t.Errorf("run on a done demo: exit %d\n%s", code, out)
 	}
 }
