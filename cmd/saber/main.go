@@ -21,6 +21,7 @@ var commands = []command{
 	{"run", "run stages locally as shard processes of the stage binaries", cmdRun},
 	{"submit", "submit the missing shards of each stage to Slurm as job arrays chained with afterok", cmdSubmit},
 	{"status", "shards done per stage, and Slurm states, failures and logs of the run's jobs", cmdStatus},
+	{"stats", "what each stage did: the statistics in its shard manifests, summed", cmdStats},
 	{"cancel", "cancel the run's queued and running Slurm jobs", cmdCancel},
 	{"verify", "recompute one shard into scratch storage and compare SHA-256s with its manifest", cmdVerify},
 	{"demo", "generate a synthetic corpus and run every stage on it, on local disk", cmdDemo},

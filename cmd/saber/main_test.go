@@ -70,6 +70,13 @@ func TestDemoRunsAndRerunIsNoOp(t *testing.T) {
 			t.Errorf("verify %v: exit %d\n%s", args, code, out)
 		}
 	}
+	// saber stats reads what every stage recorded.
+	out, code = saber(t, "stats", "--config", cfg)
+	for _, want := range []string{"ingest map (2 shards)", "rows_read", "dedup reduce (1 shards)", "clusters", "tag map (2 shards)", "topics_total", "summarize map", "core_idea_words_total", "pairs map", "pairs_both"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("saber stats lacks %q (exit %d):\n%s", want, code, out)
+		}
+	}
 	// saber run on the finished demo does nothing.
 	out, code = saber(t, "run", "--config", cfg)
 	if code != 0 || !strings.Contains(out, "0 shards ran, 11 already done") {

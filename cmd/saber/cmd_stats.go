@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/shard"
+)
+
+func cmdStats(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("stats", `saber stats — what each stage did, from its shard manifests
+
+Usage:
+  saber stats --config run.yaml [--stages tag,summarize] [--json]
+
+Sums the statistics every shard recorded in its completion manifest, per
+stage step: rows read and rejected (ingest), clusters and dropped (dedup),
+LLM calls made, cached, retried and failed, tokens and latency (tag,
+summarize), topics per document, depths and domains (tag), summary lengths
+(summarize), pairs per category (pairs). Steps with no finished shard are
+listed as such.
+`, stderr)
+	cfgPath := fs.String("config", "", "run config `FILE`")
+	stages := fs.String("stages", "", "comma-separated `list` of stages (default: all)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	cfg, _, err := loadConfig(*cfgPath)
+	if err != nil {
+		return fail(stderr, "stats", err)
+	}
+	sel, err := pipeline.Select(*stages)
+	if err != nil {
+		return fail(stderr, "stats", err)
+	}
+	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
+	if err != nil {
+		return fail(stderr, "stats", stage.BadInput(err))
+	}
+	type stepStats struct {
+		Stage  string           `json:"stage"`
+		Step   string           `json:"step"`
+		Shards int              `json:"shards_done"`
+		Stats  map[string]int64 `json:"stats"`
+		Note   string           `json:"note,omitempty"`
+	}
+	var all []stepStats
+	for _, st := range sel {
+		for _, step := range st.Steps {
+			s := stepStats{Stage: st.Name, Step: step.Name, Stats: map[string]int64{}}
+			ms, err := shard.Complete(ctx, root, cfg.Run, step.Dataset)
+			var inc *shard.IncompleteError
+			switch {
+			case errors.As(err, &inc):
+				s.Note = inc.Msg
+			case err != nil:
+				return fail(stderr, "stats", err)
+			}
+			for _, m := range ms {
+				s.Shards++
+				for k, v := range m.Stats {
+					s.Stats[k] += v
+				}
+			}
+			all = append(all, s)
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(all); err != nil {
+			return fail(stderr, "stats", err)
+		}
+		return stage.ExitOK
+	}
+	for _, s := range all {
+		fmt.Fprintf(stdout, "%s %s (%d shards)\n", s.Stage, s.Step, s.Shards)
+		if s.Note != "" {
+			fmt.Fprintf(stdout, "  not complete: %s\n", s.Note)
+		}
+		keys := make([]string, 0, len(s.Stats))
+		for k := range s.Stats {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(stdout, "  %-28s %d\n", k, s.Stats[k])
+		}
+	}
+	return stage.ExitOK
+}
