@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
 )
@@ -199,11 +198,7 @@ var problemStates = map[string]bool{
 // task states from sacct (when accounting is on) and squeue, and the log
 // tail of every failed or requeued task of a shard still missing.
 func Status(ctx context.Context, cfg *config.Config, stages []stage.Stage, r Runner, configPath string) (*Report, error) {
-	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
-	if err != nil {
-		return nil, stage.BadInput(err)
-	}
-	jobs, err := ReadJobs(ctx, root, cfg.Run)
+	root, jobs, err := openRun(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -361,11 +356,7 @@ func reason(r string) string {
 
 // Cancel cancels every job of the run that is still queued or running.
 func Cancel(ctx context.Context, cfg *config.Config, r Runner, out io.Writer) ([]string, error) {
-	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
-	if err != nil {
-		return nil, stage.BadInput(err)
-	}
-	jobs, err := ReadJobs(ctx, root, cfg.Run)
+	_, jobs, err := openRun(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -111,6 +111,19 @@ func writeJobs(ctx context.Context, st store.Store, j *Jobs) error {
 	return err
 }
 
+// openRun opens the run's storage root and reads its job record.
+func openRun(ctx context.Context, cfg *config.Config) (store.Store, *Jobs, error) {
+	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
+	if err != nil {
+		return nil, nil, stage.BadInput(err)
+	}
+	jobs, err := ReadJobs(ctx, root, cfg.Run)
+	if err != nil {
+		return nil, nil, err
+	}
+	return root, jobs, nil
+}
+
 // LogDir is where job logs and rendered scripts go.
 func LogDir(cfg *config.Config) string {
 	if cfg.Slurm.LogDir != "" {
@@ -222,9 +235,9 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 			return nil, stage.BadInput(fmt.Errorf("slurm.stages.%s: %w", name, err))
 		}
 	}
-	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
+	root, jobs, err := openRun(ctx, cfg)
 	if err != nil {
-		return nil, stage.BadInput(err)
+		return nil, err
 	}
 	plans, err := Plan(ctx, cfg, root, opt.Stages)
 	if err != nil {
@@ -234,10 +247,6 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 	scriptDir := filepath.Join(logDir, "sbatch")
 	if err := os.MkdirAll(scriptDir, 0o755); err != nil {
 		return nil, fmt.Errorf("log dir: %w", err)
-	}
-	jobs, err := ReadJobs(ctx, root, cfg.Run)
-	if err != nil {
-		return nil, err
 	}
 	if !opt.DryRun && !opt.AllowQueued {
 		active, err := ActiveJobs(ctx, opt.Runner, jobs)
