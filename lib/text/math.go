@@ -1,0 +1,591 @@
+package text
+
+import (
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The Math tokeniser (SPEC §3 "Lexical baselines (C.4)") is our own design.
+// A text is split into text parts and math parts; both yield tokens, and
+// every token is one of these kinds, which cannot collide with each other:
+//
+//   - word: a maximal run of letters and decimal digits (unicode.IsLetter,
+//     unicode.IsDigit) of a text part, lower-cased rune by rune with
+//     unicode.ToLower: "Triangle" → "triangle", "2x" → "2x".
+//   - command: a LaTeX control word with its backslash: "\frac", "\sqrt",
+//     "\Delta". A backslash never occurs in a word, so "\sin" cannot meet the
+//     word "sin". Case is kept (\Delta and \delta differ). A few spellings
+//     are merged (\dfrac, \tfrac, \cfrac → \frac; \dbinom, \tbinom →
+//     \binom; \le, \leqslant → \leq; \ge, \geqslant → \geq; \ne → \neq;
+//     \to → \rightarrow; \gets → \leftarrow; \ldots, \cdots, \dotsc, \dotsb,
+//     \dotsm → \dots; \pmod, \bmod → \mod; \land → \wedge; \lor → \vee;
+//     \lnot → \neg), \operatorname{lcm} is the command "\lcm", and an
+//     environment opened inside math is the command "\begin{pmatrix}" (its
+//     \end is dropped).
+//   - identifier: one letter of a math part, case kept: "$xy$" → "x", "y".
+//     Identifiers and words share a spelling on purpose, so that "$x$" in
+//     one problem matches "x" in another's prose.
+//   - number: a run of decimal digits with at most one decimal point
+//     followed by digits: "12", "3.14". Numbers and words also share a
+//     spelling on purpose.
+//   - operator: a name after "op:", which no word, command or number
+//     contains: + op:plus, - op:minus, = op:eq, < op:lt, > op:gt,
+//     ^ op:sup, _ op:sub, * op:ast, / op:slash, ( op:lparen, ) op:rparen,
+//     [ op:lbrack, ] op:rbrack, | op:vert, ! op:bang, ' op:prime,
+//     , op:comma, : op:colon, ; op:semicolon, % op:pct; the control
+//     symbols \{ op:lbrace, \} op:rbrace, \| op:dvert, \% op:pct,
+//     \$ op:dollar, \# op:hash, \& op:amp, \_ op:underscore; \lt, \gt,
+//     \vert, \lvert, \rvert, \Vert, \lVert, \rVert, \lbrace, \rbrace,
+//     \lbrack, \rbrack and \colon map to the same names; a non-ASCII
+//     symbol or punctuation rune r (≤, °, …) is "op:" + r.
+//   - pair: two consecutive tokens of one math part joined by one space,
+//     "x op:sup", "op:sup 2". No other token contains white space, so a
+//     pair never equals another token and splits back uniquely.
+//
+// In a math part, white space, the TeX grouping braces { }, the alignment
+// tab &, the tie ~, a "." that is not inside a number, the spacing and
+// sizing commands (\, \; \: \! \quad \qquad \left \right \big … \middle
+// \displaystyle \limits …), \\ with its optional [length], \label{…},
+// \tag{…}, \hspace{…}, \vspace{…} and the accents \' \" \^ \~ \= \. are
+// dropped: they are layout, not content. The argument of \text, \textrm,
+// \textbf, \textit, \textsf, \texttt, \textnormal, \mbox and \hbox is prose
+// and yields words, in the math part's sequence (so they also form pairs).
+//
+// Math parts are delimited by $…$, $$…$$, \(…\), \[…\] and, as an extension
+// of the SPEC's list because MATH writes a fifth of its solutions that way,
+// the display environments \begin{E}…\end{E} for E in equation, align,
+// alignat, gather, multline, flalign, eqnarray, displaymath, math (each also
+// starred). A delimiter is looked for only in text, where \$ (an escaped
+// dollar) and \\ never open math. A part ends at the first matching closer;
+// inside it, \$ and every other backslash pair are skipped, so "\$" never
+// closes "$…". As in TeX, math cannot span a blank line: an opener whose
+// closer is missing, or comes only after a blank line, is unbalanced, and
+// is then read as text (its delimiter characters are dropped, its content
+// yields words) and scanning goes on after it. Unbalanced input therefore
+// never loses its words, and the tokeniser never panics on any input.
+//
+// Output order: all single tokens in order of appearance, then all pairs in
+// order of appearance.
+
+type mathTokenizer struct{}
+
+func (mathTokenizer) Name() string { return "math" }
+
+func (mathTokenizer) Append(dst []string, s string) []string {
+	st := mathPool.Get().(*mathState)
+	st.reset(s)
+	st.run()
+	dst = st.emit(dst)
+	st.s = ""
+	mathPool.Put(st)
+	return dst
+}
+
+var mathPool = sync.Pool{New: func() any { return new(mathState) }}
+
+// ref is a token: s[lo:hi] of the input, or arena[lo:hi] when inArena.
+type ref struct {
+	lo, hi  int
+	inArena bool
+}
+
+// failure remembers that no closer was found from pos up to until, so that
+// a later opener of the same kind in that range fails at once and
+// pathological input (thousands of unclosed openers) stays linear.
+type failure struct {
+	closer     string
+	pos, until int
+}
+
+type mathState struct {
+	s     string
+	arena []byte // bytes of the tokens that are not substrings of s
+	toks  []ref  // single tokens, in order
+	pairs []int  // k: toks[k] and toks[k+1] form a pair
+	fails []failure
+}
+
+func (st *mathState) reset(s string) {
+	st.s = s
+	st.arena = st.arena[:0]
+	st.toks = st.toks[:0]
+	st.pairs = st.pairs[:0]
+	st.fails = st.fails[:0]
+}
+
+// emit materialises the tokens with one allocation for the whole arena.
+func (st *mathState) emit(dst []string) []string {
+	for _, k := range st.pairs {
+		a, b := st.toks[k], st.toks[k+1]
+		lo := len(st.arena)
+		st.arena = st.appendRef(st.arena, a)
+		st.arena = append(st.arena, ' ')
+		st.arena = st.appendRef(st.arena, b)
+		st.toks = append(st.toks, ref{lo, len(st.arena), true})
+	}
+	arena := string(st.arena)
+	for _, t := range st.toks {
+		if t.inArena {
+			dst = append(dst, arena[t.lo:t.hi])
+		} else {
+			dst = append(dst, st.s[t.lo:t.hi])
+		}
+	}
+	return dst
+}
+
+func (st *mathState) appendRef(b []byte, t ref) []byte {
+	if t.inArena {
+		// b may be st.arena itself; t lies before its end, so append copies
+		// from memory that stays valid (append reallocates by copying).
+		return append(b, b[t.lo:t.hi]...)
+	}
+	return append(b, st.s[t.lo:t.hi]...)
+}
+
+func (st *mathState) sub(lo, hi int) { st.toks = append(st.toks, ref{lo, hi, false}) }
+
+// lit appends the token made of parts, copied into the arena.
+func (st *mathState) lit(parts ...string) {
+	lo := len(st.arena)
+	for _, p := range parts {
+		st.arena = append(st.arena, p...)
+	}
+	st.toks = append(st.toks, ref{lo, len(st.arena), true})
+}
+
+// run splits st.s into text and math parts.
+func (st *mathState) run() {
+	s := st.s
+	text := 0 // start of the pending text part
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '$' && c != '\\' {
+			i++
+			continue
+		}
+		var closer string
+		open := 0
+		if c == '$' {
+			if i+1 < len(s) && s[i+1] == '$' {
+				closer, open = "$$", 2
+			} else {
+				closer, open = "$", 1
+			}
+		} else {
+			if i+1 < len(s) {
+				switch s[i+1] {
+				case '(':
+					closer, open = `\)`, 2
+				case '[':
+					closer, open = `\]`, 2
+				case 'b':
+					if env, n := mathEnvAt(s, i); n > 0 {
+						closer, open = `\end{`+env+`}`, n
+					}
+				}
+			}
+			if open == 0 {
+				// \$, \\ or any other backslash pair: never an opener, and
+				// its second character is not one either.
+				i += 2
+				continue
+			}
+		}
+		end := st.findClose(i+open, closer)
+		if end < 0 {
+			i += open // unbalanced: the opener is text
+			continue
+		}
+		st.words(text, i)
+		st.math(i+open, end)
+		i = end + len(closer)
+		text = i
+	}
+	st.words(text, len(s))
+}
+
+var mathEnvs = map[string]bool{}
+
+func init() {
+	for _, e := range []string{"equation", "align", "alignat", "gather", "multline", "flalign", "eqnarray", "displaymath", "math"} {
+		mathEnvs[e] = true
+		mathEnvs[e+"*"] = true
+	}
+}
+
+// mathEnvAt reports whether s[i:] starts with \begin{E} for a display-math
+// environment E, returning E and the length of the opener.
+func mathEnvAt(s string, i int) (string, int) {
+	const begin = `\begin{`
+	if !strings.HasPrefix(s[i:], begin) {
+		return "", 0
+	}
+	j := i + len(begin)
+	k := j
+	for k < len(s) && (isASCIILetter(s[k]) || s[k] == '*') {
+		k++
+	}
+	if k >= len(s) || s[k] != '}' || !mathEnvs[s[j:k]] {
+		return "", 0
+	}
+	return s[j:k], k + 1 - i
+}
+
+// findClose returns the position of the closer of a math part whose content
+// starts at from, or -1 when the text or its paragraph ends first.
+func (st *mathState) findClose(from int, closer string) int {
+	for _, f := range st.fails {
+		if f.closer == closer && f.pos <= from && from < f.until {
+			return -1
+		}
+	}
+	s := st.s
+	j := from
+	for j < len(s) {
+		switch s[j] {
+		case '\\':
+			if closer[0] == '\\' && strings.HasPrefix(s[j:], closer) {
+				return j
+			}
+			j += 2
+			continue
+		case '$':
+			if closer == "$" || closer == "$$" && j+1 < len(s) && s[j+1] == '$' {
+				return j
+			}
+		case '\n':
+			if blankLine(s, j) {
+				st.fail(closer, from, j)
+				return -1
+			}
+		}
+		j++
+	}
+	st.fail(closer, from, len(s))
+	return -1
+}
+
+func (st *mathState) fail(closer string, pos, until int) {
+	for k := range st.fails {
+		if st.fails[k].closer == closer {
+			st.fails[k] = failure{closer, pos, until}
+			return
+		}
+	}
+	st.fails = append(st.fails, failure{closer, pos, until})
+}
+
+// blankLine reports whether the newline at s[j] starts a blank line: only
+// spaces, tabs and carriage returns up to the next newline.
+func blankLine(s string, j int) bool {
+	for k := j + 1; k < len(s); k++ {
+		switch s[k] {
+		case ' ', '\t', '\r':
+		case '\n':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// words appends the words of s[lo:hi].
+func (st *mathState) words(lo, hi int) {
+	s := st.s
+	for i := lo; i < hi; {
+		start := i
+		lowered := -1 // arena offset once the word needed lower-casing
+	scan:
+		for i < hi {
+			c := s[i]
+			if c < utf8.RuneSelf {
+				switch {
+				case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+					if lowered >= 0 {
+						st.arena = append(st.arena, c)
+					}
+				case 'A' <= c && c <= 'Z':
+					if lowered < 0 {
+						lowered = len(st.arena)
+						st.arena = append(st.arena, s[start:i]...)
+					}
+					st.arena = append(st.arena, c+'a'-'A')
+				default:
+					break scan
+				}
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[i:hi])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				break
+			}
+			if l := unicode.ToLower(r); l != r || lowered >= 0 {
+				if lowered < 0 {
+					lowered = len(st.arena)
+					st.arena = append(st.arena, s[start:i]...)
+				}
+				st.arena = utf8.AppendRune(st.arena, l)
+			}
+			i += size
+		}
+		switch {
+		case i == start:
+			_, size := utf8.DecodeRuneInString(s[i:hi])
+			i += size
+		case lowered >= 0:
+			st.toks = append(st.toks, ref{lowered, len(st.arena), true})
+		default:
+			st.sub(start, i)
+		}
+	}
+}
+
+// math appends the tokens of the math part s[lo:hi] and its pairs.
+func (st *mathState) math(lo, hi int) {
+	first := len(st.toks)
+	st.mathTokens(lo, hi)
+	for k := first; k+1 < len(st.toks); k++ {
+		st.pairs = append(st.pairs, k)
+	}
+}
+
+var asciiOps = [utf8.RuneSelf]string{
+	'+': "op:plus", '-': "op:minus", '=': "op:eq", '<': "op:lt", '>': "op:gt",
+	'^': "op:sup", '_': "op:sub", '*': "op:ast", '/': "op:slash",
+	'(': "op:lparen", ')': "op:rparen", '[': "op:lbrack", ']': "op:rbrack",
+	'|': "op:vert", '!': "op:bang", '\'': "op:prime", ',': "op:comma",
+	':': "op:colon", ';': "op:semicolon", '%': "op:pct",
+}
+
+// controlSymbols are the tokens of \ followed by one non-letter; the
+// missing ones (\, \; \! \\ accents …) are dropped.
+var controlSymbols = [utf8.RuneSelf]string{
+	'{': "op:lbrace", '}': "op:rbrace", '|': "op:dvert", '%': "op:pct",
+	'$': "op:dollar", '#': "op:hash", '&': "op:amp", '_': "op:underscore",
+}
+
+func (st *mathState) mathTokens(lo, hi int) {
+	s := st.s
+	for i := lo; i < hi; {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:hi])
+			switch {
+			case r == utf8.RuneError && size == 1:
+			case unicode.IsLetter(r), unicode.IsDigit(r):
+				st.sub(i, i+size)
+			case unicode.IsSymbol(r), unicode.IsPunct(r):
+				st.lit("op:", s[i:i+size])
+			}
+			i += size
+			continue
+		}
+		switch {
+		case isASCIILetter(c):
+			st.sub(i, i+1)
+			i++
+		case isDigit(c):
+			j := i + 1
+			for j < hi && isDigit(s[j]) {
+				j++
+			}
+			if j+1 < hi && s[j] == '.' && isDigit(s[j+1]) {
+				j += 2
+				for j < hi && isDigit(s[j]) {
+					j++
+				}
+			}
+			st.sub(i, j)
+			i = j
+		case c == '\\':
+			i = st.command(i, hi)
+		default:
+			if op := asciiOps[c]; op != "" {
+				st.lit(op)
+			}
+			i++
+		}
+	}
+}
+
+// Commands dropped as layout, merged into another spelling, or turned into
+// an operator token.
+var (
+	dropCommands = map[string]bool{}
+	argCommands  = map[string]bool{`\label`: true, `\tag`: true, `\hspace`: true, `\vspace`: true}
+	textCommands = map[string]bool{}
+	commandAlias = map[string]string{
+		`\dfrac`: `\frac`, `\tfrac`: `\frac`, `\cfrac`: `\frac`,
+		`\dbinom`: `\binom`, `\tbinom`: `\binom`,
+		`\le`: `\leq`, `\leqslant`: `\leq`, `\ge`: `\geq`, `\geqslant`: `\geq`, `\ne`: `\neq`,
+		`\to`: `\rightarrow`, `\gets`: `\leftarrow`,
+		`\ldots`: `\dots`, `\cdots`: `\dots`, `\dotsc`: `\dots`, `\dotsb`: `\dots`, `\dotsm`: `\dots`,
+		`\pmod`: `\mod`, `\bmod`: `\mod`,
+		`\land`: `\wedge`, `\lor`: `\vee`, `\lnot`: `\neg`,
+		`\lt`: "op:lt", `\gt`: "op:gt",
+		`\vert`: "op:vert", `\lvert`: "op:vert", `\rvert`: "op:vert",
+		`\Vert`: "op:dvert", `\lVert`: "op:dvert", `\rVert`: "op:dvert",
+		`\lbrace`: "op:lbrace", `\rbrace`: "op:rbrace",
+		`\lbrack`: "op:lbrack", `\rbrack`: "op:rbrack",
+		`\colon`: "op:colon",
+	}
+)
+
+func init() {
+	for _, c := range []string{
+		`\left`, `\right`, `\middle`, `\big`, `\Big`, `\bigg`, `\Bigg`,
+		`\bigl`, `\bigr`, `\Bigl`, `\Bigr`, `\biggl`, `\biggr`, `\Biggl`, `\Biggr`,
+		`\bigm`, `\Bigm`, `\biggm`, `\Biggm`,
+		`\quad`, `\qquad`, `\displaystyle`, `\textstyle`, `\scriptstyle`, `\scriptscriptstyle`,
+		`\limits`, `\nolimits`, `\nonumber`, `\notag`, `\hline`, `\allowbreak`, `\nobreak`,
+	} {
+		dropCommands[c] = true
+	}
+	for _, c := range []string{`\text`, `\textrm`, `\textbf`, `\textit`, `\textsf`, `\texttt`, `\textnormal`, `\mbox`, `\hbox`} {
+		textCommands[c] = true
+	}
+}
+
+// command reads the control sequence at s[i] ('\\') within a math part
+// ending at hi, appends its tokens and returns the position after it.
+func (st *mathState) command(i, hi int) int {
+	s := st.s
+	if i+1 >= hi {
+		return hi
+	}
+	if c := s[i+1]; !isASCIILetter(c) {
+		if c >= utf8.RuneSelf {
+			_, size := utf8.DecodeRuneInString(s[i+1 : hi])
+			return i + 1 + size
+		}
+		if tok := controlSymbols[c]; tok != "" {
+			st.lit(tok)
+		}
+		if c == '\\' {
+			return skipOptional(s, i+2, hi)
+		}
+		return i + 2
+	}
+	j := i + 1
+	for j < hi && isASCIILetter(s[j]) {
+		j++
+	}
+	name := s[i:j]
+	switch {
+	case dropCommands[name]:
+		return j
+	case argCommands[name]:
+		if j < hi && s[j] == '*' {
+			j++
+		}
+		_, _, end := braced(s, j, hi)
+		return end
+	case textCommands[name]:
+		if lo, h, end := braced(s, j, hi); end > j {
+			st.words(lo, h)
+			return end
+		}
+		return j
+	case name == `\operatorname`:
+		if j < hi && s[j] == '*' {
+			j++
+		}
+		lo, h, end := braced(s, j, hi)
+		if end == j {
+			return j
+		}
+		if w := strings.TrimSpace(s[lo:h]); w != "" && allLetters(w) {
+			st.lit(`\`, w)
+		} else {
+			st.mathTokens(lo, h)
+		}
+		return end
+	case name == `\begin`:
+		lo, h, end := braced(s, j, hi)
+		env := s[lo:h]
+		if end == j || env == "" || !allLetters(strings.TrimSuffix(env, "*")) {
+			st.sub(i, j) // not a well-formed \begin{name}: the group is read as math
+			return j
+		}
+		st.lit(`\begin{`, env, `}`)
+		switch env {
+		case "array", "tabular", "alignat", "alignat*", "alignedat":
+			// The column specification ({cc|c}) or column count is layout.
+			_, _, end = braced(s, end, hi)
+		}
+		return end
+	case name == `\end`:
+		_, _, end := braced(s, j, hi)
+		return end
+	}
+	if alias, ok := commandAlias[name]; ok {
+		st.lit(alias)
+	} else {
+		st.sub(i, j)
+	}
+	return j
+}
+
+// braced finds a brace group at s[j:hi] after optional white space. It
+// returns the bounds of its content and the position after it; end == j
+// when there is no group. An unclosed group extends to hi (so its content is
+// still read, and input with many unclosed groups stays linear).
+func braced(s string, j, hi int) (lo, h, end int) {
+	k := j
+	for k < hi && (s[k] == ' ' || s[k] == '\t' || s[k] == '\n' || s[k] == '\r') {
+		k++
+	}
+	if k >= hi || s[k] != '{' {
+		return j, j, j
+	}
+	depth := 0
+	for m := k; m < hi; m++ {
+		switch s[m] {
+		case '\\':
+			m++ // \{ and \} do not count
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return k + 1, m, m + 1
+			}
+		}
+	}
+	return k + 1, hi, hi
+}
+
+// skipOptional skips the optional [length] after \\ (as in \\[2pt]) when it
+// closes on the same line.
+func skipOptional(s string, j, hi int) int {
+	k := j
+	for k < hi && (s[k] == ' ' || s[k] == '\t') {
+		k++
+	}
+	if k >= hi || s[k] != '[' {
+		return j
+	}
+	for m := k + 1; m < hi && s[m] != '\n'; m++ {
+		if s[m] == ']' {
+			return m + 1
+		}
+	}
+	return j
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func isDigit(c byte) bool       { return '0' <= c && c <= '9' }
+
+func allLetters(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if !isASCIILetter(w[i]) {
+			return false
+		}
+	}
+	return true
+}
