@@ -138,6 +138,50 @@ type Pair struct {
 	Category string `parquet:"category"`
 }
 
+// Threshold is a row of `thresholds`, written by calibrate: the final pair
+// of thresholds (Scope "final") and each domain's own pick (Scope the
+// domain's label). Key: Scope, "final" first.
+type Threshold struct {
+	Scope    string  `parquet:"scope"`
+	TauTopic float64 `parquet:"tau_topic"`
+	TauSumm  float64 `parquet:"tau_summ"`
+	// Eligible is the scope's eligible queries at these thresholds; for the
+	// final row, the smallest count over the domains.
+	Eligible int64 `parquet:"eligible"`
+	// EligibleAtFinal is a domain's eligible queries at the final thresholds.
+	EligibleAtFinal int64 `parquet:"eligible_at_final"`
+	// Feasible: every domain (final) or this domain has at least
+	// MinEligible eligible queries at these thresholds.
+	Feasible    bool  `parquet:"feasible"`
+	K           int32 `parquet:"k"`
+	MinEligible int32 `parquet:"min_eligible"`
+}
+
+// Query is a row of `queries`, written by select: one benchmark query with
+// its category counts at the final thresholds. Key: ID.
+type Query struct {
+	ID     string `parquet:"id"`
+	Domain string `parquet:"domain"`
+	// TopicOnly, SummaryOnly and Both count the query's pairs per category
+	// at the final thresholds (each ≥ K: that is what made it eligible).
+	TopicOnly   int32   `parquet:"topic_only"`
+	SummaryOnly int32   `parquet:"summary_only"`
+	Both        int32   `parquet:"both"`
+	TauTopic    float64 `parquet:"tau_topic"`
+	TauSumm     float64 `parquet:"tau_summ"`
+}
+
+// Candidate is a row of `candidates`, written by select: one of a query's
+// 3K documents. Key: (Query, Doc).
+type Candidate struct {
+	Query string `parquet:"query"`
+	Doc   string `parquet:"doc"`
+	// Category is topic, summary or both at the final thresholds.
+	Category string  `parquet:"category"`
+	SimTopic float64 `parquet:"sim_topic"`
+	SimSumm  float64 `parquet:"sim_summ"`
+}
+
 // The datasets, by name, with the order their rows are sorted in.
 var (
 	Problems   = Dataset[Problem]{Name: "problems", Compare: func(a, b *Problem) int { return strings.Compare(a.ID, b.ID) }}
@@ -148,6 +192,11 @@ var (
 	Topics     = Dataset[TopicRow]{Name: "topics", Compare: func(a, b *TopicRow) int { return strings.Compare(a.ID, b.ID) }}
 	Summaries  = Dataset[Summary]{Name: "summaries", Compare: func(a, b *Summary) int { return strings.Compare(a.ID, b.ID) }}
 	Pairs      = Dataset[Pair]{Name: "pairs", Compare: func(a, b *Pair) int { return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc)) }}
+	Thresholds = Dataset[Threshold]{Name: "thresholds", Compare: compareThreshold}
+	Queries    = Dataset[Query]{Name: "queries", Compare: func(a, b *Query) int { return strings.Compare(a.ID, b.ID) }}
+	Candidates = Dataset[Candidate]{Name: "candidates", Compare: func(a, b *Candidate) int {
+		return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc))
+	}}
 	// TagRejects and SummaryRejects hold the documents a stage could not
 	// process (an LLM answer unparseable after its re-asks), with Input set
 	// to the stage, ID to the document and Detail to the answer's SHA-256.
@@ -155,6 +204,19 @@ var (
 	TagRejects     = Dataset[Reject]{Name: "tag_rejects", Compare: compareReject}
 	SummaryRejects = Dataset[Reject]{Name: "summary_rejects", Compare: compareReject}
 )
+
+// ScopeFinal is the Scope of the final thresholds' row.
+const ScopeFinal = "final"
+
+func compareThreshold(a, b *Threshold) int {
+	if (a.Scope == ScopeFinal) != (b.Scope == ScopeFinal) {
+		if a.Scope == ScopeFinal {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a.Scope, b.Scope)
+}
 
 func compareReject(a, b *Reject) int {
 	return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.ID, b.ID),

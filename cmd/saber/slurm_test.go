@@ -63,6 +63,8 @@ ingest:
       fields: {id: id, statement: statement, solution: solution, subject: domain, source: source}
 dedup:
   shards: 2
+calibrate: {min_eligible: 4}
+select: {k: 2, per_domain: 4, allow_shortfall: true}
 %s`, root, ingestShards, slurmYAML)
 	p := filepath.Join(dir, "run.yaml")
 	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {

@@ -50,6 +50,8 @@ type Config struct {
 	Tag       Tag       `yaml:"tag" json:"tag"`
 	Summarize Summarize `yaml:"summarize" json:"summarize"`
 	Pairs     Pairs     `yaml:"pairs" json:"pairs"`
+	Calibrate Calibrate `yaml:"calibrate" json:"calibrate"`
+	Select    Select    `yaml:"select" json:"select"`
 
 	// dir is the directory of the config file; relative paths resolve there.
 	dir string
@@ -202,6 +204,7 @@ func (c *Config) applyDefaults() {
 	}
 	c.defaultsLLMStages()
 	c.defaultsPairs()
+	c.defaultsSelect()
 }
 
 var runName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
@@ -284,6 +287,7 @@ func (c *Config) Validate() error {
 	c.validateSlurm(bad)
 	c.validateLLMStages(bad)
 	c.validatePairs(bad)
+	c.validateSelect(bad)
 	if len(errs) > 0 {
 		return &Error{Problems: errs}
 	}

@@ -103,7 +103,7 @@ summarize: {shards: 2, backend: llm}
 	var logs bytes.Buffer
 	log := zerolog.New(&logs).Level(zerolog.DebugLevel)
 	runAll := func(force bool) {
-		for _, st := range Stages {
+		for _, st := range Stages[:4] { // through summarize: the LLM stages
 			for _, step := range st.Steps {
 				n := step.Count(cfg)
 				for i := 0; i < n; i++ {

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/saber-math/saber/jobs/calibrate"
 	"github.com/saber-math/saber/jobs/dedup"
 	"github.com/saber-math/saber/jobs/ingest"
 	"github.com/saber-math/saber/jobs/pairs"
+	"github.com/saber-math/saber/jobs/selection"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/summarize"
 	"github.com/saber-math/saber/jobs/tag"
@@ -17,7 +19,7 @@ import (
 
 // Stages are every stage in pipeline order. tag and summarize both read
 // only the corpus; on Slurm they are chained, locally they run in turn.
-var Stages = []stage.Stage{ingest.Stage, dedup.Stage, tag.Stage, summarize.Stage, pairs.Stage}
+var Stages = []stage.Stage{ingest.Stage, dedup.Stage, tag.Stage, summarize.Stage, pairs.Stage, calibrate.Stage, selection.Stage}
 
 // Lookup returns the named stage.
 func Lookup(name string) (stage.Stage, error) {

@@ -40,6 +40,10 @@ func Command(ctx context.Context, st Stage, args []string, stdout, stderr io.Wri
 	reduce := fs.Bool("reduce", false, "run only the stage's reduce step (needs every shard done)")
 	force := fs.Bool("force", false, "redo shards that are already done")
 	printCfg := fs.Bool("print-config", false, "print the effective config (defaults filled in) and exit")
+	var apply func(*config.Config)
+	if st.Flags != nil {
+		apply = st.Flags(fs)
+	}
 	fs.Usage = func() { usage(fs, st, stderr) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -59,6 +63,9 @@ func Command(ctx context.Context, st Stage, args []string, stdout, stderr io.Wri
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", st.Name, err)
 		return ExitBadInput
+	}
+	if apply != nil {
+		apply(cfg)
 	}
 	if *printCfg {
 		y, err := cfg.YAML()

@@ -8,7 +8,10 @@ package stage
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -35,6 +38,10 @@ type Stage struct {
 	Summary string
 	// Steps run in order; at most one sharded step, then an optional reduce.
 	Steps []Step
+	// Flags, when set, adds the binary's own flags; the function it returns
+	// applies them to the loaded config, before the config's hash is taken,
+	// so a manifest records what the flags changed.
+	Flags func(fs *flag.FlagSet) func(*config.Config)
 }
 
 // Step is a sharded map or a single-task reduce.
@@ -147,7 +154,14 @@ func (e *Env) Progress(what string, total int64) *Progress {
 // order, from its manifests, and records them as inputs. The hashes are the
 // manifests' own: every output's hash was taken as it was written.
 func (e *Env) Upstream(ctx context.Context, dataset string) ([]shard.Object, error) {
-	ms, err := shard.Complete(ctx, e.In, e.Config.Run, dataset)
+	return e.UpstreamVia(ctx, dataset, dataset)
+}
+
+// UpstreamVia is Upstream for a dataset written beside another by the same
+// step, whose manifests live under that other dataset (select's `queries`,
+// marked done under `candidates`; dedup's `duplicates`, under `corpus`).
+func (e *Env) UpstreamVia(ctx context.Context, done, dataset string) ([]shard.Object, error) {
+	ms, err := shard.Complete(ctx, e.In, e.Config.Run, done)
 	if err != nil {
 		return nil, err
 	}
@@ -334,5 +348,22 @@ func WriteOutput[T any](ctx context.Context, env *Env, ds dataset.Dataset[T], ro
 		return err
 	}
 	env.AddOutput(o)
+	return nil
+}
+
+// ReportKey is the key of a human-readable report file of this run.
+func (e *Env) ReportKey(name string) string { return e.Config.Run + "/reports/" + name }
+
+// WriteReport writes a report file (Markdown, CSV, JSON) under
+// <run>/reports/ atomically and records it as an output with its SHA-256,
+// so `saber verify` checks it like any dataset part.
+func WriteReport(ctx context.Context, env *Env, name string, data []byte) error {
+	key := env.ReportKey(name)
+	info, err := store.Put(ctx, env.Out, key, data, store.Replace)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", env.Out.URI(key), err)
+	}
+	sum := sha256.Sum256(data)
+	env.AddOutput(shard.Object{URI: env.Out.URI(key), Key: key, SHA256: hex.EncodeToString(sum[:]), Size: info.Size})
 	return nil
 }

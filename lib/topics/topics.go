@@ -172,6 +172,30 @@ func tagOf(t *ontology.Tree, n int) Tag {
 // domainOrder is the tie order of MainDomain (SPEC §3 "Pairs and selection").
 var domainOrder = []string{"Algebra", "Geometry", "Number Theory", "Combinatorics", "Calculus and Analysis"}
 
+// DomainLabels returns the labels of the tree's top-level domains in
+// MainDomain's tie order: the five of SPEC §3 first (those present), then
+// any others in tree order, each once.
+func DomainLabels(t *ontology.Tree) []string {
+	var known, other []string
+	have := map[string]bool{}
+	for _, d := range t.Children(t.Root()) {
+		have[t.Label(d)] = true
+	}
+	for _, l := range domainOrder {
+		if have[l] {
+			known = append(known, l)
+			delete(have, l)
+		}
+	}
+	for _, d := range t.Children(t.Root()) {
+		if l := t.Label(d); have[l] {
+			other = append(other, l)
+			delete(have, l)
+		}
+	}
+	return append(known, other...)
+}
+
 // MainDomain returns the top-level domain (the depth-1 node) holding most of
 // topics, or −1 when there are none. Ties go to the domain that comes first
 // in the order Algebra, Geometry, Number Theory, Combinatorics, Calculus and

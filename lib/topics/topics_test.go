@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -304,5 +305,18 @@ func TestMainDomain(t *testing.T) {
 	}
 	if got := MainDomain(tr2, []int{x, cc}); got != cc {
 		t.Errorf("known label first: got %s, want c", tr2.ID(got))
+	}
+}
+
+func TestDomainLabels(t *testing.T) {
+	d := &ontology.DAG{Nodes: []ontology.Node{{ID: "x", Label: "Topology"}, {ID: "nt", Label: "Number Theory"}, {ID: "a", Label: "Algebra"}}}
+	tree, err := ontology.BuildTree(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := DomainLabels(tree)
+	want := []string{"Algebra", "Number Theory", "Topology"}
+	if !slices.Equal(got, want) {
+		t.Errorf("DomainLabels = %v, want %v", got, want)
 	}
 }

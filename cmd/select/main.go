@@ -1,0 +1,10 @@
+// Command select draws the benchmark: queries per domain among the eligible
+// ones and K candidates per category for each. See `select --help`.
+package main
+
+import (
+	"github.com/saber-math/saber/jobs/selection"
+	"github.com/saber-math/saber/jobs/stage"
+)
+
+func main() { stage.Main(selection.Stage) }

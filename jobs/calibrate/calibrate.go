@@ -1,0 +1,271 @@
+// Package calibrate picks the final thresholds (τ_topic, τ_summ) from the
+// pairs found above the floors (paper App. B.2; SPEC §3): for every point of
+// a grid above the floors it counts, per domain, the queries with at least
+// K documents in each category, then applies SPEC's rule (lib/thresholds).
+// It runs as one task, streaming `pairs` one query at a time, so memory is
+// the grid, not the pairs.
+package calibrate
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/pairs"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/thresholds"
+)
+
+// Stage is the calibrate stage.
+var Stage = stage.Stage{
+	Name:    "calibrate",
+	Summary: "eligible queries per domain over a threshold grid; SPEC's rule picks the thresholds: pairs, topics → thresholds",
+	Steps: []stage.Step{{
+		Name: "reduce", Dataset: dataset.Thresholds.Name, Run: run,
+	}},
+}
+
+// Report files, under <root>/<run>/reports/.
+const (
+	ReportMarkdown = "calibrate.md"
+	ReportCSV      = "calibrate.csv"
+)
+
+// Result is what calibration found.
+type Result struct {
+	Grid    thresholds.Grid
+	Domains []string
+	// Eligible[d][i][j] is domain d's eligible queries at (Topic[i], Summ[j]).
+	Eligible [][][]int64
+	// Queries[d] is domain d's queries with any pair; NoDomain counts
+	// queries whose document has no domain among Domains.
+	Queries  []int64
+	NoDomain int64
+	Choice   thresholds.Choice
+	K        int
+	Min      int64
+}
+
+// Calibrate scans pairs and counts eligibility over the grid.
+func Calibrate(ctx context.Context, env *stage.Env) (*Result, error) {
+	cfg := env.Config
+	domains, docDomain, err := pairs.Domains(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	parts, err := env.Upstream(ctx, dataset.Pairs.Name)
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{
+		Grid:    thresholds.Grid{Topic: cfg.Calibrate.TopicGrid.Values(), Summ: cfg.Calibrate.SummGrid.Values()},
+		Domains: domains, Queries: make([]int64, len(domains)),
+		K: cfg.Select.K, Min: int64(cfg.Calibrate.MinEligible),
+	}
+	index := map[string]int{}
+	r.Eligible = make([][][]int64, len(domains))
+	for d, name := range domains {
+		index[name] = d
+		r.Eligible[d] = make([][]int64, len(r.Grid.Topic))
+		for i := range r.Eligible[d] {
+			r.Eligible[d][i] = make([]int64, len(r.Grid.Summ))
+		}
+	}
+	counter := thresholds.NewCounter(r.Grid)
+	var st, ss []float64
+	prog := env.Progress("pairs", int64(dataset.TotalRows(parts)))
+	err = pairs.ScanByQuery(ctx, env.In, parts, func(q string, rows []dataset.Pair) error {
+		prog.Add(int64(len(rows)))
+		d, ok := index[docDomain[q]]
+		if !ok {
+			r.NoDomain++
+			return nil
+		}
+		r.Queries[d]++
+		st, ss = st[:0], ss[:0]
+		for _, p := range rows {
+			st, ss = append(st, p.SimTopic), append(ss, p.SimSumm)
+		}
+		counter.Eligible(st, ss, r.K, func(i, j int) { r.Eligible[d][i][j]++ })
+		return nil
+	})
+	prog.Finish()
+	if err != nil {
+		return nil, err
+	}
+	r.Choice = thresholds.Choose(r.Eligible, r.Min)
+	return r, nil
+}
+
+// Rows returns the `thresholds` rows: the final point, then each domain's pick.
+func (r *Result) Rows() []dataset.Threshold {
+	f := r.Choice.Final
+	final := dataset.Threshold{
+		Scope: dataset.ScopeFinal, TauTopic: r.Grid.Topic[f.I], TauSumm: r.Grid.Summ[f.J],
+		Feasible: r.Choice.Feasible, K: int32(r.K), MinEligible: int32(r.Min), Eligible: -1,
+	}
+	rows := []dataset.Threshold{final}
+	for d, name := range r.Domains {
+		at := r.Eligible[d][f.I][f.J]
+		if rows[0].Eligible < 0 || at < rows[0].Eligible {
+			rows[0].Eligible = at
+		}
+		row := dataset.Threshold{Scope: name, EligibleAtFinal: at, Feasible: r.Choice.OK[d], K: int32(r.K), MinEligible: int32(r.Min)}
+		if r.Choice.OK[d] {
+			p := r.Choice.Domain[d]
+			row.TauTopic, row.TauSumm, row.Eligible = r.Grid.Topic[p.I], r.Grid.Summ[p.J], r.Eligible[d][p.I][p.J]
+		}
+		rows = append(rows, row)
+	}
+	rows[0].EligibleAtFinal = rows[0].Eligible
+	return rows
+}
+
+func run(ctx context.Context, env *stage.Env) error {
+	r, err := Calibrate(ctx, env)
+	if err != nil {
+		return err
+	}
+	if len(r.Grid.Topic) == 0 || len(r.Grid.Summ) == 0 {
+		return stage.BadInput(fmt.Errorf("calibrate: empty threshold grid"))
+	}
+	rows := r.Rows()
+	final := rows[0]
+	for d, name := range r.Domains {
+		env.Count("queries_"+key(name), r.Queries[d])
+		env.Count("eligible_at_final_"+key(name), r.Eligible[d][r.Choice.Final.I][r.Choice.Final.J])
+	}
+	env.Count("queries_without_domain", r.NoDomain)
+	env.Count("stepped_down", int64(r.Choice.SteppedDown))
+	ev := env.Log.Info()
+	if !final.Feasible {
+		ev = env.Log.Warn()
+	}
+	ev.Float64("tau_topic", final.TauTopic).Float64("tau_summ", final.TauSumm).Bool("feasible", final.Feasible).
+		Int64("min_eligible_over_domains", final.Eligible).Msg("thresholds chosen")
+	if err := stage.WriteReport(ctx, env, ReportCSV, r.CSV()); err != nil {
+		return err
+	}
+	if err := stage.WriteReport(ctx, env, ReportMarkdown, r.Markdown()); err != nil {
+		return err
+	}
+	return stage.WriteOutput(ctx, env, dataset.Thresholds, rows)
+}
+
+func key(domain string) string { return strings.ReplaceAll(strings.ToLower(domain), " ", "_") }
+
+// CSV is the whole grid: one line per point, eligible queries per domain.
+func (r *Result) CSV() []byte {
+	var b bytes.Buffer
+	b.WriteString("tau_topic,tau_summ")
+	for _, d := range r.Domains {
+		fmt.Fprintf(&b, ",%q", d)
+	}
+	b.WriteString(",all_feasible\n")
+	for i, tt := range r.Grid.Topic {
+		for j, ts := range r.Grid.Summ {
+			fmt.Fprintf(&b, "%s,%s", num(tt), num(ts))
+			all := true
+			for d := range r.Domains {
+				e := r.Eligible[d][i][j]
+				all = all && e >= r.Min
+				fmt.Fprintf(&b, ",%d", e)
+			}
+			fmt.Fprintf(&b, ",%t\n", all)
+		}
+	}
+	return b.Bytes()
+}
+
+func num(v float64) string { return fmt.Sprintf("%.6g", v) }
+
+// Markdown is the readable table: the choice, each domain's pick, and the
+// two slices of the grid through the final point.
+func (r *Result) Markdown() []byte {
+	var b bytes.Buffer
+	f := r.Choice.Final
+	fmt.Fprintf(&b, "# Threshold calibration\n\n")
+	fmt.Fprintf(&b, "A query is eligible with at least K = %d documents in each category (topic-only, summary-only, both); "+
+		"a grid point is feasible for a domain with at least %d eligible queries. Rule (SPEC §3, paper App. B.2): "+
+		"each domain's pick is its feasible point with the largest τ_topic, then τ_summ; the final point is the minimum "+
+		"of each over the domains, stepped down the grid until every domain is feasible.\n\n", r.K, r.Min)
+	fmt.Fprintf(&b, "Grid: τ_topic %s … %s (%d points), τ_summ %s … %s (%d points).\n\n",
+		num(r.Grid.Topic[0]), num(r.Grid.Topic[len(r.Grid.Topic)-1]), len(r.Grid.Topic),
+		num(r.Grid.Summ[0]), num(r.Grid.Summ[len(r.Grid.Summ)-1]), len(r.Grid.Summ))
+	status := "feasible for every domain"
+	if !r.Choice.Feasible {
+		status = "**NOT feasible for every domain** (the point feasible for the most domains; `select` will report the shortfall)"
+	}
+	fmt.Fprintf(&b, "**Final: τ_topic = %s, τ_summ = %s**, %s", num(r.Grid.Topic[f.I]), num(r.Grid.Summ[f.J]), status)
+	if r.Choice.SteppedDown > 0 {
+		fmt.Fprintf(&b, "; stepped down %d grid points below the minimum of the picks", r.Choice.SteppedDown)
+	}
+	b.WriteString(".\n\n| domain | queries with pairs | pick τ_topic | pick τ_summ | eligible at pick | eligible at final |\n|---|--:|--:|--:|--:|--:|\n")
+	for d, name := range r.Domains {
+		pt, ps, pe := "—", "—", "—"
+		if r.Choice.OK[d] {
+			p := r.Choice.Domain[d]
+			pt, ps, pe = num(r.Grid.Topic[p.I]), num(r.Grid.Summ[p.J]), fmt.Sprint(r.Eligible[d][p.I][p.J])
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %d |\n", name, r.Queries[d], pt, ps, pe, r.Eligible[d][f.I][f.J])
+	}
+	if r.NoDomain > 0 {
+		fmt.Fprintf(&b, "\n%d queries have no domain among these and are never eligible.\n", r.NoDomain)
+	}
+	slice := func(title, axis string, vals []float64, at func(d, k int) int64, mark int) {
+		fmt.Fprintf(&b, "\n## %s\n\n| %s |", title, axis)
+		for _, name := range r.Domains {
+			fmt.Fprintf(&b, " %s |", name)
+		}
+		b.WriteString("\n|--:|" + strings.Repeat("--:|", len(r.Domains)) + "\n")
+		for k, v := range vals {
+			m := ""
+			if k == mark {
+				m = " ◀"
+			}
+			fmt.Fprintf(&b, "| %s%s |", num(v), m)
+			for d := range r.Domains {
+				fmt.Fprintf(&b, " %d |", at(d, k))
+			}
+			b.WriteString("\n")
+		}
+	}
+	slice(fmt.Sprintf("Eligible queries at τ_summ = %s", num(r.Grid.Summ[f.J])), "τ_topic", r.Grid.Topic,
+		func(d, i int) int64 { return r.Eligible[d][i][f.J] }, f.I)
+	slice(fmt.Sprintf("Eligible queries at τ_topic = %s", num(r.Grid.Topic[f.I])), "τ_summ", r.Grid.Summ,
+		func(d, j int) int64 { return r.Eligible[d][f.I][j] }, f.J)
+	fmt.Fprintf(&b, "\nThe whole grid is in %s.\n", ReportCSV)
+	return b.Bytes()
+}
+
+// Load returns the final thresholds select uses: the calibrate stage's
+// `thresholds` or the fixed pair of the config.
+func Load(ctx context.Context, env *stage.Env) (dataset.Threshold, error) {
+	cfg := env.Config
+	if cfg.Select.Thresholds == config.ThresholdsFixed {
+		return dataset.Threshold{Scope: dataset.ScopeFinal, TauTopic: cfg.Select.TauTopic, TauSumm: cfg.Select.TauSumm, Feasible: true}, nil
+	}
+	parts, err := env.Upstream(ctx, dataset.Thresholds.Name)
+	if err != nil {
+		return dataset.Threshold{}, fmt.Errorf("select.thresholds is %q: %w (run calibrate first, or set select.thresholds: fixed)", cfg.Select.Thresholds, err)
+	}
+	for _, p := range parts {
+		rows, err := dataset.Read[dataset.Threshold](ctx, env.In, p.Key)
+		if err != nil {
+			return dataset.Threshold{}, err
+		}
+		for _, r := range rows {
+			if r.Scope == dataset.ScopeFinal {
+				if r.TauTopic < cfg.Pairs.TopicFloor || r.TauSumm < cfg.Pairs.SummFloor {
+					return dataset.Threshold{}, stage.BadInput(fmt.Errorf("thresholds (%v, %v) in %s are below the pairs floors (%v, %v): rerun calibrate",
+						r.TauTopic, r.TauSumm, env.In.URI(p.Key), cfg.Pairs.TopicFloor, cfg.Pairs.SummFloor))
+				}
+				return r, nil
+			}
+		}
+	}
+	return dataset.Threshold{}, stage.BadInput(fmt.Errorf("thresholds: no %q row", dataset.ScopeFinal))
+}

@@ -1,0 +1,239 @@
+// Package selection is the select stage (paper §3.4; SPEC §3 "Pairs and
+// selection"): at the final thresholds it finds the eligible queries — at
+// least K documents in each of topic-only, summary-only and both — draws
+// the configured number per domain uniformly among them, then K documents
+// uniformly from each of a chosen query's three categories.
+//
+// Every draw is a seeded hash order: an item's rank is
+// seed.Derive(run seed, "select", key) with key the query id (or query and
+// document ids), and the smallest ranks are taken. That is a uniform sample
+// without replacement, it depends on no shard count or scan order, and one
+// query entering or leaving the eligible set never reshuffles the others.
+//
+// It runs as one task and streams `pairs` twice (eligibility, then the
+// chosen queries' candidates), holding one query's pairs at a time.
+package selection
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/calibrate"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/pairs"
+	"github.com/saber-math/saber/jobs/stage"
+)
+
+// Stage is the select stage.
+var Stage = stage.Stage{
+	Name:    "select",
+	Summary: "the benchmark: queries per domain among the eligible, K candidates per category: pairs, topics, thresholds → queries, candidates",
+	Steps: []stage.Step{{
+		Name: "reduce", Dataset: dataset.Candidates.Name, Run: run,
+	}},
+	Flags: func(fs *flag.FlagSet) func(*config.Config) {
+		allow := fs.Bool("allow-shortfall", false, "select every eligible query of a domain with fewer than wanted instead of failing (same as select.allow_shortfall: true)")
+		return func(c *config.Config) {
+			if *allow {
+				c.Select.AllowShortfall = true
+			}
+		}
+	},
+}
+
+// Report files, under <root>/<run>/reports/.
+const (
+	ReportMarkdown = "select.md"
+	ReportJSON     = "select.json"
+)
+
+// Categories in report order.
+var Categories = []string{"topic", "summary", "both"}
+
+// ShortfallError lists the domains with too few eligible queries.
+type ShortfallError struct{ Short []Shortfall }
+
+// Shortfall is one domain's: eligible queries against those wanted.
+type Shortfall struct {
+	Domain           string
+	Eligible, Wanted int
+}
+
+func (e *ShortfallError) Error() string {
+	var parts []string
+	for _, s := range e.Short {
+		parts = append(parts, fmt.Sprintf("%s has %d eligible queries, %d wanted (short %d)", s.Domain, s.Eligible, s.Wanted, s.Wanted-s.Eligible))
+	}
+	return "too few eligible queries: " + strings.Join(parts, "; ") +
+		" — lower the thresholds, grow the corpus, or accept fewer queries with --allow-shortfall (select.allow_shortfall: true)"
+}
+
+type eligibleQuery struct {
+	dataset.Query
+	rank uint64
+}
+
+func run(ctx context.Context, env *stage.Env) error {
+	cfg := env.Config
+	th, err := calibrate.Load(ctx, env)
+	if err != nil {
+		return err
+	}
+	domains, docDomain, err := pairs.Domains(ctx, env)
+	if err != nil {
+		return err
+	}
+	parts, err := env.Upstream(ctx, dataset.Pairs.Name)
+	if err != nil {
+		return err
+	}
+	k := cfg.Select.K
+	rep := newReport(th, cfg.Select.Thresholds == config.ThresholdsCalibrated, domains, k)
+
+	// Pass 1: every query's category counts at the final thresholds.
+	byDomain := map[string][]eligibleQuery{}
+	prog := env.Progress("pairs (eligibility)", int64(dataset.TotalRows(parts)))
+	err = pairs.ScanByQuery(ctx, env.In, parts, func(q string, rows []dataset.Pair) error {
+		prog.Add(int64(len(rows)))
+		var n [3]int32
+		for i := range rows {
+			p := &rows[i]
+			if p.Doc == q {
+				return fmt.Errorf("pairs: query %s is paired with itself (a bug in pairs)", q)
+			}
+			c := pairs.Category(p.SimTopic, p.SimSumm, th.TauTopic, th.TauSumm)
+			rep.addPair(p, c)
+			if c != "" {
+				n[catIndex(c)]++
+			}
+		}
+		d := docDomain[q]
+		rep.addQuery(d)
+		if n[0] >= int32(k) && n[1] >= int32(k) && n[2] >= int32(k) {
+			byDomain[d] = append(byDomain[d], eligibleQuery{
+				Query: dataset.Query{ID: q, Domain: d, TopicOnly: n[0], SummaryOnly: n[1], Both: n[2], TauTopic: th.TauTopic, TauSumm: th.TauSumm},
+				rank:  env.Seed("query\x00" + q),
+			})
+		}
+		return nil
+	})
+	prog.Finish()
+	if err != nil {
+		return err
+	}
+
+	// The draw per domain, and the shortfall check.
+	var chosen []dataset.Query
+	var short []Shortfall
+	total := 0
+	for _, d := range domains {
+		el := byDomain[d]
+		want := cfg.Select.Wanted(d)
+		total += want
+		sort.Slice(el, func(i, j int) bool {
+			return el[i].rank < el[j].rank || el[i].rank == el[j].rank && el[i].ID < el[j].ID
+		})
+		take := min(want, len(el))
+		if len(el) < want {
+			short = append(short, Shortfall{Domain: d, Eligible: len(el), Wanted: want})
+		}
+		for _, e := range el[:take] {
+			chosen = append(chosen, e.Query)
+		}
+		rep.setDomain(d, len(el), want, take)
+		env.Count("eligible_"+key(d), int64(len(el)))
+		env.Count("selected_"+key(d), int64(take))
+	}
+	if t := cfg.Select.Total; t > 0 && t != total {
+		return stage.BadInput(fmt.Errorf("select.total is %d but the domains' counts add up to %d (select.per_domain %d × %d domains, with select.domain_counts)",
+			t, total, cfg.Select.PerDomain, len(domains)))
+	}
+	rep.Shortfall = short
+	if len(short) > 0 {
+		serr := &ShortfallError{Short: short}
+		if !cfg.Select.AllowShortfall {
+			// The report still helps decide what to change; it is written
+			// (and replaced on the rerun), but no manifest marks select done.
+			rep.Failed = serr.Error()
+			if err := writeReports(ctx, env, rep); err != nil {
+				return err
+			}
+			return stage.BadInput(serr)
+		}
+		env.Log.Warn().Str("shortfall", serr.Error()).Msg("--allow-shortfall: selecting every eligible query of the short domains")
+	}
+	sort.Slice(chosen, func(i, j int) bool { return chosen[i].ID < chosen[j].ID })
+	want := make(map[string]bool, len(chosen))
+	for _, q := range chosen {
+		want[q.ID] = true
+	}
+
+	// Pass 2: K documents from each category of every chosen query.
+	var cands []dataset.Candidate
+	prog = env.Progress("pairs (candidates)", int64(dataset.TotalRows(parts)))
+	err = pairs.ScanByQuery(ctx, env.In, parts, func(q string, rows []dataset.Pair) error {
+		prog.Add(int64(len(rows)))
+		if !want[q] {
+			return nil
+		}
+		type ranked struct {
+			c    dataset.Candidate
+			rank uint64
+		}
+		var pool [3][]ranked
+		for _, p := range rows {
+			c := pairs.Category(p.SimTopic, p.SimSumm, th.TauTopic, th.TauSumm)
+			if c == "" {
+				continue
+			}
+			pool[catIndex(c)] = append(pool[catIndex(c)], ranked{
+				c:    dataset.Candidate{Query: q, Doc: p.Doc, Category: c, SimTopic: p.SimTopic, SimSumm: p.SimSumm},
+				rank: env.Seed("candidate\x00" + q + "\x00" + p.Doc),
+			})
+		}
+		for _, pl := range pool {
+			sort.Slice(pl, func(i, j int) bool {
+				return pl[i].rank < pl[j].rank || pl[i].rank == pl[j].rank && pl[i].c.Doc < pl[j].c.Doc
+			})
+			if len(pl) < k {
+				return fmt.Errorf("query %s: %d documents in a category at the second pass, %d at the first (pairs changed while select ran?)", q, len(pl), k)
+			}
+			for _, r := range pl[:k] {
+				cands = append(cands, r.c)
+				rep.addCandidate(&r.c, docDomain[q])
+			}
+		}
+		return nil
+	})
+	prog.Finish()
+	if err != nil {
+		return err
+	}
+	env.Count("queries", int64(len(chosen)))
+	env.Count("candidates", int64(len(cands)))
+	env.Log.Info().Int("queries", len(chosen)).Int("candidates", len(cands)).
+		Float64("tau_topic", th.TauTopic).Float64("tau_summ", th.TauSumm).Msg("benchmark selected")
+	if err := writeReports(ctx, env, rep); err != nil {
+		return err
+	}
+	if err := stage.WriteOutput(ctx, env, dataset.Queries, chosen); err != nil {
+		return err
+	}
+	return stage.WriteOutput(ctx, env, dataset.Candidates, cands)
+}
+
+func catIndex(c string) int {
+	switch c {
+	case "topic":
+		return 0
+	case "summary":
+		return 1
+	}
+	return 2
+}
+
+func key(domain string) string { return strings.ReplaceAll(strings.ToLower(domain), " ", "_") }
