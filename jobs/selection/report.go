@@ -174,7 +174,7 @@ func (r *Report) Markdown() []byte {
 	var b bytes.Buffer
 	src := "fixed in the config"
 	if r.Calibrated {
-		src = "calibrated (see calibrate.md)"
+		src = "calibrated: see calibrate.md"
 	}
 	fmt.Fprintf(&b, "# Benchmark selection\n\nThresholds: τ_topic = %.6g, τ_summ = %.6g (%s); K = %d per category.\n\n", r.TauTopic, r.TauSumm, src, r.K)
 	if r.Failed != "" {

@@ -113,8 +113,9 @@ type Choice struct {
 //
 // When no point is feasible for every domain (a corpus too small for the
 // counts asked), Final is the point feasible for the most domains, then
-// with the largest smallest count, then the largest thresholds, and
-// Feasible is false; the caller reports the shortfall.
+// with the largest coverage Σ_d min(eligible, minEligible), then the
+// largest thresholds, and Feasible is false; the caller reports the
+// shortfall.
 func Choose(eligible [][][]int64, minEligible int64) Choice {
 	nd := len(eligible)
 	ch := Choice{Domain: make([]Point, nd), OK: make([]bool, nd)}
@@ -158,21 +159,21 @@ func Choose(eligible [][][]int64, minEligible int64) Choice {
 		}
 	}
 	// No point serves every domain: the best compromise, reported as such.
-	best, bestOK, bestMin := Point{}, -1, int64(-1)
+	// Coverage caps each domain's count at minEligible, so one domain's
+	// surplus cannot hide another's deficit.
+	best, bestOK, bestCover := Point{}, -1, int64(-1)
 	for i := 0; i < nt; i++ {
 		for j := 0; j < ns; j++ {
-			ok, lo := 0, int64(-1)
+			ok, cover := 0, int64(0)
 			for d := range eligible {
 				e := eligible[d][i][j]
 				if e >= minEligible {
 					ok++
 				}
-				if lo < 0 || e < lo {
-					lo = e
-				}
+				cover += min(e, minEligible)
 			}
-			if ok > bestOK || ok == bestOK && lo >= bestMin {
-				best, bestOK, bestMin = Point{i, j}, ok, lo
+			if ok > bestOK || ok == bestOK && cover >= bestCover {
+				best, bestOK, bestCover = Point{i, j}, ok, cover
 			}
 		}
 	}
