@@ -1,6 +1,8 @@
 package text
 
 import (
+	"math"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -100,11 +102,13 @@ type failure struct {
 }
 
 type mathState struct {
-	s     string
-	arena []byte // bytes of the tokens that are not substrings of s
-	toks  []ref  // single tokens, in order
-	pairs []int  // k: toks[k] and toks[k+1] form a pair
-	fails []failure
+	s      string
+	src    []byte // a copy of s, for Stream
+	arena  []byte // bytes of the tokens that are not substrings of s
+	toks   []ref  // single tokens, in order
+	pairs  []int  // k: toks[k] and toks[k+1] form a pair
+	bounds []int32
+	fails  []failure
 }
 
 func (st *mathState) reset(s string) {
@@ -161,11 +165,13 @@ func (st *mathState) run() {
 	s := st.s
 	text := 0 // start of the pending text part
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c != '$' && c != '\\' {
+		for i < len(s) && mathByte[s[i]]&opens == 0 {
 			i++
-			continue
 		}
+		if i == len(s) {
+			break
+		}
+		c := s[i]
 		var closer string
 		open := 0
 		if c == '$' {
@@ -183,7 +189,7 @@ func (st *mathState) run() {
 					closer, open = `\]`, 2
 				case 'b':
 					if env, n := mathEnvAt(s, i); n > 0 {
-						closer, open = `\end{`+env+`}`, n
+						closer, open = env, n // closed by \end{env}
 					}
 				}
 			}
@@ -194,14 +200,14 @@ func (st *mathState) run() {
 				continue
 			}
 		}
-		end := st.findClose(i+open, closer)
+		end, closeLen := st.findClose(i+open, closer)
 		if end < 0 {
 			i += open // unbalanced: the opener is text
 			continue
 		}
 		st.words(text, i)
 		st.math(i+open, end)
-		i = end + len(closer)
+		i = end + closeLen
 		text = i
 	}
 	st.words(text, len(s))
@@ -234,38 +240,62 @@ func mathEnvAt(s string, i int) (string, int) {
 	return s[j:k], k + 1 - i
 }
 
-// findClose returns the position of the closer of a math part whose content
-// starts at from, or -1 when the text or its paragraph ends first.
-func (st *mathState) findClose(from int, closer string) int {
+// findClose returns the position and length of the closer of a math part
+// whose content starts at from, or -1 when the text or its paragraph ends
+// first. closer is "$", "$$", `\)`, `\]` or the name of an environment,
+// which \end{name} closes (so that no string is built per environment).
+func (st *mathState) findClose(from int, closer string) (int, int) {
 	for _, f := range st.fails {
 		if f.closer == closer && f.pos <= from && from < f.until {
-			return -1
+			return -1, 0
 		}
 	}
 	s := st.s
+	env := closer[0] != '$' && closer[0] != '\\'
 	j := from
 	for j < len(s) {
+		for j < len(s) && mathByte[s[j]]&ends == 0 {
+			j++
+		}
+		if j == len(s) {
+			break
+		}
 		switch s[j] {
 		case '\\':
-			if closer[0] == '\\' && strings.HasPrefix(s[j:], closer) {
-				return j
+			switch {
+			case env:
+				if n := endEnv(s, j, closer); n > 0 {
+					return j, n
+				}
+			case closer[0] == '\\' && strings.HasPrefix(s[j:], closer):
+				return j, len(closer)
 			}
 			j += 2
 			continue
 		case '$':
 			if closer == "$" || closer == "$$" && j+1 < len(s) && s[j+1] == '$' {
-				return j
+				return j, len(closer)
 			}
 		case '\n':
 			if blankLine(s, j) {
 				st.fail(closer, from, j)
-				return -1
+				return -1, 0
 			}
 		}
 		j++
 	}
 	st.fail(closer, from, len(s))
-	return -1
+	return -1, 0
+}
+
+// endEnv returns the length of \end{env} when s[j:] starts with it, or 0.
+func endEnv(s string, j int, env string) int {
+	const end = `\end{`
+	k := j + len(end) + len(env)
+	if k < len(s) && s[k] == '}' && strings.HasPrefix(s[j:], end) && s[j+len(end):k] == env {
+		return k + 1 - j
+	}
+	return 0
 }
 
 func (st *mathState) fail(closer string, pos, until int) {
@@ -295,43 +325,59 @@ func blankLine(s string, j int) bool {
 
 // words appends the words of s[lo:hi].
 func (st *mathState) words(lo, hi int) {
+	if st.asciiWords(lo, hi) {
+		return
+	}
 	s := st.s
 	for i := lo; i < hi; {
+		// Skip to the next letter or digit, a byte at a time while ASCII.
+		for i < hi && mathByte[s[i]]&(wordLower|wordUpper|multi) == 0 {
+			i++
+		}
+		if i == hi {
+			return
+		}
 		start := i
-		lowered := -1 // arena offset once the word needed lower-casing
+		lowered := -1 // arena offset of the word once it needs lower-casing
+		done := start // then s[start:done] is in the arena, lower-cased
 	scan:
 		for i < hi {
-			c := s[i]
-			if c < utf8.RuneSelf {
-				switch {
-				case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
-					if lowered >= 0 {
-						st.arena = append(st.arena, c)
-					}
-				case 'A' <= c && c <= 'Z':
-					if lowered < 0 {
-						lowered = len(st.arena)
-						st.arena = append(st.arena, s[start:i]...)
-					}
-					st.arena = append(st.arena, c+'a'-'A')
-				default:
-					break scan
-				}
+			for i < hi && mathByte[s[i]]&wordLower != 0 {
 				i++
-				continue
 			}
-			r, size := utf8.DecodeRuneInString(s[i:hi])
-			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			if i == hi {
 				break
 			}
-			if l := unicode.ToLower(r); l != r || lowered >= 0 {
+			c := s[i]
+			switch {
+			case mathByte[c]&wordUpper != 0:
 				if lowered < 0 {
 					lowered = len(st.arena)
-					st.arena = append(st.arena, s[start:i]...)
 				}
-				st.arena = utf8.AppendRune(st.arena, l)
+				st.arena = append(st.arena, s[done:i]...)
+				st.arena = append(st.arena, c+'a'-'A')
+				i++
+				done = i
+			case c < utf8.RuneSelf:
+				break scan
+			default:
+				r, size := utf8.DecodeRuneInString(s[i:hi])
+				if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+					break scan
+				}
+				if l := unicode.ToLower(r); l != r {
+					if lowered < 0 {
+						lowered = len(st.arena)
+					}
+					st.arena = append(st.arena, s[done:i]...)
+					st.arena = utf8.AppendRune(st.arena, l)
+					done = i + size
+				}
+				i += size
 			}
-			i += size
+		}
+		if lowered >= 0 {
+			st.arena = append(st.arena, s[done:i]...)
 		}
 		switch {
 		case i == start:
@@ -342,6 +388,83 @@ func (st *mathState) words(lo, hi int) {
 		default:
 			st.sub(start, i)
 		}
+	}
+}
+
+// asciiWords is words for an ASCII s[lo:hi]: it copies the text,
+// lower-cased, into the arena and finds the runs of letters and digits in
+// the same pass, without a branch per byte (see asciiBounds). It reports
+// false, having done nothing, when s[lo:hi] is not ASCII.
+func (st *mathState) asciiWords(lo, hi int) bool {
+	s := st.s[lo:hi]
+	if len(s) > math.MaxInt32-1 || len(st.arena)+len(s) > math.MaxInt32 {
+		return false
+	}
+	base := len(st.arena)
+	st.arena = slices.Grow(st.arena, len(s))[:base+len(s)]
+	a := st.arena[base:]
+	bounds := slices.Grow(st.bounds[:0], len(s)+1)[:len(s)+1]
+	n := 0
+	prev := clsSep
+	var or byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		or |= c
+		a[i] = asciiLower[c&0x7f]
+		cl := alnumClass[c]
+		bounds[n] = int32(i)
+		n += int(prev ^ cl)
+		prev = cl
+	}
+	st.bounds = bounds
+	if or >= utf8.RuneSelf {
+		st.arena = st.arena[:base]
+		return false
+	}
+	if prev == clsTok {
+		bounds[n] = int32(len(s))
+		n++
+	}
+	for k := 0; k+1 < n; k += 2 {
+		st.toks = append(st.toks, ref{base + int(bounds[k]), base + int(bounds[k+1]), true})
+	}
+	return true
+}
+
+// alnumClass is clsTok for ASCII letters and digits, clsSep for every
+// other byte.
+var alnumClass [256]uint8
+
+// mathByte classifies bytes for the scanners' inner loops.
+var mathByte [256]uint8
+
+const (
+	opens     uint8 = 1 << iota // $ and \ may open math
+	ends                        // $, \ and newline may end it
+	wordLower                   // a-z and 0-9
+	wordUpper                   // A-Z
+	multi                       // part of a non-ASCII rune
+)
+
+func init() {
+	for c := range alnumClass {
+		alnumClass[c] = clsSep
+		if c < utf8.RuneSelf && (isASCIILetter(byte(c)) || isDigit(byte(c))) {
+			alnumClass[c] = clsTok
+		}
+	}
+	mathByte['$'] |= opens | ends
+	mathByte['\\'] |= opens | ends
+	mathByte['\n'] |= ends
+	for c := 'a'; c <= 'z'; c++ {
+		mathByte[c] |= wordLower
+		mathByte[c-'a'+'A'] |= wordUpper
+	}
+	for c := '0'; c <= '9'; c++ {
+		mathByte[c] |= wordLower
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		mathByte[c] |= multi
 	}
 }
 
@@ -413,13 +536,47 @@ func (st *mathState) mathTokens(lo, hi int) {
 	}
 }
 
-// Commands dropped as layout, merged into another spelling, or turned into
-// an operator token.
-var (
-	dropCommands = map[string]bool{}
-	argCommands  = map[string]bool{`\label`: true, `\tag`: true, `\hspace`: true, `\vspace`: true}
-	textCommands = map[string]bool{}
-	commandAlias = map[string]string{
+// cmdKind says how a control word is tokenised.
+type cmdKind uint8
+
+const (
+	cmdToken   cmdKind = iota // the command itself, or its alias
+	cmdDrop                   // layout: nothing
+	cmdDropArg                // layout with a {…} argument: nothing
+	cmdText                   // prose argument: its words
+	cmdOperatorname
+	cmdBegin
+	cmdEnd
+)
+
+type cmdInfo struct {
+	kind  cmdKind
+	alias string // for cmdToken: the token when it is not the command itself
+}
+
+// commands holds every control word that is not simply its own token; one
+// map lookup per command keeps the tokeniser fast.
+var commands = map[string]cmdInfo{
+	`\operatorname`: {kind: cmdOperatorname}, `\begin`: {kind: cmdBegin}, `\end`: {kind: cmdEnd},
+}
+
+func init() {
+	for _, c := range []string{
+		`\left`, `\right`, `\middle`, `\big`, `\Big`, `\bigg`, `\Bigg`,
+		`\bigl`, `\bigr`, `\Bigl`, `\Bigr`, `\biggl`, `\biggr`, `\Biggl`, `\Biggr`,
+		`\bigm`, `\Bigm`, `\biggm`, `\Biggm`,
+		`\quad`, `\qquad`, `\displaystyle`, `\textstyle`, `\scriptstyle`, `\scriptscriptstyle`,
+		`\limits`, `\nolimits`, `\nonumber`, `\notag`, `\hline`, `\allowbreak`, `\nobreak`,
+	} {
+		commands[c] = cmdInfo{kind: cmdDrop}
+	}
+	for _, c := range []string{`\label`, `\tag`, `\hspace`, `\vspace`} {
+		commands[c] = cmdInfo{kind: cmdDropArg}
+	}
+	for _, c := range []string{`\text`, `\textrm`, `\textbf`, `\textit`, `\textsf`, `\texttt`, `\textnormal`, `\mbox`, `\hbox`} {
+		commands[c] = cmdInfo{kind: cmdText}
+	}
+	for c, alias := range map[string]string{
 		`\dfrac`: `\frac`, `\tfrac`: `\frac`, `\cfrac`: `\frac`,
 		`\dbinom`: `\binom`, `\tbinom`: `\binom`,
 		`\le`: `\leq`, `\leqslant`: `\leq`, `\ge`: `\geq`, `\geqslant`: `\geq`, `\ne`: `\neq`,
@@ -433,21 +590,8 @@ var (
 		`\lbrace`: "op:lbrace", `\rbrace`: "op:rbrace",
 		`\lbrack`: "op:lbrack", `\rbrack`: "op:rbrack",
 		`\colon`: "op:colon",
-	}
-)
-
-func init() {
-	for _, c := range []string{
-		`\left`, `\right`, `\middle`, `\big`, `\Big`, `\bigg`, `\Bigg`,
-		`\bigl`, `\bigr`, `\Bigl`, `\Bigr`, `\biggl`, `\biggr`, `\Biggl`, `\Biggr`,
-		`\bigm`, `\Bigm`, `\biggm`, `\Biggm`,
-		`\quad`, `\qquad`, `\displaystyle`, `\textstyle`, `\scriptstyle`, `\scriptscriptstyle`,
-		`\limits`, `\nolimits`, `\nonumber`, `\notag`, `\hline`, `\allowbreak`, `\nobreak`,
 	} {
-		dropCommands[c] = true
-	}
-	for _, c := range []string{`\text`, `\textrm`, `\textbf`, `\textit`, `\textsf`, `\texttt`, `\textnormal`, `\mbox`, `\hbox`} {
-		textCommands[c] = true
+		commands[c] = cmdInfo{kind: cmdToken, alias: alias}
 	}
 }
 
@@ -475,23 +619,27 @@ func (st *mathState) command(i, hi int) int {
 	for j < hi && isASCIILetter(s[j]) {
 		j++
 	}
-	name := s[i:j]
-	switch {
-	case dropCommands[name]:
+	info, ok := commands[s[i:j]]
+	if !ok {
+		st.sub(i, j)
 		return j
-	case argCommands[name]:
+	}
+	switch info.kind {
+	case cmdDrop:
+		return j
+	case cmdDropArg:
 		if j < hi && s[j] == '*' {
 			j++
 		}
 		_, _, end := braced(s, j, hi)
 		return end
-	case textCommands[name]:
+	case cmdText:
 		if lo, h, end := braced(s, j, hi); end > j {
 			st.words(lo, h)
 			return end
 		}
 		return j
-	case name == `\operatorname`:
+	case cmdOperatorname:
 		if j < hi && s[j] == '*' {
 			j++
 		}
@@ -505,7 +653,7 @@ func (st *mathState) command(i, hi int) int {
 			st.mathTokens(lo, h)
 		}
 		return end
-	case name == `\begin`:
+	case cmdBegin:
 		lo, h, end := braced(s, j, hi)
 		env := s[lo:h]
 		if end == j || env == "" || !allLetters(strings.TrimSuffix(env, "*")) {
@@ -519,15 +667,11 @@ func (st *mathState) command(i, hi int) int {
 			_, _, end = braced(s, end, hi)
 		}
 		return end
-	case name == `\end`:
+	case cmdEnd:
 		_, _, end := braced(s, j, hi)
 		return end
 	}
-	if alias, ok := commandAlias[name]; ok {
-		st.lit(alias)
-	} else {
-		st.sub(i, j)
-	}
+	st.lit(info.alias)
 	return j
 }
 

@@ -18,13 +18,16 @@
 // from the Unicode versions: Python 3.11 uses Unicode 14.0, Go 1.26 15.0, so
 // characters first assigned in 15.0 may differ.
 //
-// Tokens are substrings of the input or of one string allocated per call, so
-// a token keeps its source text alive; callers that keep tokens long after
-// the text should clone them.
+// Append's tokens are substrings of the input or of one string allocated
+// per call, so a token keeps its source text alive; callers that keep
+// tokens long after the text should clone them. Stream hands the same
+// tokens over as byte slices of reused buffers, allocating nothing, for
+// the lexical scorers' hot path.
 package text
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -77,32 +80,47 @@ func (plainTokenizer) Name() string { return "plain" }
 // s.lower().split() does.
 func (plainTokenizer) Append(dst []string, s string) []string {
 	s = Lower(s)
-	start := -1 // start of the current token, -1 between tokens
-	for i := 0; i < len(s); {
-		c := s[i]
-		size := 1
-		var space bool
-		if c < utf8.RuneSelf {
-			space = asciiSpace[c]
-		} else {
-			var r rune
-			r, size = utf8.DecodeRuneInString(s[i:])
-			space = IsSpace(r)
-		}
-		if space {
-			if start >= 0 {
-				dst = append(dst, s[start:i])
-				start = -1
-			}
-		} else if start < 0 {
-			start = i
-		}
-		i += size
-	}
-	if start >= 0 {
-		dst = append(dst, s[start:])
-	}
+	spaceSpans(s, func(lo, hi int) { dst = append(dst, s[lo:hi]) })
 	return dst
+}
+
+// spaceSpans calls emit with the bounds of every maximal run of non-IsSpace
+// runes of s.
+func spaceSpans[S string | []byte](s S, emit func(lo, hi int)) {
+	for i := 0; i < len(s); {
+		// Skip separators.
+		if c := s[i]; c < utf8.RuneSelf {
+			if plainClass[c] == clsSep {
+				i++
+				continue
+			}
+		} else if r, size := decodeRune(s, i); IsSpace(r) {
+			i += size
+			continue
+		}
+		start := i
+		for i < len(s) {
+			for i < len(s) && plainClass[s[i]] == clsTok {
+				i++
+			}
+			if i == len(s) || plainClass[s[i]] == clsSep {
+				break
+			}
+			r, size := decodeRune(s, i)
+			if IsSpace(r) {
+				break
+			}
+			i += size
+		}
+		emit(start, i)
+	}
+}
+
+// decodeRune decodes the rune at s[i:] of a string or byte slice. Its
+// string conversion of at most 4 bytes does not escape, so it does not
+// allocate.
+func decodeRune[S string | []byte](s S, i int) (rune, int) {
+	return utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
 }
 
 type sklearnTokenizer struct{}
@@ -113,34 +131,54 @@ func (sklearnTokenizer) Name() string { return "sklearn" }
 // the maximal runs of IsWord runes that are at least two runes long.
 func (sklearnTokenizer) Append(dst []string, s string) []string {
 	s = Lower(s)
+	wordSpans(s, func(lo, hi int) { dst = append(dst, s[lo:hi]) })
+	return dst
+}
+
+// wordSpans calls emit with the bounds of every maximal run of at least two
+// IsWord runes of s.
+func wordSpans[S string | []byte](s S, emit func(lo, hi int)) {
 	for i := 0; i < len(s); {
-		start, n := i, 0
+		start, n := i, 0 // n counts runes
 		for i < len(s) {
-			c := s[i]
-			if c < utf8.RuneSelf {
-				if !asciiWord[c] {
-					break
-				}
-				i++
-			} else {
-				r, size := utf8.DecodeRuneInString(s[i:])
-				if !IsWord(r) {
-					break
-				}
-				i += size
+			j := i
+			for j < len(s) && wordClass[s[j]] == clsTok {
+				j++
 			}
+			n += j - i
+			i = j
+			if i == len(s) || wordClass[s[i]] == clsSep {
+				break
+			}
+			r, size := decodeRune(s, i)
+			if !IsWord(r) {
+				break
+			}
+			i += size
 			n++
 		}
 		if n >= 2 {
-			dst = append(dst, s[start:i])
+			emit(start, i)
 		}
 		if n == 0 {
-			_, size := utf8.DecodeRuneInString(s[i:])
+			_, size := decodeRune(s, i)
 			i += size
 		}
 	}
-	return dst
 }
+
+// Byte classes for the scanners' inner loops: a token byte, a separator,
+// or the first or a later byte of a non-ASCII rune, which needs decoding.
+const (
+	clsTok uint8 = iota
+	clsSep
+	clsMulti
+)
+
+var plainClass, wordClass [256]uint8
+
+// asciiLower maps every ASCII byte to its lower case.
+var asciiLower [utf8.RuneSelf]byte
 
 var asciiWord, asciiSpace [utf8.RuneSelf]bool
 
@@ -148,6 +186,17 @@ func init() {
 	for c := 0; c < utf8.RuneSelf; c++ {
 		asciiWord[c] = c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 		asciiSpace[c] = '\t' <= c && c <= '\r' || 0x1c <= c && c <= ' '
+		asciiLower[c] = byte(unicode.ToLower(rune(c)))
+		plainClass[c], wordClass[c] = clsTok, clsTok
+		if asciiSpace[c] {
+			plainClass[c] = clsSep
+		}
+		if !asciiWord[c] {
+			wordClass[c] = clsSep
+		}
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		plainClass[c], wordClass[c] = clsMulti, clsMulti
 	}
 }
 
@@ -179,40 +228,49 @@ func IsSpace(r rune) bool {
 // invalid UTF-8 are copied unchanged. When s has nothing to lower-case, s
 // itself is returned without allocating.
 func Lower(s string) string {
-	i := firstUpper(s)
-	if i == len(s) {
+	if firstUpper(s) == len(s) {
 		return s
 	}
-	b := make([]byte, i, len(s)+8)
-	copy(b, s[:i])
+	return string(appendLower(make([]byte, 0, len(s)+8), s))
+}
+
+// appendLower appends Lower(s) to dst.
+func appendLower(dst []byte, s string) []byte {
+	// ASCII, by far the most common case, is lower-cased in place, a byte
+	// at a time without branches.
+	n := len(dst)
+	dst = slices.Grow(dst, len(s))[:n+len(s)]
+	b := dst[n:]
+	i := 0
+	for ; i < len(s) && s[i] < utf8.RuneSelf; i++ {
+		b[i] = asciiLower[s[i]]
+	}
+	dst = dst[:n+i]
 	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			b = append(b, c)
+			dst = append(dst, asciiLower[c])
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
-			b = append(b, c)
+			dst = append(dst, c)
 		case r == '\u0130':
-			b = append(b, "i\u0307"...)
+			dst = append(dst, "i\u0307"...)
 		case r == '\u03a3':
 			if finalSigma(s, i, i+size) {
-				b = utf8.AppendRune(b, 'ς')
+				dst = utf8.AppendRune(dst, 'ς')
 			} else {
-				b = utf8.AppendRune(b, 'σ')
+				dst = utf8.AppendRune(dst, 'σ')
 			}
 		default:
-			b = utf8.AppendRune(b, unicode.ToLower(r))
+			dst = utf8.AppendRune(dst, unicode.ToLower(r))
 		}
 		i += size
 	}
-	return string(b)
+	return dst
 }
 
 // firstUpper returns the offset of the first rune of s that Lower changes,

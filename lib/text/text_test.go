@@ -201,11 +201,17 @@ func TestSentencesGolden(t *testing.T) {
 // mathDataPath is the MATH test split in the shared data folder (see
 // ../shared/data/README.md from the project root).
 func mathDataPath(t testing.TB) string {
-	p, _ := filepath.Abs("../../../shared/data/math/MATH_test.jsonl")
-	if _, err := os.Stat(p); err != nil {
+	p, err := mathDataPathOK()
+	if err != nil {
 		t.Skipf("MATH data not present at %s", p)
 	}
 	return p
+}
+
+func mathDataPathOK() (string, error) {
+	p, _ := filepath.Abs("../../../shared/data/math/MATH_test.jsonl")
+	_, err := os.Stat(p)
+	return p, err
 }
 
 // readMATH returns problem + "\n\n" + solution for every line of the file.
