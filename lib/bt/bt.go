@@ -3,10 +3,10 @@
 //
 //	ℓ_λ(θ) = Σ_games log σ(θ_winner − θ_loser) − (λ/2)·‖θ‖²
 //
-// with Newton's method. The ridge term is what keeps the fit well defined
-// on tournament data: without it an item that won (or lost) every game has
-// θ = ±∞, and a comparison graph with several components has no unique
-// optimum. With it the negative Hessian λI + Σ p(1−p)(e_w−e_l)(e_w−e_l)ᵀ is
+// by Newton's method (with the economies of Fitter.Fit). The ridge term is
+// what keeps the fit well defined on tournament data: without it an item
+// that won (or lost) every game has θ = ±∞, and a comparison graph with
+// several components has no unique optimum. With it the negative Hessian λI + Σ p(1−p)(e_w−e_l)(e_w−e_l)ᵀ is
 // positive definite everywhere, so ℓ_λ is strictly concave, the optimum is
 // unique, and every Newton system can be solved by Cholesky.
 //
@@ -72,10 +72,11 @@ type Result struct {
 	// never-played items are moved to the mean, which changes neither in
 	// practice, see Fit).
 	LogLik, PenalisedLogLik float64
-	// Iterations is the number of steps taken; Factorizations how many of
-	// them factored a fresh Hessian (true Newton steps), the rest reusing
-	// the last factor (chord steps, see Fit).
-	Iterations, Factorizations int
+	// Iterations is the number of steps taken: CGSteps of them inexact
+	// Newton steps by conjugate gradients, Factorizations Newton steps on
+	// a fresh Cholesky factor, the rest chord steps reusing the last factor
+	// (see Fitter.Fit).
+	Iterations, CGSteps, Factorizations int
 	// Games[i] is the number of comparisons item i took part in;
 	// Wins[i] the number it won.
 	Games, Wins []int
@@ -117,6 +118,9 @@ type Fitter struct {
 	grad  []float64 // ∇ℓ_λ at the last evaluate
 	step  []float64
 	chol  []float64 // n×n row-major; lower triangle: the last Cholesky factor
+	// Conjugate-gradient work vectors: residual, preconditioned residual,
+	// direction, Hessian times direction, diagonal of the Hessian.
+	cgR, cgZ, cgP, cgQ, cgD []float64
 }
 
 // pair is the record of items i < j: a wins of i over j, b of j over i,
@@ -126,32 +130,48 @@ type pair struct {
 	a, b, curv float64
 }
 
-// Tuning of the iteration; both affect only speed, never the optimum.
+// Tuning of the iteration; it affects only speed, never the optimum.
+// Measured on simulated 150-item data (20-round Swiss and 1,500 random
+// pairs): plain Newton from θ = 0 took 10–15 steps, all factorisations,
+// 3–3.6 ms a fit; with the settings below a fit takes ~4 CG steps, one
+// factorisation and ~3 chord steps, ~0.5 ms of CPU.
 const (
+	// cgUntil: while the previous step was larger than this (and for the
+	// first step), steps are inexact Newton steps by conjugate gradients.
+	// Far from the optimum a rough direction does as well as an exact one,
+	// and CG is much cheaper than a factorisation.
+	cgUntil = 0.1
+	// cgTol and cgMaxIter stop each CG solve: residual reduced 100×, or
+	// 50 iterations (it usually takes far fewer).
+	cgTol     = 1e-2
+	cgMaxIter = 50
 	// chordRate: a chord step (reusing the last Cholesky factor) is taken
 	// only if it is at most chordRate times the step before it.
 	chordRate = 0.25
 	// initScale: the start is θ_i = initScale·log((w_i+½)/(l_i+½)),
-	// centred — a rough logit of each item's win rate. Starting nearer the
-	// spread-out optimum of tournament data than θ = 0 saves about one
-	// Cholesky factorisation in four on simulated 150 × 20-round Swiss
-	// data; 2 measured better than 1 or 1.5 there (Swiss pairs items of
-	// equal records, so win rates understate the spread).
+	// centred — a rough logit of each item's win rate, nearer the
+	// spread-out optimum of tournament data than θ = 0; 2 measured better
+	// than 1 or 1.5 (Swiss pairs items of equal records, so win rates
+	// understate the spread).
 	initScale = 2.0
 )
 
 // Fit is Fit with f's work space. The returned slices are fresh: they stay
 // valid after later calls.
 //
-// The iteration is Newton's method with two economies, neither of which
-// changes the optimum. A chord step reuses the last Cholesky factor instead
-// of factoring the Hessian at the current point: it costs O(n²) instead of
-// O(n³), and it is taken only while it shrinks by chordRate against the step
-// before it, so successive chord steps converge geometrically, and to the
-// same point (any positive definite matrix gives the fixed point ∇ℓ_λ = 0).
-// Otherwise — and on the first step — the Hessian is factored afresh. And
-// the start is a centred logit of the win rates (initScale). Every step is
-// backtracked until ℓ_λ does not decrease: a full Newton step can
+// The iteration is Newton's method with three economies, none of which
+// changes the optimum, only the way there:
+//   - the start is a centred logit of the win rates (initScale);
+//   - far from the optimum (previous step > cgUntil) the Newton system is
+//     solved only roughly, by a few conjugate-gradient iterations;
+//   - near it, a chord step reuses the last Cholesky factor instead of
+//     factoring the Hessian at the current point: O(n²) instead of O(n³).
+//     It is taken only while it shrinks by chordRate against the step
+//     before it, so successive chord steps converge geometrically, and to
+//     the same point (any positive definite matrix gives the fixed point
+//     ∇ℓ_λ = 0); otherwise the Hessian is factored afresh.
+//
+// Every step is backtracked until ℓ_λ does not decrease: a full step can
 // overshoot while an all-wins item's θ is still far from its optimum, where
 // ℓ_λ is nearly linear. Fit stops after a full step with max |Δθ| < Tol.
 func (f *Fitter) Fit(n int, games []Comparison, opt Options) (Result, error) {
@@ -205,7 +225,11 @@ func (f *Fitter) Fit(n int, games []Comparison, opt Options) (Result, error) {
 	for it := 0; it < maxIter && !converged; it++ {
 		maxStep := math.Inf(1)
 		chord := haveFactor
-		if chord {
+		if prevStep > cgUntil {
+			maxStep = f.pcg(n, lambda, cgTol, cgMaxIter)
+			res.CGSteps++
+			chord = true // not a factorisation either
+		} else if chord {
 			maxStep = f.solve(n)
 			chord = maxStep <= chordRate*prevStep
 		}
@@ -306,9 +330,81 @@ func (f *Fitter) grow(n int) {
 		f.grad = make([]float64, n)
 		f.step = make([]float64, n)
 		f.chol = make([]float64, n*n)
+		f.cgR = make([]float64, n)
+		f.cgZ = make([]float64, n)
+		f.cgP = make([]float64, n)
+		f.cgQ = make([]float64, n)
+		f.cgD = make([]float64, n)
 	}
 	f.theta, f.trial, f.grad, f.step = f.theta[:n], f.trial[:n], f.grad[:n], f.step[:n]
 	f.chol = f.chol[:n*n]
+}
+
+// pcg sets f.step to an approximate solution of −∇²ℓ_λ·s = ∇ℓ_λ by
+// conjugate gradients preconditioned with the diagonal, stopping when the
+// residual has shrunk by rtol or after maxit iterations, and returns the
+// step's largest coordinate in absolute value. A product with the Hessian
+// costs O(pairs), some 30 times less than a factorisation at n = 150, and
+// every CG iterate is an ascent direction (it lowers the quadratic model
+// from 0), so the line search applies as to a Newton step.
+func (f *Fitter) pcg(n int, lambda, rtol float64, maxit int) float64 {
+	r, z, p, q, dg := f.cgR[:n], f.cgZ[:n], f.cgP[:n], f.cgQ[:n], f.cgD[:n]
+	x := f.step[:n]
+	for i := range n {
+		dg[i] = lambda
+	}
+	for _, pr := range f.pairs {
+		dg[pr.i] += pr.curv
+		dg[pr.j] += pr.curv
+	}
+	clear(x)
+	copy(r, f.grad)
+	var rz, r0 float64
+	for i := range n {
+		z[i] = r[i] / dg[i]
+		rz += r[i] * z[i]
+		r0 += r[i] * r[i]
+	}
+	if r0 == 0 {
+		return 0 // at a stationary point already: the step is 0
+	}
+	copy(p, z)
+	for range maxit {
+		for i := range n {
+			q[i] = lambda * p[i]
+		}
+		for _, pr := range f.pairs {
+			v := pr.curv * (p[pr.i] - p[pr.j])
+			q[pr.i] += v
+			q[pr.j] -= v
+		}
+		var pq float64
+		for i := range n {
+			pq += p[i] * q[i]
+		}
+		alpha := rz / pq
+		var rr, rzNext float64
+		for i := range n {
+			x[i] += alpha * p[i]
+			r[i] -= alpha * q[i]
+			rr += r[i] * r[i]
+			z[i] = r[i] / dg[i]
+			rzNext += r[i] * z[i]
+		}
+		if rr <= rtol*rtol*r0 {
+			break
+		}
+		beta := rzNext / rz
+		rz = rzNext
+		for i := range n {
+			p[i] = z[i] + beta*p[i]
+		}
+	}
+	m := 0.0
+	for _, v := range x {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
 }
 
 // solve sets f.step to f.chol⁻¹·f.grad — the Newton step when the factor is

@@ -3,9 +3,11 @@ package bt
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -63,7 +65,7 @@ func TestGolden(t *testing.T) {
 			if d := math.Abs(res.PenalisedLogLik - c.PenalisedLogLik); d > 1e-8 {
 				t.Errorf("penalised loglik = %.12f, scipy %.12f", res.PenalisedLogLik, c.PenalisedLogLik)
 			}
-			t.Logf("%d items, %d games: %d steps, %d factorisations; max |θ − θ_scipy| = %.2g", c.N, len(games), res.Iterations, res.Factorizations, worst)
+			t.Logf("%d items, %d games: %d steps (%d CG, %d factorisations); max |θ − θ_scipy| = %.2g", c.N, len(games), res.Iterations, res.CGSteps, res.Factorizations, worst)
 		})
 	}
 }
@@ -251,19 +253,43 @@ func TestFitterReuse(t *testing.T) {
 	}
 }
 
-// TestStationary checks the optimality conditions directly on random data:
-// the gradient vanishes and the θ sum is 0 (see Fit's comment).
+// TestStationary checks the optimality conditions directly — the gradient
+// vanishes and the θ sum is 0 (see Fit's comment) — on random data and on
+// lopsided data far from θ = 0, where the line search and the switch from
+// CG to Newton to chord steps all come into play.
 func TestStationary(t *testing.T) {
+	type input struct {
+		name  string
+		n     int
+		games []Comparison
+	}
+	var inputs []input
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range 20 {
 		n := 2 + rng.IntN(60)
-		games := randomGames(rng, n, rng.IntN(10*n))
-		r, err := Fit(n, games, Options{})
-		if err != nil {
-			t.Fatal(err)
+		inputs = append(inputs, input{fmt.Sprintf("random %d", trial), n, randomGames(rng, n, rng.IntN(10*n))})
+	}
+	var rout, chain []Comparison
+	for range 500 {
+		rout = append(rout, Comparison{0, 1})
+	}
+	for i := range 9 {
+		for range 50 {
+			chain = append(chain, Comparison{i, i + 1})
 		}
-		g := make([]float64, n)
-		for i := range n {
+	}
+	inputs = append(inputs,
+		input{"500 wins in one pair", 2, rout},
+		input{"a strict chain of 10, 50 games a link", 10, chain},
+		input{"one long game list of repeats", 150, append(randomGames(rng, 150, 1500), randomGames(rng, 150, 1500)...)},
+	)
+	for _, in := range inputs {
+		r, err := Fit(in.n, in.games, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", in.name, err)
+		}
+		g := make([]float64, in.n)
+		for i := range in.n {
 			g[i] = -DefaultLambda * r.Theta[i]
 		}
 		sum := 0.0
@@ -272,18 +298,21 @@ func TestStationary(t *testing.T) {
 				sum += x
 			}
 		}
-		for _, c := range games {
+		for _, c := range in.games {
 			q := 1 / (1 + math.Exp(r.Theta[c.Winner]-r.Theta[c.Loser]))
 			g[c.Winner] += q
 			g[c.Loser] -= q
 		}
-		for i := range n {
+		for i := range in.n {
 			if r.Games[i] > 0 && math.Abs(g[i]) > 1e-9 {
-				t.Errorf("trial %d: gradient[%d] = %v", trial, i, g[i])
+				t.Errorf("%s: gradient[%d] = %v", in.name, i, g[i])
 			}
 		}
 		if math.Abs(sum) > 1e-9 {
-			t.Errorf("trial %d: Σθ of played items = %v, want 0", trial, sum)
+			t.Errorf("%s: Σθ of played items = %v, want 0", in.name, sum)
+		}
+		if !strings.HasPrefix(in.name, "random") {
+			t.Logf("%s: θ from %.3f to %.3f; %d steps: %d CG, %d factorisations", in.name, slices.Min(r.Theta), slices.Max(r.Theta), r.Iterations, r.CGSteps, r.Factorizations)
 		}
 	}
 }
