@@ -6,9 +6,10 @@
 // by Newton's method (with the economies of Fitter.Fit). The ridge term is
 // what keeps the fit well defined on tournament data: without it an item
 // that won (or lost) every game has θ = ±∞, and a comparison graph with
-// several components has no unique optimum. With it the negative Hessian λI + Σ p(1−p)(e_w−e_l)(e_w−e_l)ᵀ is
-// positive definite everywhere, so ℓ_λ is strictly concave, the optimum is
-// unique, and every Newton system can be solved by Cholesky.
+// several components has no unique optimum. With it the negative Hessian
+// λI + Σ p(1−p)(e_w−e_l)(e_w−e_l)ᵀ is positive definite everywhere, so ℓ_λ
+// is strictly concave, the optimum is unique, and every Newton system can
+// be solved by Cholesky.
 //
 // The package is pure: no I/O, no randomness.
 package bt
