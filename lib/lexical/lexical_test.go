@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -391,6 +392,63 @@ func TestAgainstNaive(t *testing.T) {
 				check(&BM25{Tokenizer: tok, K1: 0.9, B: 0.4, Epsilon: 0.1}, naiveBM25(qt, toks, 0.9, 0.4, 0.1), false)
 				check(NewTFIDF(tok), naiveTFIDF(qt, toks), false)
 				check(NewJaccard(tok), naiveJaccard(qt, toks), true)
+			}
+		}
+	}
+}
+
+// TestAgainstNaiveSynthetic is TestAgainstNaive on generated math-like
+// texts, so that it runs also where the MATH data is absent.
+func TestAgainstNaiveSynthetic(t *testing.T) {
+	frags := []string{"the", "The", "of", "a", "prime", "Triangle", "sum", "roots", "is", "and", "x", "2", "10",
+		"$x^2+1$", `$\frac{a}{b}$`, `\(n!\)`, `$$\sum_{k=1}^{n} k$$`, "$x$", "$3.14r$", `\[\sqrt{2}\]`, "mod", "$7$",
+		`\begin{align*} y &= 2x \\ z &\le 3 \end{align*}`, "İ", "Σ", "naïve", ",", "."}
+	rng := rand.New(rand.NewPCG(5, 6))
+	gen := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(frags[rng.IntN(len(frags))])
+			b.WriteByte(" \n"[rng.IntN(2)])
+		}
+		return b.String()
+	}
+	for q := range 30 {
+		docs := make([]string, 5+rng.IntN(60))
+		for i := range docs {
+			docs[i] = gen(rng.IntN(80))
+		}
+		query := gen(rng.IntN(20))
+		for _, tok := range []text.Tokenizer{text.Math, text.Plain, text.Sklearn} {
+			toks := make([][]string, len(docs))
+			for i, d := range docs {
+				toks[i] = text.Tokens(tok, d)
+			}
+			qt := text.Tokens(tok, query)
+			for _, c := range []struct {
+				s    Scorer
+				want []float64
+			}{
+				{NewBM25(tok), naiveBM25(qt, toks, 1.5, 0.75, 0.25)},
+				{NewTFIDF(tok), naiveTFIDF(qt, toks)},
+				{NewJaccard(tok), naiveJaccard(qt, toks)},
+			} {
+				got, err := c.s.Score(query, docs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				allEmpty := true
+				for _, d := range toks {
+					allEmpty = allEmpty && len(d) == 0
+				}
+				for i := range got {
+					want := c.want[i]
+					if allEmpty {
+						want = 0 // the references fail here; we score 0
+					}
+					if !approx(got[i], want) {
+						t.Fatalf("query %d %s(%s) doc %d: %.17g, naive %.17g", q, c.s.Name(), tok.Name(), i, got[i], want)
+					}
+				}
 			}
 		}
 	}
