@@ -108,11 +108,13 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 		"pairs/map id=108 array=0%2 off=0 dep=[107]",
 		"calibrate/reduce id=109 array= off=0 dep=[108]",
 		"select/reduce id=110 array= off=0 dep=[109]",
+		"judge/map id=111 array=0%2 off=0 dep=[110]",
+		"rate/map id=112 array=0%2 off=0 dep=[111]",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("submissions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	reduce := r.calls[len(r.calls)-6]
+	reduce := r.calls[len(r.calls)-8]
 	if !strings.Contains(reduce, "--dependency=afterok:104") || strings.Contains(reduce, "--array") {
 		t.Errorf("reduce sbatch call: %s", reduce)
 	}
@@ -123,7 +125,7 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 		}
 	}
 	jobs, err := ReadJobs(ctx, root, "demo")
-	if err != nil || len(jobs.Submissions) != 10 || jobs.Submissions[4].JobID != "105" {
+	if err != nil || len(jobs.Submissions) != 12 || jobs.Submissions[4].JobID != "105" {
 		t.Fatalf("_jobs.json: %+v, %v", jobs, err)
 	}
 	// With the run's jobs still queued, a second submit refuses.
@@ -160,7 +162,7 @@ func TestDryRunTouchesNoSlurmAndScriptsParse(t *testing.T) {
 		}
 	}
 	scripts, _ := filepath.Glob(filepath.Join(LogDir(cfg), "sbatch", "*.sbatch"))
-	if len(scripts) != 8 {
+	if len(scripts) != 10 {
 		t.Fatalf("scripts: %v", scripts)
 	}
 	for _, s := range scripts {

@@ -5,6 +5,7 @@ package dataset
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 )
 
@@ -182,6 +183,63 @@ type Candidate struct {
 	SimSumm  float64 `parquet:"sim_summ"`
 }
 
+// Judgment is a row of `judgments`, written by judge: one pairwise
+// comparison of a query's Swiss tournament. Key: (Query, Round, Match).
+type Judgment struct {
+	Query string `parquet:"query"`
+	Round int32  `parquet:"round"`
+	// Match is the comparison's index in its round, in pairing order.
+	Match int32 `parquet:"match"`
+	// Sample1 is the document shown first (chosen by a seeded coin flip).
+	Sample1 string `parquet:"sample1"`
+	Sample2 string `parquet:"sample2"`
+	// Winner is Sample1 or Sample2, or empty when Invalid.
+	Winner string `parquet:"winner"`
+	// Invalid: no usable answer after the re-asks (never a win for either).
+	Invalid bool `parquet:"invalid"`
+	// Reason says why a judgment is invalid: unparseable or refused.
+	Reason string `parquet:"reason"`
+	// AnswerSHA256 is the hash of the last raw answer (the lexical judge's
+	// scores for the offline backend).
+	AnswerSHA256  string `parquet:"answer_sha256"`
+	Asks          int32  `parquet:"asks"`
+	Backend       string `parquet:"backend"`
+	Model         string `parquet:"model"`
+	PromptVersion string `parquet:"prompt_version"`
+	// Token counts of the answers used (cached answers keep their first call's).
+	PromptTokens     int32 `parquet:"prompt_tokens"`
+	CompletionTokens int32 `parquet:"completion_tokens"`
+}
+
+// JudgeTiming is a row of `judge_timings`, written by judge beside
+// `judgments`: how long each comparison took in this run. Timings are
+// measurements, not results: a rerun that reads answers from the cache
+// records other values, so they live apart from `judgments`, whose bytes a
+// rerun reproduces. Key: (Query, Round, Match).
+type JudgeTiming struct {
+	Query     string  `parquet:"query"`
+	Round     int32   `parquet:"round"`
+	Match     int32   `parquet:"match"`
+	LatencyMS float64 `parquet:"latency_ms"`
+	Cached    bool    `parquet:"cached"`
+	Attempts  int32   `parquet:"attempts"`
+}
+
+// Rating is a row of `ratings`, written by rate: a candidate's
+// Bradley–Terry strength and its rating in [0, 5] — the benchmark's
+// relevance labels. Key: (Query, Doc).
+type Rating struct {
+	Query  string  `parquet:"query"`
+	Doc    string  `parquet:"doc"`
+	Theta  float64 `parquet:"theta"`
+	Rating float64 `parquet:"rating"`
+	// Games counts valid judgments the candidate took part in; Wins those
+	// it won; Invalid the invalid ones it was part of.
+	Games   int32 `parquet:"games"`
+	Wins    int32 `parquet:"wins"`
+	Invalid int32 `parquet:"invalid"`
+}
+
 // The datasets, by name, with the order their rows are sorted in.
 var (
 	Problems   = Dataset[Problem]{Name: "problems", Compare: func(a, b *Problem) int { return strings.Compare(a.ID, b.ID) }}
@@ -194,6 +252,15 @@ var (
 	Pairs      = Dataset[Pair]{Name: "pairs", Compare: func(a, b *Pair) int { return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc)) }}
 	Thresholds = Dataset[Threshold]{Name: "thresholds", Compare: compareThreshold}
 	Queries    = Dataset[Query]{Name: "queries", Compare: func(a, b *Query) int { return strings.Compare(a.ID, b.ID) }}
+	Judgments  = Dataset[Judgment]{Name: "judgments", Compare: func(a, b *Judgment) int {
+		return cmp.Or(strings.Compare(a.Query, b.Query), cmp.Compare(a.Round, b.Round), cmp.Compare(a.Match, b.Match))
+	}}
+	JudgeTimings = Dataset[JudgeTiming]{Name: "judge_timings", Compare: func(a, b *JudgeTiming) int {
+		return cmp.Or(strings.Compare(a.Query, b.Query), cmp.Compare(a.Round, b.Round), cmp.Compare(a.Match, b.Match))
+	}}
+	Ratings = Dataset[Rating]{Name: "ratings", Compare: func(a, b *Rating) int {
+		return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc))
+	}}
 	Candidates = Dataset[Candidate]{Name: "candidates", Compare: func(a, b *Candidate) int {
 		return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc))
 	}}
@@ -204,6 +271,17 @@ var (
 	TagRejects     = Dataset[Reject]{Name: "tag_rejects", Compare: compareReject}
 	SummaryRejects = Dataset[Reject]{Name: "summary_rejects", Compare: compareReject}
 )
+
+// volatile are the datasets of measurements (wall times) rather than
+// results: `saber verify` reports them without comparing their bytes.
+var volatile = []string{"judge_timings", "timings"}
+
+// Volatile reports whether an object key belongs to a volatile dataset
+// (<run>/<dataset>/...).
+func Volatile(key string) bool {
+	parts := strings.Split(key, "/")
+	return len(parts) >= 3 && slices.Contains(volatile, parts[len(parts)-2])
+}
 
 // ScopeFinal is the Scope of the final thresholds' row.
 const ScopeFinal = "final"

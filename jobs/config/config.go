@@ -52,6 +52,8 @@ type Config struct {
 	Pairs     Pairs     `yaml:"pairs" json:"pairs"`
 	Calibrate Calibrate `yaml:"calibrate" json:"calibrate"`
 	Select    Select    `yaml:"select" json:"select"`
+	Judge     Judge     `yaml:"judge" json:"judge"`
+	Rate      Rate      `yaml:"rate" json:"rate"`
 
 	// dir is the directory of the config file; relative paths resolve there.
 	dir string
@@ -205,6 +207,7 @@ func (c *Config) applyDefaults() {
 	c.defaultsLLMStages()
 	c.defaultsPairs()
 	c.defaultsSelect()
+	c.defaultsJudge()
 }
 
 var runName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
@@ -288,6 +291,7 @@ func (c *Config) Validate() error {
 	c.validateLLMStages(bad)
 	c.validatePairs(bad)
 	c.validateSelect(bad)
+	c.validateJudge(bad)
 	if len(errs) > 0 {
 		return &Error{Problems: errs}
 	}

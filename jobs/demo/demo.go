@@ -65,7 +65,12 @@ calibrate:
 select:
   k: 5               # paper: 50 documents per category (150 candidates)
   per_domain: 10     # paper: 200 queries per domain
-%[3]s`
+%[3]sjudge:
+  shards: 2          # backend: lexical (offline); for a model: backend: llm (prompt F.3)
+  rounds: 20         # the paper's Swiss rounds
+rate:
+  shards: 2          # Bradley–Terry per query, ratings in [0, 5]
+`
 
 // extraJSONL shows what ingest does with bad rows: they go to rejects.
 const extraJSONL = `{"problem": "Prove that there are infinitely many primes of the form $4k+3$.", "solution": "Suppose there are finitely many, $p_1, \\dots, p_m$. Consider $N = 4p_1\\cdots p_m - 1$, which is $3 \\bmod 4$ and so has a prime factor $3 \\bmod 4$ not in the list."}
@@ -250,6 +255,17 @@ func summarize(ctx context.Context, cfg *config.Config, scfg synth.Config, out i
 	fmt.Fprintf(out, "  benchmark            %d queries, %d candidates  (%s, %s)\n", selStats["queries"], selStats["candidates"],
 		root.URI(cfg.Run+"/queries/"), root.URI(cfg.Run+"/candidates/"))
 	fmt.Fprintf(out, "  selection report     %s\n", root.URI(cfg.Run+"/reports/select.md"))
+	jStats, err := sumStats(ctx, root, cfg.Run, dataset.Judgments.Name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  judgments            %d over %d queries, %d invalid  (%s)\n", jStats["judgments"], jStats["queries"], jStats["invalid"],
+		root.URI(cfg.Run+"/judgments/"))
+	rStats, err := sumStats(ctx, root, cfg.Run, dataset.Ratings.Name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  ratings (qrels)      %d, %d never played  (%s)\n", rStats["ratings"], rStats["never_played"], root.URI(cfg.Run+"/ratings/"))
 	return nil
 }
 

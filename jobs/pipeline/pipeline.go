@@ -10,7 +10,9 @@ import (
 	"github.com/saber-math/saber/jobs/calibrate"
 	"github.com/saber-math/saber/jobs/dedup"
 	"github.com/saber-math/saber/jobs/ingest"
+	"github.com/saber-math/saber/jobs/judge"
 	"github.com/saber-math/saber/jobs/pairs"
+	"github.com/saber-math/saber/jobs/rate"
 	"github.com/saber-math/saber/jobs/selection"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/summarize"
@@ -19,7 +21,7 @@ import (
 
 // Stages are every stage in pipeline order. tag and summarize both read
 // only the corpus; on Slurm they are chained, locally they run in turn.
-var Stages = []stage.Stage{ingest.Stage, dedup.Stage, tag.Stage, summarize.Stage, pairs.Stage, calibrate.Stage, selection.Stage}
+var Stages = []stage.Stage{ingest.Stage, dedup.Stage, tag.Stage, summarize.Stage, pairs.Stage, calibrate.Stage, selection.Stage, judge.Stage, rate.Stage}
 
 // Lookup returns the named stage.
 func Lookup(name string) (stage.Stage, error) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
@@ -24,6 +25,9 @@ type Check struct {
 	// the object's in the run's storage; empty when absent on that side.
 	Want, Got, Stored string
 	WantRows, Rows    int64
+	// Volatile marks a measurement (timings) that no rerun reproduces: it
+	// is reported, never counted as a mismatch.
+	Volatile bool
 }
 
 // OK reports a match of all three.
@@ -62,7 +66,7 @@ func Verify(ctx context.Context, cfg *config.Config, st stage.Stage, step stage.
 	}
 	var checks []Check
 	for _, w := range m.Outputs {
-		c := Check{Key: w.Key, Want: w.SHA256, WantRows: w.Rows}
+		c := Check{Key: w.Key, Want: w.SHA256, WantRows: w.Rows, Volatile: dataset.Volatile(w.Key)}
 		if c.Stored, err = hashObject(ctx, root, w.Key); err != nil && !errors.Is(err, store.ErrNotExist) {
 			return nil, err
 		}
@@ -87,6 +91,8 @@ func PrintChecks(w io.Writer, checks []Check) bool {
 		switch {
 		case c.OK():
 			fmt.Fprintf(w, "match    %s  %s (%d rows)\n", c.Got, c.Key, c.Rows)
+		case c.Volatile && c.Want != "" && c.Got != "":
+			fmt.Fprintf(w, "timing   %s  %s: measurements, not compared (%d rows, recomputed %d)\n", c.Got, c.Key, c.WantRows, c.Rows)
 		case c.Want == "":
 			ok = false
 			fmt.Fprintf(w, "EXTRA    %s  %s: recomputed but not in the manifest\n", c.Got, c.Key)

@@ -2,8 +2,10 @@
 // versioned templates embedded in the binary, so a run's answers can always
 // be traced to the exact text that produced them.
 //
-// The texts are the paper's (App. F): F.1 topic assignment and F.2 solution
-// summaries, copied word for word. The paper's extraction lost the line
+// The texts are the paper's (App. F): F.1 topic assignment, F.2 solution
+// summaries and F.3 pairwise judging, copied word for word. F.3 was a Python
+// format string: its "{{1}}" and "$\\ boxed" are the literal "$\boxed{1}$"
+// the model sees, and its placeholders {target_problem} ... became fields. The paper's extraction lost the line
 // breaks, which are restored at its markdown headings and numbered items;
 // the only other changes are "&lt;"/"&gt;" → "<"/">", "<truefalse>" →
 // "<true|false>" (the "|" was lost) and the stray closing quote after
@@ -29,6 +31,7 @@ import (
 const (
 	Topics  = "topics"  // F.1 ontology topic assignment
 	Summary = "summary" // F.2 short solution summaries
+	Judge   = "judge"   // F.3 pairwise relevance judging
 )
 
 //go:embed templates/*.txt
@@ -38,6 +41,7 @@ var files embed.FS
 var registry = map[string]struct{ file, version string }{
 	Topics:  {"templates/f1-topic-assignment.v1.txt", "f1.v1"},
 	Summary: {"templates/f2-summary.v1.txt", "f2.v1"},
+	Judge:   {"templates/f3-pairwise-judge.v1.txt", "f3.v1"},
 }
 
 // TopicsData fills the "topics" prompt (F.1).
@@ -49,6 +53,14 @@ type TopicsData struct {
 // SummaryData fills the "summary" prompt (F.2).
 type SummaryData struct {
 	Problem, Solution string
+}
+
+// JudgeData fills the "judge" prompt (F.3): the target (the query) and
+// the two samples, each with its statement and solution.
+type JudgeData struct {
+	TargetProblem, TargetSolution   string
+	Sample1Problem, Sample1Solution string
+	Sample2Problem, Sample2Solution string
 }
 
 // JoinTags writes tags the one way the topics prompt takes them, ", "

@@ -16,6 +16,7 @@ func TestVersionsPinned(t *testing.T) {
 	want := map[string]struct{ version, sha string }{
 		Topics:  {"f1.v1", "10e355041c24a843bb0b9a4ea205d9c4ce773207dd7f8e962712fd7882eaadef"},
 		Summary: {"f2.v1", "12fc13ccf9964e158e25738841bbe70f787e77f4864697426ba4787d819704bc"},
+		Judge:   {"f3.v1", "d008e7c897d46d7bc384a1dd87de8cc1cfe3bbc0ba87a40cab78e45aaf6176be"},
 	}
 	if got := Names(); len(got) != len(want) {
 		t.Fatalf("Names() = %v", got)
@@ -37,8 +38,8 @@ func TestVersionsPinned(t *testing.T) {
 			t.Errorf("%s: %s changed (sha256 %s) but its version is still %s: add a new file and version", name, registry[name].file, got, p.Version)
 		}
 	}
-	if _, err := Get("judge"); err == nil || !strings.Contains(err.Error(), "topics") {
-		t.Errorf("Get(judge) err = %v", err)
+	if _, err := Get("rerank"); err == nil || !strings.Contains(err.Error(), "topics") {
+		t.Errorf("Get(rerank) err = %v", err)
 	}
 }
 
@@ -152,5 +153,26 @@ func TestSplit(t *testing.T) {
 		if _, _, err := split(bad); err == nil {
 			t.Errorf("split(%q) accepted", bad)
 		}
+	}
+}
+
+func TestJudgeRender(t *testing.T) {
+	p, err := Get(Judge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := p.Render(JudgeData{TargetProblem: "TP", TargetSolution: "TS", Sample1Problem: "AP", Sample1Solution: "AS", Sample2Problem: "BP", Sample2Solution: "BS"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := msgs[len(msgs)-1].Content
+	for _, want := range []string{"[Target]\n- Problem: TP\n- Correct Solution: TS", "[Sample 1]\n- Problem: AP\n- Correct Solution: AS",
+		"[Sample 2]\n- Problem: BP\n- Correct Solution: BS", "$\\boxed{1}$ -> corresponding to the first sample", "$\\boxed{2}$ ->"} {
+		if !strings.Contains(u, want) {
+			t.Errorf("judge prompt lacks %q", want)
+		}
+	}
+	if _, err := p.Render(map[string]string{"TargetProblem": "x"}); err == nil {
+		t.Error("a missing field rendered without error")
 	}
 }

@@ -1,0 +1,10 @@
+// Command rate fits Bradley–Terry per query to the judgments and writes the
+// ratings (qrels). See `rate --help`.
+package main
+
+import (
+	"github.com/saber-math/saber/jobs/rate"
+	"github.com/saber-math/saber/jobs/stage"
+)
+
+func main() { stage.Main(rate.Stage) }

@@ -1,0 +1,79 @@
+package config
+
+import "github.com/saber-math/saber/lib/llm"
+
+// Judge configures the Swiss tournament of pairwise judgments (paper §3.5,
+// App. B.3, prompt F.3).
+type Judge struct {
+	Shards int `yaml:"shards" json:"shards"`
+	// Backend is lexical (offline: the sample whose statement and solution
+	// share more content words with the query's wins; the default) or llm
+	// (prompt F.3).
+	Backend string `yaml:"backend" json:"backend"`
+	// Rounds of the tournament (paper: 20).
+	Rounds int `yaml:"rounds" json:"rounds"`
+	// ParseRetries re-asks the model when its answer has no \boxed{1} or
+	// \boxed{2}; after them the judgment is kept as invalid.
+	ParseRetries int `yaml:"parse_retries" json:"parse_retries"`
+	// Workers is the comparisons in flight (default: the LLM concurrency
+	// with the llm backend, the cores otherwise).
+	Workers int         `yaml:"workers" json:"workers"`
+	LLM     *llm.Config `yaml:"llm" json:"llm,omitempty"`
+}
+
+// Rate configures the Bradley–Terry fit of the judgments.
+type Rate struct {
+	Shards int `yaml:"shards" json:"shards"`
+	// Lambda is the ridge penalty (SPEC §3: 0.01).
+	Lambda float64 `yaml:"lambda" json:"lambda"`
+}
+
+func (c *Config) defaultsJudge() {
+	j := &c.Judge
+	if j.Shards == 0 {
+		j.Shards = 1
+	}
+	if j.Backend == "" {
+		j.Backend = "lexical"
+	}
+	if j.Rounds == 0 {
+		j.Rounds = 20
+	}
+	if j.ParseRetries == 0 {
+		j.ParseRetries = 2
+	}
+	if c.Rate.Shards == 0 {
+		c.Rate.Shards = 1
+	}
+	if c.Rate.Lambda == 0 {
+		c.Rate.Lambda = 0.01
+	}
+}
+
+func (c *Config) validateJudge(bad func(string, ...any)) {
+	j := c.Judge
+	if j.Shards < 1 {
+		bad("judge.shards: must be ≥ 1")
+	}
+	switch j.Backend {
+	case "lexical":
+	case "llm":
+		if err := c.LLMFor(j.LLM).Validate(); err != nil {
+			bad("judge.llm (with llm): %v", err)
+		}
+	default:
+		bad("judge.backend: %q is not one of lexical, llm", j.Backend)
+	}
+	if j.Rounds < 1 || j.Rounds > 1000 {
+		bad("judge.rounds: %d must be in [1, 1000]", j.Rounds)
+	}
+	if j.ParseRetries < 0 || j.Workers < 0 {
+		bad("judge: parse_retries and workers must be ≥ 0")
+	}
+	if c.Rate.Shards < 1 {
+		bad("rate.shards: must be ≥ 1")
+	}
+	if c.Rate.Lambda <= 0 {
+		bad("rate.lambda: %v must be > 0 (it keeps all-win and all-loss candidates finite)", c.Rate.Lambda)
+	}
+}

@@ -1,0 +1,159 @@
+package judge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/llm"
+	"github.com/saber-math/saber/lib/prompts"
+	"github.com/saber-math/saber/lib/summtok"
+)
+
+// Verdict is one comparison's outcome.
+type Verdict struct {
+	// Winner is 1 or 2 (the sample shown first or second), 0 when invalid.
+	Winner int
+	// Reason is why a verdict is invalid: ReasonUnparseable or ReasonRefused.
+	Reason string
+	// Raw is the last answer (the lexical judge's two scores offline).
+	Raw  string
+	Asks int
+	// Tokens of the answers used; Latency, Cached and Attempts describe
+	// this run's calls (timings, not results).
+	PromptTokens, CompletionTokens int
+	Latency                        time.Duration
+	Cached                         bool
+	Attempts                       int
+}
+
+// Reasons a judgment is invalid.
+const (
+	ReasonUnparseable = "unparseable"
+	ReasonRefused     = "refused"
+)
+
+// Judge compares two samples against a target.
+type Judge interface {
+	Compare(ctx context.Context, target, s1, s2 *stage.Doc) (Verdict, error)
+	// Backend, Model and PromptVersion are recorded on every judgment.
+	Backend() string
+	Model() string
+	PromptVersion() string
+}
+
+// boxed finds \boxed{1} and \boxed{2}, also written \boxed {1} or with the
+// doubled braces of the prompt's source text.
+var boxed = regexp.MustCompile(`\\boxed\s*\{\s*\{?\s*([12])\s*\}?\s*\}`)
+
+// ParseAnswer returns the last \boxed{1} or \boxed{2} of an answer: 1, 2,
+// or 0 when there is none (SPEC §3: the last one decides).
+func ParseAnswer(s string) int {
+	m := boxed.FindAllStringSubmatch(s, -1)
+	if len(m) == 0 {
+		return 0
+	}
+	return int(m[len(m)-1][1][0] - '0')
+}
+
+// LLMJudge asks a model with prompt F.3.
+type LLMJudge struct {
+	Client  *llm.Client
+	Prompt  prompts.Prompt
+	ModelID string
+	// Retries is the re-asks after an answer without a verdict.
+	Retries int
+}
+
+func (j *LLMJudge) Backend() string       { return "llm" }
+func (j *LLMJudge) Model() string         { return j.ModelID }
+func (j *LLMJudge) PromptVersion() string { return j.Prompt.Version }
+
+// Compare renders F.3 and asks until an answer names a sample. A re-ask
+// carries its number in the prompt version, so it has its own cache entry
+// and a cached bad answer is never served again. A permanent refusal
+// (400/401/403/404/422) and an answer still unparseable after the re-asks
+// are invalid verdicts, kept; a transient failure that outlived the
+// client's retries is an error (the shard exits 75 and resumes).
+func (j *LLMJudge) Compare(ctx context.Context, target, s1, s2 *stage.Doc) (Verdict, error) {
+	msgs, err := j.Prompt.Render(prompts.JudgeData{
+		TargetProblem: target.Statement, TargetSolution: target.Solution,
+		Sample1Problem: s1.Statement, Sample1Solution: s1.Solution,
+		Sample2Problem: s2.Statement, Sample2Solution: s2.Solution,
+	})
+	if err != nil {
+		return Verdict{}, err
+	}
+	var v Verdict
+	v.Cached = true
+	for attempt := 0; attempt <= j.Retries; attempt++ {
+		version := j.Prompt.Version
+		if attempt > 0 {
+			version = fmt.Sprintf("%s+reask%d", j.Prompt.Version, attempt)
+		}
+		resp, err := j.Client.Chat(ctx, llm.Request{PromptVersion: version, Messages: msgs})
+		v.Asks++
+		v.Latency += resp.Latency
+		v.Attempts += resp.Attempts
+		if err != nil {
+			if errors.Is(err, llm.ErrPermanent) {
+				v.Cached = false
+				v.Winner, v.Reason, v.Raw = 0, ReasonRefused, err.Error()
+				return v, nil
+			}
+			return v, err
+		}
+		v.Cached = v.Cached && resp.Cached
+		v.PromptTokens += resp.PromptTokens
+		v.CompletionTokens += resp.CompletionTokens
+		v.Raw = resp.Content
+		if w := ParseAnswer(resp.Content); w != 0 {
+			v.Winner = w
+			return v, nil
+		}
+	}
+	v.Reason = ReasonUnparseable
+	return v, nil
+}
+
+// LexicalJudge is the offline judge of the demo and of tests: the sample
+// whose statement and solution share the larger fraction of content words
+// (summtok tokens, Jaccard) with the target's wins; on equal scores the
+// sample with the smaller document id. It is deterministic and needs no
+// model; it is not a relevance judge anyone should publish ratings from.
+type LexicalJudge struct {
+	mu     sync.Mutex
+	tokens map[string][]string
+}
+
+func (j *LexicalJudge) Backend() string       { return "lexical" }
+func (j *LexicalJudge) Model() string         { return "" }
+func (j *LexicalJudge) PromptVersion() string { return "" }
+
+func (j *LexicalJudge) set(d *stage.Doc) []string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.tokens == nil {
+		j.tokens = map[string][]string{}
+	}
+	t, ok := j.tokens[d.ID]
+	if !ok {
+		t = summtok.Set(d.Statement + "\n" + d.Solution)
+		j.tokens[d.ID] = t
+	}
+	return t
+}
+
+func (j *LexicalJudge) Compare(_ context.Context, target, s1, s2 *stage.Doc) (Verdict, error) {
+	t := j.set(target)
+	a, b := summtok.Jaccard(t, j.set(s1)), summtok.Jaccard(t, j.set(s2))
+	v := Verdict{Asks: 1, Raw: fmt.Sprintf("%.17g %.17g", a, b), Winner: 2}
+	if a > b || a == b && s1.ID < s2.ID {
+		v.Winner = 1
+	}
+	return v, nil
+}

@@ -1,0 +1,411 @@
+// Package judge runs each query's Swiss tournament of pairwise judgments
+// (paper §3.5, App. B.3, prompt F.3; SPEC §3): R rounds paired by
+// lib/swiss, each comparison decided by the judge (an LLM, or the offline
+// lexical judge), written to `judgments`.
+//
+// It is the most expensive stage of the benchmark, so it never wastes or
+// loses a call:
+//
+//   - Rounds run in lockstep over the shard's queries, and a round's
+//     comparisons of every query run concurrently up to the configured
+//     workers (the LLM client's concurrency by default): a server sees
+//     thousands of requests per round, not 75.
+//   - After every round the shard writes a checkpoint (every judgment so
+//     far) to <run>/_checkpoints/judge/part-<i>-of-<n>/; a rerun replays
+//     the tournaments from it (swiss.Replay checks every pairing) and
+//     continues with the next round.
+//   - On USR1/TERM/INT no new comparison starts; those in flight finish
+//     (their answers land in the LLM cache), the round is not recorded and
+//     the shard exits 75. The rerun re-pairs that round identically and
+//     finds the finished answers in the cache: no call is repeated.
+//   - Latencies are measurements, not results: they go to `judge_timings`,
+//     so `judgments` has the same bytes however often a shard was resumed.
+package judge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/prompts"
+	"github.com/saber-math/saber/lib/swiss"
+	"github.com/saber-math/saber/shard"
+)
+
+// Stage is the judge stage.
+var Stage = stage.Stage{
+	Name:    "judge",
+	Summary: "each query's Swiss tournament of pairwise judgments (prompt F.3 or offline lexical): queries, candidates, corpus → judgments",
+	Steps: []stage.Step{{
+		Name: "map", Dataset: dataset.Judgments.Name,
+		Shards: func(c *config.Config) int { return c.Judge.Shards },
+		Run:    run,
+	}},
+}
+
+// Tournament is one query's state.
+type tournament struct {
+	query *stage.Doc
+	docs  []*stage.Doc // candidates, by document id
+	index map[string]int
+	t     *swiss.Tournament
+}
+
+// Queries reads the benchmark's queries (sorted by id).
+func Queries(ctx context.Context, env *stage.Env) ([]dataset.Query, error) {
+	parts, err := env.UpstreamVia(ctx, dataset.Candidates.Name, dataset.Queries.Name)
+	if err != nil {
+		return nil, err
+	}
+	var qs []dataset.Query
+	for _, p := range parts {
+		rows, err := dataset.Read[dataset.Query](ctx, env.In, p.Key)
+		if err != nil {
+			return nil, err
+		}
+		qs = append(qs, rows...)
+	}
+	sort.Slice(qs, func(i, j int) bool { return qs[i].ID < qs[j].ID })
+	return qs, nil
+}
+
+// Candidates reads the candidates of the given queries, by query, each
+// list sorted by document id.
+func Candidates(ctx context.Context, env *stage.Env, queries map[string]bool) (map[string][]string, error) {
+	parts, err := env.Upstream(ctx, dataset.Candidates.Name)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, p := range parts {
+		err := dataset.Scan(ctx, env.In, p.Key, func(rows []dataset.Candidate) error {
+			for _, r := range rows {
+				if queries[r.Query] {
+					out[r.Query] = append(out[r.Query], r.Doc)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, docs := range out {
+		sort.Strings(docs)
+	}
+	return out, nil
+}
+
+// Texts reads the statement and solution of every id in want from `corpus`.
+func Texts(ctx context.Context, env *stage.Env, want map[string]bool) (map[string]*stage.Doc, error) {
+	parts, err := env.Upstream(ctx, dataset.Corpus.Name)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*stage.Doc, len(want))
+	for _, p := range parts {
+		err := dataset.Scan(ctx, env.In, p.Key, func(rows []stage.Doc) error {
+			for _, r := range rows {
+				if want[r.ID] {
+					d := r
+					out[r.ID] = &d
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for id := range want {
+		if out[id] == nil {
+			return nil, stage.BadInput(fmt.Errorf("document %s is a query or candidate but not in the corpus (was the corpus rebuilt after select?)", id))
+		}
+	}
+	return out, nil
+}
+
+func newJudge(env *stage.Env) (Judge, func(), error) {
+	cfg := env.Config
+	if cfg.Judge.Backend != "llm" {
+		return &LexicalJudge{}, func() {}, nil
+	}
+	lcfg := cfg.LLMFor(cfg.Judge.LLM)
+	client, err := env.LLMClient(lcfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := prompts.Get(prompts.Judge)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &LLMJudge{Client: client, Prompt: p, ModelID: lcfg.Model, Retries: cfg.Judge.ParseRetries}, func() { env.RecordLLM(client) }, nil
+}
+
+func run(ctx context.Context, env *stage.Env) error {
+	cfg := env.Config
+	qs, err := Queries(ctx, env)
+	if err != nil {
+		return err
+	}
+	lo, hi := env.Shard.Range(len(qs))
+	qs = qs[lo:hi]
+	mine := map[string]bool{}
+	for _, q := range qs {
+		mine[q.ID] = true
+	}
+	cands, err := Candidates(ctx, env, mine)
+	if err != nil {
+		return err
+	}
+	want := map[string]bool{}
+	for _, q := range qs {
+		want[q.ID] = true
+		for _, d := range cands[q.ID] {
+			want[d] = true
+		}
+	}
+	texts, err := Texts(ctx, env, want)
+	if err != nil {
+		return err
+	}
+	judge, record, err := newJudge(env)
+	if err != nil {
+		return err
+	}
+	defer record()
+
+	ts := make([]*tournament, len(qs))
+	byQuery := map[string]*tournament{}
+	for i, q := range qs {
+		tr := &tournament{query: texts[q.ID], index: map[string]int{}}
+		for k, d := range cands[q.ID] {
+			if d == q.ID {
+				return stage.BadInput(fmt.Errorf("query %s is its own candidate in candidates", q.ID))
+			}
+			tr.docs = append(tr.docs, texts[d])
+			tr.index[d] = k
+		}
+		if tr.t, err = swiss.New(len(tr.docs), swiss.SeedRounds(cfg.Seed, env.Stage, q.ID)); err != nil {
+			return err
+		}
+		ts[i], byQuery[q.ID] = tr, tr
+	}
+
+	ck := checkpoints{st: env.Out, prefix: path.Join(cfg.Run, "_checkpoints", "judge", shard.PartName(env.Shard, ""))}
+	done, rows, timings, err := ck.load(ctx)
+	if err != nil {
+		return err
+	}
+	if done > 0 {
+		if err := replay(cfg, env.Stage, byQuery, done, rows); err != nil {
+			return stage.BadInput(fmt.Errorf("checkpoint %s: %w (delete it to restart the shard; answers already paid for come from the LLM cache)", ck.uri(done), err))
+		}
+		env.Log.Info().Int("rounds_done", done).Int("judgments", len(rows)).Msg("resuming from checkpoint")
+	}
+	workers := stage.Workers(cfg.Judge.Workers, cfg.Judge.Backend == "llm", cfg.LLMFor(cfg.Judge.LLM))
+	prog := env.Progress("rounds", int64(cfg.Judge.Rounds))
+	prog.Add(int64(done))
+	for r := done + 1; r <= cfg.Judge.Rounds; r++ {
+		type task struct {
+			tr *tournament
+			m  swiss.Match
+			k  int
+		}
+		var tasks []task
+		for _, tr := range ts {
+			for k, m := range tr.t.Pair().Matches {
+				tasks = append(tasks, task{tr, m, k})
+			}
+		}
+		verdicts := make([]Verdict, len(tasks))
+		err := stage.ForEach(ctx, len(tasks), workers, func(ctx context.Context, i int) error {
+			// A started comparison finishes even after a signal, so its
+			// answer reaches the cache and the rerun repeats no call; the
+			// client's own timeout bounds the wait.
+			tk := tasks[i]
+			v, err := judge.Compare(context.WithoutCancel(ctx), tk.tr.query, tk.tr.docs[tk.m.First], tk.tr.docs[tk.m.Second])
+			if err != nil {
+				return fmt.Errorf("query %s round %d: %w", tk.tr.query.ID, r, err)
+			}
+			verdicts[i] = v
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return stage.ErrInterrupted
+		}
+		perT := map[*tournament][]swiss.Judgment{}
+		for i, tk := range tasks {
+			v := verdicts[i]
+			winner := swiss.Invalid
+			row := dataset.Judgment{
+				Query: tk.tr.query.ID, Round: int32(r), Match: int32(tk.k),
+				Sample1: tk.tr.docs[tk.m.First].ID, Sample2: tk.tr.docs[tk.m.Second].ID,
+				Invalid: v.Winner == 0, Reason: v.Reason, AnswerSHA256: stage.AnswerHash(v.Raw), Asks: int32(v.Asks),
+				Backend: judge.Backend(), Model: judge.Model(), PromptVersion: judge.PromptVersion(),
+				PromptTokens: int32(v.PromptTokens), CompletionTokens: int32(v.CompletionTokens),
+			}
+			switch v.Winner {
+			case 1:
+				winner, row.Winner = tk.m.First, row.Sample1
+			case 2:
+				winner, row.Winner = tk.m.Second, row.Sample2
+			}
+			perT[tk.tr] = append(perT[tk.tr], swiss.Judgment{Match: tk.m, Winner: winner})
+			rows = append(rows, row)
+			timings = append(timings, dataset.JudgeTiming{Query: row.Query, Round: row.Round, Match: row.Match,
+				LatencyMS: float64(v.Latency.Microseconds()) / 1000, Cached: v.Cached, Attempts: int32(v.Attempts)})
+		}
+		for _, tr := range ts {
+			if err := tr.t.Record(perT[tr]); err != nil {
+				return fmt.Errorf("query %s round %d: %w", tr.query.ID, r, err)
+			}
+		}
+		if err := ck.save(ctx, r, rows, timings); err != nil {
+			return err
+		}
+		prog.Add(1)
+		env.Log.Debug().Int("round", r).Int("comparisons", len(tasks)).Msg("round done")
+	}
+	prog.Finish()
+	var invalid int64
+	for _, r := range rows {
+		if r.Invalid {
+			invalid++
+			env.Count("invalid_"+r.Reason, 1)
+		}
+	}
+	env.Count("queries", int64(len(qs)))
+	env.Count("judgments", int64(len(rows)))
+	env.Count("invalid", invalid)
+	env.Log.Info().Int("queries", len(qs)).Int("judgments", len(rows)).Int64("invalid", invalid).Msg("tournaments done")
+	if err := stage.WriteOutput(ctx, env, dataset.JudgeTimings, timings); err != nil {
+		return err
+	}
+	if err := stage.WriteOutput(ctx, env, dataset.Judgments, rows); err != nil {
+		return err
+	}
+	// The outputs hold everything; the checkpoint is garbage now. Should
+	// this delete be lost, the next run of a done shard never reads it.
+	return ck.clear(ctx)
+}
+
+// replay rebuilds every tournament from the checkpoint's judgments.
+func replay(cfg *config.Config, stageName string, byQuery map[string]*tournament, done int, rows []dataset.Judgment) error {
+	per := map[string][]swiss.Judgment{}
+	for _, r := range rows {
+		tr := byQuery[r.Query]
+		if tr == nil {
+			return fmt.Errorf("judgment for query %s, which is not in this shard", r.Query)
+		}
+		a, ok1 := tr.index[r.Sample1]
+		b, ok2 := tr.index[r.Sample2]
+		if !ok1 || !ok2 {
+			return fmt.Errorf("query %s: judgment of %s vs %s, not both candidates", r.Query, r.Sample1, r.Sample2)
+		}
+		w := swiss.Invalid
+		switch r.Winner {
+		case r.Sample1:
+			w = a
+		case r.Sample2:
+			w = b
+		}
+		if r.Invalid {
+			w = swiss.Invalid
+		}
+		per[r.Query] = append(per[r.Query], swiss.Judgment{Match: swiss.Match{Round: int(r.Round), First: a, Second: b}, Winner: w})
+	}
+	for q, tr := range byQuery {
+		t, err := swiss.Replay(len(tr.docs), swiss.SeedRounds(cfg.Seed, stageName, q), done, per[q])
+		if err != nil {
+			return fmt.Errorf("query %s: %w", q, err)
+		}
+		tr.t = t
+	}
+	return nil
+}
+
+// checkpoints are one shard's round checkpoints: round-RRRR.parquet holds
+// every judgment of rounds 1..R, timings-RRRR.parquet their timings. Only
+// the newest is kept.
+type checkpoints struct {
+	st     store.Store
+	prefix string
+}
+
+func (c checkpoints) key(kind string, r int) string {
+	return fmt.Sprintf("%s/%s-%04d.parquet", c.prefix, kind, r)
+}
+
+func (c checkpoints) uri(r int) string { return c.st.URI(c.key("round", r)) }
+
+// load returns the newest complete checkpoint (0 rounds when none).
+func (c checkpoints) load(ctx context.Context) (int, []dataset.Judgment, []dataset.JudgeTiming, error) {
+	infos, err := c.st.List(ctx, c.prefix+"/")
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("list %s: %w", c.st.URI(c.prefix), err)
+	}
+	have := map[string]bool{}
+	for _, in := range infos {
+		have[in.Key] = true
+	}
+	best := 0
+	for _, in := range infos {
+		var r int
+		if _, err := fmt.Sscanf(path.Base(in.Key), "round-%04d.parquet", &r); err == nil && r > best && have[c.key("timings", r)] {
+			best = r
+		}
+	}
+	if best == 0 {
+		return 0, nil, nil, nil
+	}
+	rows, err := dataset.Read[dataset.Judgment](ctx, c.st, c.key("round", best))
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	timings, err := dataset.Read[dataset.JudgeTiming](ctx, c.st, c.key("timings", best))
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	return best, rows, timings, nil
+}
+
+// save writes round r's checkpoint (timings first: a round file is only
+// trusted beside its timings) and removes the previous one.
+func (c checkpoints) save(ctx context.Context, r int, rows []dataset.Judgment, timings []dataset.JudgeTiming) error {
+	if _, err := dataset.WriteRows(ctx, c.st, c.key("timings", r), timings); err != nil {
+		return err
+	}
+	if _, err := dataset.WriteRows(ctx, c.st, c.key("round", r), rows); err != nil {
+		return err
+	}
+	if r > 1 {
+		for _, kind := range []string{"round", "timings"} {
+			if err := c.st.Delete(ctx, c.key(kind, r-1)); err != nil {
+				return fmt.Errorf("delete %s: %w", c.st.URI(c.key(kind, r-1)), err)
+			}
+		}
+	}
+	return nil
+}
+
+func (c checkpoints) clear(ctx context.Context) error {
+	infos, err := c.st.List(ctx, c.prefix+"/")
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, in := range infos {
+		errs = append(errs, c.st.Delete(ctx, in.Key))
+	}
+	return errors.Join(errs...)
+}
