@@ -240,6 +240,45 @@ type Rating struct {
 	Invalid int32 `parquet:"invalid"`
 }
 
+// RunRow is a row of `runs`, written by evaluate: one retriever's score and
+// rank for one candidate of a query in one text setting. Ranks are 1-based,
+// by score descending with ties broken by document id ascending (SPEC §3).
+// Key: (Retriever, Setting, Query, Rank).
+type RunRow struct {
+	Retriever string  `parquet:"retriever"`
+	Setting   string  `parquet:"setting"`
+	Query     string  `parquet:"query"`
+	Doc       string  `parquet:"doc"`
+	Score     float64 `parquet:"score"`
+	Rank      int32   `parquet:"rank"`
+}
+
+// Timing is a row of `timings`, written by evaluate: wall time from handing
+// a query's candidates to the retriever to its sorted ranking. A
+// measurement: `saber verify` does not compare it. Key: (Retriever,
+// Setting, Query).
+type Timing struct {
+	Retriever  string  `parquet:"retriever"`
+	Setting    string  `parquet:"setting"`
+	Query      string  `parquet:"query"`
+	Candidates int32   `parquet:"candidates"`
+	Seconds    float64 `parquet:"seconds"`
+}
+
+// Result is a row of `results`, written by report: one retriever's
+// nDCG@10 in one setting, gain and scope (a domain or "overall"), with its
+// bootstrap interval. Key: (Retriever, Setting, Gain, Scope).
+type Result struct {
+	Retriever string  `parquet:"retriever"`
+	Setting   string  `parquet:"setting"`
+	Gain      string  `parquet:"gain"`
+	Scope     string  `parquet:"scope"`
+	Queries   int32   `parquet:"queries"`
+	NDCG      float64 `parquet:"ndcg"`
+	Lo        float64 `parquet:"ci_lo"`
+	Hi        float64 `parquet:"ci_hi"`
+}
+
 // The datasets, by name, with the order their rows are sorted in.
 var (
 	Problems   = Dataset[Problem]{Name: "problems", Compare: func(a, b *Problem) int { return strings.Compare(a.ID, b.ID) }}
@@ -260,6 +299,15 @@ var (
 	}}
 	Ratings = Dataset[Rating]{Name: "ratings", Compare: func(a, b *Rating) int {
 		return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc))
+	}}
+	Runs = Dataset[RunRow]{Name: "runs", Compare: func(a, b *RunRow) int {
+		return cmp.Or(strings.Compare(a.Retriever, b.Retriever), strings.Compare(a.Setting, b.Setting), strings.Compare(a.Query, b.Query), cmp.Compare(a.Rank, b.Rank))
+	}}
+	Timings = Dataset[Timing]{Name: "timings", Compare: func(a, b *Timing) int {
+		return cmp.Or(strings.Compare(a.Retriever, b.Retriever), strings.Compare(a.Setting, b.Setting), strings.Compare(a.Query, b.Query))
+	}}
+	Results = Dataset[Result]{Name: "results", Compare: func(a, b *Result) int {
+		return cmp.Or(strings.Compare(a.Retriever, b.Retriever), strings.Compare(a.Setting, b.Setting), strings.Compare(a.Gain, b.Gain), strings.Compare(a.Scope, b.Scope))
 	}}
 	Candidates = Dataset[Candidate]{Name: "candidates", Compare: func(a, b *Candidate) int {
 		return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc))

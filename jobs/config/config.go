@@ -54,6 +54,8 @@ type Config struct {
 	Select    Select    `yaml:"select" json:"select"`
 	Judge     Judge     `yaml:"judge" json:"judge"`
 	Rate      Rate      `yaml:"rate" json:"rate"`
+	Evaluate  Evaluate  `yaml:"evaluate" json:"evaluate"`
+	Report    Report    `yaml:"report" json:"report"`
 
 	// dir is the directory of the config file; relative paths resolve there.
 	dir string
@@ -208,6 +210,7 @@ func (c *Config) applyDefaults() {
 	c.defaultsPairs()
 	c.defaultsSelect()
 	c.defaultsJudge()
+	c.defaultsEvaluate()
 }
 
 var runName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
@@ -292,6 +295,7 @@ func (c *Config) Validate() error {
 	c.validatePairs(bad)
 	c.validateSelect(bad)
 	c.validateJudge(bad)
+	c.validateEvaluate(bad)
 	if len(errs) > 0 {
 		return &Error{Problems: errs}
 	}

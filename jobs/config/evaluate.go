@@ -1,0 +1,113 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Evaluate configures the retrieval evaluation (paper §4.1, App. C).
+type Evaluate struct {
+	// Shards is the query ranges per (retriever, setting): the stage runs
+	// Shards × len(Retrievers) × len(Settings) tasks.
+	Shards int `yaml:"shards" json:"shards"`
+	// Retrievers are registry names (bm25, tfidf, jaccard, bm25-no-tok,
+	// tfidf-no-tok, jaccard-no-tok); default all six lexical baselines.
+	Retrievers []string `yaml:"retrievers" json:"retrievers"`
+	// Settings are statement-full (default), full-full and
+	// statement-statement: query text – document text, where "full" is the
+	// statement, a blank line, the solution.
+	Settings []string `yaml:"settings" json:"settings"`
+	// Workers is the queries scored at once (default: cores).
+	Workers int `yaml:"workers" json:"workers"`
+}
+
+// Report configures the final tables.
+type Report struct {
+	// Resamples of queries for the 95% bootstrap interval (SPEC §3: 1000).
+	Resamples int `yaml:"resamples" json:"resamples"`
+	// K of nDCG@K (10).
+	K int `yaml:"k" json:"k"`
+}
+
+// Settings of the evaluation, in report order.
+var Settings = []string{"statement-full", "full-full", "statement-statement"}
+
+// LexicalRetrievers are the built-in baselines (C.4).
+var LexicalRetrievers = []string{"bm25", "tfidf", "jaccard", "bm25-no-tok", "tfidf-no-tok", "jaccard-no-tok"}
+
+func (c *Config) defaultsEvaluate() {
+	e := &c.Evaluate
+	if e.Shards == 0 {
+		e.Shards = 1
+	}
+	if len(e.Retrievers) == 0 {
+		e.Retrievers = slices.Clone(LexicalRetrievers)
+	}
+	if len(e.Settings) == 0 {
+		e.Settings = []string{Settings[0]}
+	}
+	if c.Report.Resamples == 0 {
+		c.Report.Resamples = 1000
+	}
+	if c.Report.K == 0 {
+		c.Report.K = 10
+	}
+}
+
+func (c *Config) validateEvaluate(bad func(string, ...any)) {
+	e := c.Evaluate
+	if e.Shards < 1 || e.Workers < 0 {
+		bad("evaluate: shards must be ≥ 1, workers ≥ 0")
+	}
+	seen := map[string]bool{}
+	for i, r := range e.Retrievers {
+		if !slices.Contains(LexicalRetrievers, r) {
+			bad("evaluate.retrievers[%d]: %q is not a known retriever (%s)", i, r, strings.Join(LexicalRetrievers, ", "))
+		}
+		if seen[r] {
+			bad("evaluate.retrievers[%d]: %q listed twice", i, r)
+		}
+		seen[r] = true
+	}
+	for i, s := range e.Settings {
+		if !slices.Contains(Settings, s) {
+			bad("evaluate.settings[%d]: %q is not one of %s", i, s, strings.Join(Settings, ", "))
+		}
+		if seen["setting:"+s] {
+			bad("evaluate.settings[%d]: %q listed twice", i, s)
+		}
+		seen["setting:"+s] = true
+	}
+	if c.Report.Resamples < 1 || c.Report.K < 1 {
+		bad("report: resamples and k must be ≥ 1")
+	}
+}
+
+// EvalTask is what one evaluate shard does: one retriever in one setting
+// over one query range.
+type EvalTask struct {
+	Retriever, Setting string
+	Range, Ranges      int
+}
+
+// EvalTasks is the number of evaluate shards.
+func (c *Config) EvalTasks() int {
+	return c.Evaluate.Shards * len(c.Evaluate.Retrievers) * len(c.Evaluate.Settings)
+}
+
+// EvalTask decodes shard i of EvalTasks(): retriever-major, then setting,
+// then query range, so one retriever's shards are contiguous in an array.
+func (c *Config) EvalTask(i int) (EvalTask, error) {
+	n := c.EvalTasks()
+	if i < 0 || i >= n {
+		return EvalTask{}, fmt.Errorf("evaluate shard %d out of range (%d shards = %d query ranges × %d retrievers × %d settings)",
+			i, n, c.Evaluate.Shards, len(c.Evaluate.Retrievers), len(c.Evaluate.Settings))
+	}
+	e := c.Evaluate
+	q := i % e.Shards
+	i /= e.Shards
+	s := i % len(e.Settings)
+	r := i / len(e.Settings)
+	return EvalTask{Retriever: e.Retrievers[r], Setting: e.Settings[s], Range: q, Ranges: e.Shards}, nil
+}
