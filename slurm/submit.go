@@ -270,7 +270,16 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 	}
 	var subs []Submission
 	var prev []string
-	for _, p := range plans {
+	// last holds each stage's job ids of its last submitted step, for
+	// stages that name what they run after (evaluate runs beside judge).
+	last := map[string][]string{}
+	for i, p := range plans {
+		if i > 0 && plans[i-1].Stage.Name != p.Stage.Name && len(p.Stage.After) > 0 {
+			prev = nil
+			for _, a := range p.Stage.After {
+				prev = append(prev, last[a]...)
+			}
+		}
 		if len(p.Missing) == 0 {
 			fmt.Fprintf(opt.Out, "# %s %s: all %d shards done; not submitted\n", p.Stage.Name, p.Step.Name, p.Shards)
 			continue
@@ -351,6 +360,7 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 			fmt.Fprintf(opt.Out, "submitted %s %s: job %s, %d shard(s)%s\n", p.Stage.Name, p.Step.Name, id, len(c.Indices), arrayNote(sub.Array))
 		}
 		prev = ids
+		last[p.Stage.Name] = ids
 	}
 	return subs, nil
 }

@@ -110,11 +110,14 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 		"select/reduce id=110 array= off=0 dep=[109]",
 		"judge/map id=111 array=0%2 off=0 dep=[110]",
 		"rate/map id=112 array=0%2 off=0 dep=[111]",
+		// evaluate needs only select's outputs: it runs beside judge and rate.
+		"evaluate/map id=113 array=0-3%2 off=0 dep=[110]",
+		"evaluate/map id=114 array=0-1%2 off=4 dep=[110]",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("submissions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	reduce := r.calls[len(r.calls)-8]
+	reduce := r.calls[len(r.calls)-10]
 	if !strings.Contains(reduce, "--dependency=afterok:104") || strings.Contains(reduce, "--array") {
 		t.Errorf("reduce sbatch call: %s", reduce)
 	}
@@ -125,7 +128,7 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 		}
 	}
 	jobs, err := ReadJobs(ctx, root, "demo")
-	if err != nil || len(jobs.Submissions) != 12 || jobs.Submissions[4].JobID != "105" {
+	if err != nil || len(jobs.Submissions) != 14 || jobs.Submissions[4].JobID != "105" {
 		t.Fatalf("_jobs.json: %+v, %v", jobs, err)
 	}
 	// With the run's jobs still queued, a second submit refuses.
@@ -162,7 +165,7 @@ func TestDryRunTouchesNoSlurmAndScriptsParse(t *testing.T) {
 		}
 	}
 	scripts, _ := filepath.Glob(filepath.Join(LogDir(cfg), "sbatch", "*.sbatch"))
-	if len(scripts) != 10 {
+	if len(scripts) != 11 {
 		t.Fatalf("scripts: %v", scripts)
 	}
 	for _, s := range scripts {

@@ -74,14 +74,14 @@ func TestDemoRunsAndRerunIsNoOp(t *testing.T) {
 	}
 	// saber stats reads what every stage recorded.
 	out, code = saber(t, "stats", "--config", cfg)
-	for _, want := range []string{"ingest map (2 shards)", "rows_read", "dedup reduce (1 shards)", "clusters", "tag map (2 shards)", "topics_total", "summarize map", "core_idea_words_total", "pairs map", "pairs_both", "select reduce", "candidates", "judge map", "invalid", "rate map", "never_played"} {
+	for _, want := range []string{"ingest map (2 shards)", "rows_read", "dedup reduce (1 shards)", "clusters", "tag map (2 shards)", "topics_total", "summarize map", "core_idea_words_total", "pairs map", "pairs_both", "select reduce", "candidates", "judge map", "invalid", "rate map", "never_played", "evaluate map"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("saber stats lacks %q (exit %d):\n%s", want, code, out)
 		}
 	}
 	// saber run on the finished demo does nothing.
 	out, code = saber(t, "run", "--config", cfg)
-	if code != 0 || !strings.Contains(out, "0 shards ran, 17 already done") {
+	if code != 0 || !strings.Contains(out, "0 shards ran, 35 already done") {
 		t.Errorf("run on a done demo: exit %d\n%s", code, out)
 	}
 }

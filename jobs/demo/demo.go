@@ -70,6 +70,10 @@ select:
   rounds: 20         # the paper's Swiss rounds
 rate:
   shards: 2          # Bradley–Terry per query, ratings in [0, 5]
+evaluate:
+  shards: 1          # query ranges per retriever and setting
+  retrievers: [bm25, tfidf, jaccard, bm25-no-tok, tfidf-no-tok, jaccard-no-tok]
+  settings: [statement-full, full-full, statement-statement]
 `
 
 // extraJSONL shows what ingest does with bad rows: they go to rejects.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/saber-math/saber/jobs/calibrate"
 	"github.com/saber-math/saber/jobs/dedup"
+	"github.com/saber-math/saber/jobs/evaluate"
 	"github.com/saber-math/saber/jobs/ingest"
 	"github.com/saber-math/saber/jobs/judge"
 	"github.com/saber-math/saber/jobs/pairs"
@@ -21,7 +22,7 @@ import (
 
 // Stages are every stage in pipeline order. tag and summarize both read
 // only the corpus; on Slurm they are chained, locally they run in turn.
-var Stages = []stage.Stage{ingest.Stage, dedup.Stage, tag.Stage, summarize.Stage, pairs.Stage, calibrate.Stage, selection.Stage, judge.Stage, rate.Stage}
+var Stages = []stage.Stage{ingest.Stage, dedup.Stage, tag.Stage, summarize.Stage, pairs.Stage, calibrate.Stage, selection.Stage, judge.Stage, rate.Stage, evaluate.Stage}
 
 // Lookup returns the named stage.
 func Lookup(name string) (stage.Stage, error) {

@@ -38,6 +38,10 @@ type Stage struct {
 	Summary string
 	// Steps run in order; at most one sharded step, then an optional reduce.
 	Steps []Step
+	// After names the stages whose outputs this one reads, when that is not
+	// simply the stage before it in the pipeline; `saber submit` makes its
+	// jobs depend on theirs only (evaluate runs beside judge and rate).
+	After []string
 	// Flags, when set, adds the binary's own flags; the function it returns
 	// applies them to the loaded config, before the config's hash is taken,
 	// so a manifest records what the flags changed.

@@ -1,0 +1,10 @@
+// Command evaluate ranks every query's candidates with each configured
+// retriever in each text setting. See `evaluate --help`.
+package main
+
+import (
+	"github.com/saber-math/saber/jobs/evaluate"
+	"github.com/saber-math/saber/jobs/stage"
+)
+
+func main() { stage.Main(evaluate.Stage) }

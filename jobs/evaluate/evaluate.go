@@ -1,0 +1,157 @@
+// Package evaluate runs retrievers over the benchmark (paper §4.1, App. C;
+// SPEC §3): for each query, the retriever scores the query's own candidates
+// (lexical indexes are built per query over them, C.4) and the candidates
+// are ranked by score, ties by document id. It writes `runs` and
+// `timings`. Shards are query ranges × retrievers × settings, so a slow
+// retriever spreads over many tasks while the lexical ones take few.
+package evaluate
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/judge"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/lexical"
+	"github.com/saber-math/saber/lib/ndcg"
+	"github.com/saber-math/saber/shard"
+)
+
+// Stage is the evaluate stage.
+var Stage = stage.Stage{
+	Name:    "evaluate",
+	Summary: "each retriever ranks every query's candidates, per text setting: queries, candidates, corpus → runs, timings",
+	// It needs only the benchmark, not the ratings: on Slurm it runs
+	// beside judge and rate.
+	After: []string{"select"},
+	Steps: []stage.Step{{
+		Name: "map", Dataset: dataset.Runs.Name,
+		Shards: func(c *config.Config) int { return c.EvalTasks() },
+		Run:    run,
+	}},
+}
+
+// Texts returns the query's and the documents' texts in a setting:
+// statement-full (the default), full-full or statement-statement, where
+// full is the statement, a blank line and the solution (§4.1).
+func Texts(setting string, q *stage.Doc, docs []*stage.Doc) (string, []string, error) {
+	full := func(d *stage.Doc) string { return d.Statement + "\n\n" + d.Solution }
+	var qt string
+	docFull := true
+	switch setting {
+	case "statement-full":
+		qt = q.Statement
+	case "full-full":
+		qt = full(q)
+	case "statement-statement":
+		qt, docFull = q.Statement, false
+	default:
+		return "", nil, fmt.Errorf("unknown setting %q", setting)
+	}
+	out := make([]string, len(docs))
+	for i, d := range docs {
+		if docFull {
+			out[i] = full(d)
+		} else {
+			out[i] = d.Statement
+		}
+	}
+	return qt, out, nil
+}
+
+func run(ctx context.Context, env *stage.Env) error {
+	cfg := env.Config
+	if n := cfg.EvalTasks(); env.Shard.Count != n {
+		return stage.BadInput(fmt.Errorf("evaluate has %d shards under this config (%d query ranges × %d retrievers × %d settings), not %d",
+			n, cfg.Evaluate.Shards, len(cfg.Evaluate.Retrievers), len(cfg.Evaluate.Settings), env.Shard.Count))
+	}
+	task, err := cfg.EvalTask(env.Shard.Index)
+	if err != nil {
+		return stage.BadInput(err)
+	}
+	env.Log = env.Log.With().Str("retriever", task.Retriever).Str("setting", task.Setting).Logger()
+	scorer, err := lexical.Lookup(task.Retriever)
+	if err != nil {
+		return stage.BadInput(err)
+	}
+	qs, err := judge.Queries(ctx, env)
+	if err != nil {
+		return err
+	}
+	lo, hi := shard.Spec{Index: task.Range, Count: task.Ranges}.Range(len(qs))
+	qs = qs[lo:hi]
+	mine := map[string]bool{}
+	for _, q := range qs {
+		mine[q.ID] = true
+	}
+	cands, err := judge.Candidates(ctx, env, mine)
+	if err != nil {
+		return err
+	}
+	want := map[string]bool{}
+	for _, q := range qs {
+		want[q.ID] = true
+		for _, d := range cands[q.ID] {
+			want[d] = true
+		}
+	}
+	texts, err := judge.Texts(ctx, env, want)
+	if err != nil {
+		return err
+	}
+	runs := make([][]dataset.RunRow, len(qs))
+	timings := make([]dataset.Timing, len(qs))
+	prog := env.Progress("queries", int64(len(qs)))
+	err = stage.ForEach(ctx, len(qs), stage.Workers(cfg.Evaluate.Workers, false, cfg.LLM), func(ctx context.Context, i int) error {
+		q := qs[i]
+		ids := cands[q.ID]
+		docs := make([]*stage.Doc, len(ids))
+		for k, id := range ids {
+			docs[k] = texts[id]
+		}
+		qt, dt, err := Texts(task.Setting, texts[q.ID], docs)
+		if err != nil {
+			return stage.BadInput(err)
+		}
+		// Timed: from handing over the candidates to the sorted ranking (C.5).
+		start := time.Now()
+		scores, err := scorer.Score(qt, dt)
+		if err != nil {
+			return fmt.Errorf("query %s: %s: %w", q.ID, task.Retriever, err)
+		}
+		if len(scores) != len(ids) {
+			return fmt.Errorf("query %s: %s returned %d scores for %d candidates", q.ID, task.Retriever, len(scores), len(ids))
+		}
+		order, err := ndcg.Ranking(ids, scores)
+		if err != nil {
+			return fmt.Errorf("query %s: %w", q.ID, err)
+		}
+		took := time.Since(start)
+		rows := make([]dataset.RunRow, len(order))
+		for rank, k := range order {
+			rows[rank] = dataset.RunRow{Retriever: task.Retriever, Setting: task.Setting, Query: q.ID, Doc: ids[k], Score: scores[k], Rank: int32(rank + 1)}
+		}
+		runs[i] = rows
+		timings[i] = dataset.Timing{Retriever: task.Retriever, Setting: task.Setting, Query: q.ID, Candidates: int32(len(ids)), Seconds: took.Seconds()}
+		prog.Add(1)
+		return nil
+	})
+	prog.Finish()
+	if err != nil {
+		return err
+	}
+	var all []dataset.RunRow
+	for _, r := range runs {
+		all = append(all, r...)
+	}
+	env.Count("queries", int64(len(qs)))
+	env.Count("rows", int64(len(all)))
+	env.Log.Info().Int("queries", len(qs)).Int("rows", len(all)).Msg("ranked")
+	if err := stage.WriteOutput(ctx, env, dataset.Timings, timings); err != nil {
+		return err
+	}
+	return stage.WriteOutput(ctx, env, dataset.Runs, all)
+}
