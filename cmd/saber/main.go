@@ -28,6 +28,7 @@ var commands = []command{
 	{"synth", "write the procedural corpus (problems with worked solutions) as JSONL", cmdSynth},
 	{"bench", "measure stage throughput and peak memory; prints a table", cmdBench},
 	{"ontology", "inspect a topic ontology: DAG and tree statistics (ontology stats FILE)", cmdOntology},
+	{"study", "judging studies: Swiss rounds vs exhaustive (study rounds), human agreement (study agreement)", cmdStudy},
 	{"version", "print the code version", cmdVersion},
 }
 
