@@ -21,8 +21,11 @@ test:
 demo: build
 	$(BIN)/saber demo --out $(DEMO)
 
+# Corpus stages (ingest, dedup) on MATH and 283K generated rows, then the
+# pairs stage on generated corpora of 20K, 50K and 100K documents with the
+# extrapolation to 283K; e.g. BENCH_FLAGS=--pairs-only for the second part.
 bench: build
-	$(BIN)/saber bench
+	$(BIN)/saber bench $(BENCH_FLAGS)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

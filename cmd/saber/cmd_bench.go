@@ -2,24 +2,37 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/saber-math/saber/jobs/bench"
 	"github.com/saber-math/saber/jobs/stage"
 )
 
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("bench", `saber bench — throughput and peak memory of the corpus stages
+	fs := newFlags("bench", `saber bench — throughput and peak memory of the corpus stages, and the
+scaling of the pairs stage
 
 Usage:
   saber bench [--math DIR] [--n 283000] [--shards 2] [--keep]
+              [--pairs 20000,50000,100000] [--pairs-brute 0] [--pairs-only]
 
 Runs ingest and dedup with the stage binaries under the local executor on
 the MATH files (12,500 real rows, when DIR has them) and on a generated
 corpus of N rows, and prints wall time, rows per second and the peak
 resident memory of the largest shard process per stage.
+
+Then runs the pairs stage's work (index, every query, zstd Parquet write)
+in-process on generated corpora of each --pairs size, with realistic topic
+and summary distributions (lib/synth/corpusdist), and prints time, pairs
+kept and bytes stored; checks the index against a brute-force scan at the
+smallest size and prints the speed-up; fits how time, pairs and bytes grow
+with N and extrapolates them to the paper's 283K documents beside the goals
+(≤ 1 core-hour, ≤ 5 GB).
 `, stderr)
 	mathDir := fs.String("math", "../shared/data/math", "`DIR` with MATH_*.jsonl (skipped when absent)")
 	n := fs.Int("n", 283000, "rows of the generated corpus (0 skips it)")
@@ -28,8 +41,22 @@ resident memory of the largest shard process per stage.
 	dir := fs.String("dir", "", "work `DIR` (default: a temporary directory)")
 	keep := fs.Bool("keep", false, "keep the work directory")
 	binDir := fs.String("bin-dir", "", "`DIR` of the stage binaries (default: beside saber)")
+	pairSizes := fs.String("pairs", joinInts(bench.DefaultPairsSizes), "comma-separated corpus `SIZES` for the pairs benchmark (empty skips it)")
+	pairBrute := fs.Int("pairs-brute", 0, "queries the brute-force check scans at the smallest pairs size: 0 all, K a uniform sample of K (time extrapolated), -1 none")
+	pairWorkers := fs.Int("pairs-workers", 0, "pairs queries in flight (default: GOMAXPROCS)")
+	pairSeed := fs.Uint64("pairs-seed", 1, "seed of the pairs benchmark's generated corpora")
+	pairsOnly := fs.Bool("pairs-only", false, "run only the pairs benchmark (skip ingest and dedup)")
 	if code, ok := parse(fs, args); !ok {
 		return code
+	}
+	sizes, err := parseInts(*pairSizes)
+	if err != nil {
+		fmt.Fprintf(stderr, "saber bench: --pairs: %v\n", err)
+		return stage.ExitBadInput
+	}
+	if *pairsOnly && len(sizes) == 0 {
+		fmt.Fprintln(stderr, "saber bench: --pairs-only with no --pairs sizes: nothing to run")
+		return stage.ExitBadInput
 	}
 	work := *dir
 	if work == "" {
@@ -39,15 +66,54 @@ resident memory of the largest shard process per stage.
 		}
 		work = d
 	}
-	md := *mathDir
-	if md != "" {
-		if abs, err := filepath.Abs(md); err == nil {
-			md = abs
+	if !*keep {
+		defer os.RemoveAll(work)
+	}
+	if !*pairsOnly {
+		md := *mathDir
+		if md != "" {
+			if abs, err := filepath.Abs(md); err == nil {
+				md = abs
+			}
+		}
+		_, err := bench.Run(ctx, bench.Options{MathDir: md, N: *n, Shards: *shards, Parallel: *parallel, Dir: work, Keep: *keep, BinDir: *binDir}, stdout)
+		if err != nil {
+			return fail(stderr, "bench", err)
 		}
 	}
-	_, err := bench.Run(ctx, bench.Options{MathDir: md, N: *n, Shards: *shards, Parallel: *parallel, Dir: work, Keep: *keep, BinDir: *binDir}, stdout)
-	if err != nil {
-		return fail(stderr, "bench", err)
+	if len(sizes) > 0 {
+		_, err := bench.RunPairs(ctx, bench.PairsOptions{
+			Sizes: sizes, Seed: *pairSeed, Workers: *pairWorkers, BruteQueries: *pairBrute,
+			Dir: filepath.Join(work, "pairs"), Keep: *keep,
+		}, stdout)
+		if err != nil {
+			return fail(stderr, "bench", err)
+		}
 	}
 	return stage.ExitOK
+}
+
+// parseInts parses "20000,50000" (blanks allowed; "" is none) into positive
+// integers.
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil || v < 2 {
+			return nil, fmt.Errorf("%q is not an integer ≥ 2", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
 }
