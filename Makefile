@@ -26,6 +26,9 @@ demo: build
 # extrapolation to 283K; e.g. BENCH_FLAGS=--pairs-only for the second part.
 bench: build
 	$(BIN)/saber bench $(BENCH_FLAGS)
+	@echo; echo "Bradley–Terry (1,000 queries × ~1,500 comparisons per op; goal ≤ 1 s on 2 cores), judge client overhead per comparison (zero-latency fake, 16 in flight), BM25 per query (150 candidates, index per query):"
+	$(GO) test -run '^$$' -bench 'BenchmarkFit1000Queries' -benchtime 3x ./lib/bt
+	$(GO) test -run '^$$' -bench 'BenchmarkJudgeOverhead|BenchmarkBM25PerQuery' -benchtime 2s ./jobs/judge ./lib/lexical
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
