@@ -29,6 +29,8 @@ var commands = []command{
 	{"bench", "measure stage throughput and peak memory; prints a table", cmdBench},
 	{"ontology", "inspect a topic ontology: DAG and tree statistics (ontology stats FILE)", cmdOntology},
 	{"study", "judging studies: Swiss rounds vs exhaustive (study rounds), human agreement (study agreement)", cmdStudy},
+	{"eval-run", "score an external TREC run against the benchmark's ratings (nDCG@10, as the report)", cmdEvalRun},
+	{"export", "write a run's ratings and rankings as TREC qrels and run files (export trec)", cmdExport},
 	{"version", "print the code version", cmdVersion},
 }
 

@@ -1,0 +1,296 @@
+// Package trec reads and writes the benchmark in the plain-text formats of
+// TREC, so that trec_eval, ir_measures, pytrec_eval and the like can read
+// SABER-Math's relevance labels and runs, and so that an external run can be
+// scored against them (`saber eval-run`).
+//
+// Three formats, all UTF-8 text, one record a line, fields separated by
+// white space (tabs in the TSV):
+//
+//   - qrels: `query 0 doc level`, the integer relevance level of one judged
+//     document. SABER-Math's ratings are real numbers in [0, 5]; the level
+//     is Level(rating), the rating rounded half up to the nearest integer
+//     (0.5 → 1, 4.5 → 5), so levels run 0…5 and no level is more than 0.5
+//     from its rating. Tools that binarise qrels (MAP, recall) count level
+//     ≥ 1 as relevant by default, that is rating ≥ 0.5.
+//   - ratings TSV: a header line `query	doc	rating`, then the exact rating
+//     of every judged document, written as the shortest decimal that reads
+//     back to the same float64 (strconv 'g', −1). Our own format: it is what
+//     `saber eval-run --ratings-tsv` scores against, bit for bit the labels
+//     `report` uses.
+//   - run: `query Q0 doc rank score tag`, one retrieved document. Scores
+//     are written the same shortest exact way. trec_eval ignores the rank
+//     column and sorts by score; so do we (see jobs/report).
+//
+// Readers are strict: a malformed line, a duplicate (query, doc) or a
+// non-finite number is an error naming the file and the 1-based line
+// (*ParseError). Blank lines are skipped.
+package trec
+
+import (
+	"bufio"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// MaxRating is the top of SABER-Math's rating scale [0, MaxRating].
+const MaxRating = 5
+
+// Qrel is one line of a qrels file.
+type Qrel struct {
+	Query, Doc string
+	Level      int
+	// Line is the 1-based line it was read from (0 when built in code).
+	Line int
+}
+
+// Rating is one line of a ratings TSV: the exact real-valued rating.
+type Rating struct {
+	Query, Doc string
+	Rating     float64
+	// Line is the 1-based line it was read from (0 when built in code).
+	Line int
+}
+
+// RunLine is one line of a run file.
+type RunLine struct {
+	Query, Doc string
+	Rank       int
+	Score      float64
+	Tag        string
+	// Line is the 1-based line it was read from (0 when built in code).
+	Line int
+}
+
+// ParseError is a malformed line of a file: bad input, never a bug.
+type ParseError struct {
+	File string
+	Line int // 1-based
+	Msg  string
+}
+
+func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// Level is the qrels level of a rating in [0, MaxRating]: the rating
+// rounded half up to an integer, floor(r) + 1 when r − floor(r) ≥ 0.5.
+// (Computed from the fractional part, which is exact, rather than as
+// floor(r + 0.5), which rounds 0.49999999999999994 up to 1.) A rating
+// outside [0, MaxRating] or NaN is an error.
+func Level(r float64) (int, error) {
+	if !(r >= 0 && r <= MaxRating) {
+		return 0, fmt.Errorf("rating %v is outside [0, %d]", r, MaxRating)
+	}
+	f := math.Floor(r)
+	if r-f >= 0.5 {
+		f++
+	}
+	return int(f), nil
+}
+
+// FormatFloat writes v as the shortest decimal that parses back to v.
+func FormatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// CheckID reports whether s can be a query or document id in these
+// formats: not empty, no white space.
+func CheckID(s string) error {
+	if s == "" {
+		return errors.New("empty id")
+	}
+	if strings.ContainsFunc(s, unicode.IsSpace) {
+		return fmt.Errorf("id %q contains white space, which these formats cannot hold", s)
+	}
+	return nil
+}
+
+// WriteQrels writes ratings as qrels, in the order given (callers pass them
+// sorted by query, then document).
+func WriteQrels(w io.Writer, ratings []Rating) error {
+	bw := bufio.NewWriter(w)
+	for _, r := range ratings {
+		if err := checkPair(r.Query, r.Doc); err != nil {
+			return err
+		}
+		l, err := Level(r.Rating)
+		if err != nil {
+			return fmt.Errorf("query %s doc %s: %w", r.Query, r.Doc, err)
+		}
+		fmt.Fprintf(bw, "%s 0 %s %d\n", r.Query, r.Doc, l)
+	}
+	return bw.Flush()
+}
+
+// RatingsHeader is the first line of a ratings TSV.
+const RatingsHeader = "query\tdoc\trating"
+
+// WriteRatings writes the ratings TSV, in the order given.
+func WriteRatings(w io.Writer, ratings []Rating) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(RatingsHeader + "\n")
+	for _, r := range ratings {
+		if err := checkPair(r.Query, r.Doc); err != nil {
+			return err
+		}
+		if math.IsNaN(r.Rating) || math.IsInf(r.Rating, 0) {
+			return fmt.Errorf("query %s doc %s: rating %v", r.Query, r.Doc, r.Rating)
+		}
+		fmt.Fprintf(bw, "%s\t%s\t%s\n", r.Query, r.Doc, FormatFloat(r.Rating))
+	}
+	return bw.Flush()
+}
+
+// WriteRun writes run lines, in the order given. A line's Tag must not be
+// empty or hold white space.
+func WriteRun(w io.Writer, lines []RunLine) error {
+	bw := bufio.NewWriter(w)
+	for _, l := range lines {
+		if err := checkPair(l.Query, l.Doc); err != nil {
+			return err
+		}
+		if err := CheckID(l.Tag); err != nil {
+			return fmt.Errorf("run tag: %w", err)
+		}
+		if math.IsNaN(l.Score) || math.IsInf(l.Score, 0) {
+			return fmt.Errorf("query %s doc %s: score %v", l.Query, l.Doc, l.Score)
+		}
+		fmt.Fprintf(bw, "%s Q0 %s %d %s %s\n", l.Query, l.Doc, l.Rank, FormatFloat(l.Score), l.Tag)
+	}
+	return bw.Flush()
+}
+
+func checkPair(q, d string) error {
+	if err := CheckID(q); err != nil {
+		return fmt.Errorf("query: %w", err)
+	}
+	if err := CheckID(d); err != nil {
+		return fmt.Errorf("query %s: document: %w", q, err)
+	}
+	return nil
+}
+
+// lines calls fn with the fields of every non-blank line and its number.
+func lines(r io.Reader, name string, split func(string) []string, fn func(n int, f []string) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		text := strings.TrimSuffix(sc.Text(), "\r")
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		if err := fn(n, split(text)); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return &ParseError{File: name, Line: n + 1, Msg: err.Error()}
+	}
+	return nil
+}
+
+type pairKey struct{ q, d string }
+
+// ReadQrels reads a qrels file; name is used in errors. Levels must be
+// integers (negative ones are read; callers decide what they mean). The
+// second field (TREC's iteration) is ignored, as trec_eval does.
+func ReadQrels(r io.Reader, name string) ([]Qrel, error) {
+	var out []Qrel
+	seen := map[pairKey]int{}
+	err := lines(r, name, strings.Fields, func(n int, f []string) error {
+		if len(f) != 4 {
+			return &ParseError{name, n, fmt.Sprintf("%d fields, want 4: query iteration doc level", len(f))}
+		}
+		l, err := strconv.Atoi(f[3])
+		if err != nil {
+			return &ParseError{name, n, fmt.Sprintf("level %q is not an integer (qrels levels are integers; real-valued ratings go in a ratings TSV)", f[3])}
+		}
+		k := pairKey{f[0], f[2]}
+		if first, ok := seen[k]; ok {
+			return &ParseError{name, n, fmt.Sprintf("query %s doc %s is judged twice (first on line %d)", f[0], f[2], first)}
+		}
+		seen[k] = n
+		out = append(out, Qrel{Query: f[0], Doc: f[2], Level: l, Line: n})
+		return nil
+	})
+	return out, err
+}
+
+// ReadRatings reads a ratings TSV (header first); name is used in errors.
+func ReadRatings(r io.Reader, name string) ([]Rating, error) {
+	var out []Rating
+	seen := map[pairKey]int{}
+	header := false
+	split := func(s string) []string { return strings.Split(s, "\t") }
+	err := lines(r, name, split, func(n int, f []string) error {
+		if !header {
+			if strings.Join(f, "\t") != RatingsHeader {
+				return &ParseError{name, n, fmt.Sprintf("header %q, want %q (tab-separated)", strings.Join(f, "\t"), RatingsHeader)}
+			}
+			header = true
+			return nil
+		}
+		if len(f) != 3 {
+			return &ParseError{name, n, fmt.Sprintf("%d tab-separated fields, want 3: query, doc, rating", len(f))}
+		}
+		v, err := strconv.ParseFloat(f[2], 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return &ParseError{name, n, fmt.Sprintf("rating %q is not a finite number", f[2])}
+		}
+		for _, id := range f[:2] {
+			if err := CheckID(id); err != nil {
+				return &ParseError{name, n, err.Error()}
+			}
+		}
+		k := pairKey{f[0], f[1]}
+		if first, ok := seen[k]; ok {
+			return &ParseError{name, n, fmt.Sprintf("query %s doc %s is rated twice (first on line %d)", f[0], f[1], first)}
+		}
+		seen[k] = n
+		out = append(out, Rating{Query: f[0], Doc: f[1], Rating: v, Line: n})
+		return nil
+	})
+	if err == nil && !header {
+		err = &ParseError{name, 1, fmt.Sprintf("empty file: want the header %q", RatingsHeader)}
+	}
+	return out, err
+}
+
+// ReadRun reads a run file; name is used in errors. The second field (Q0)
+// is ignored. A document listed twice for a query is an error (trec_eval
+// refuses it too), as is a score that is not a finite number.
+func ReadRun(r io.Reader, name string) ([]RunLine, error) {
+	var out []RunLine
+	seen := map[pairKey]int{}
+	err := lines(r, name, strings.Fields, func(n int, f []string) error {
+		if len(f) != 6 {
+			return &ParseError{name, n, fmt.Sprintf("%d fields, want 6: query Q0 doc rank score tag", len(f))}
+		}
+		rank, err := strconv.Atoi(f[3])
+		if err != nil {
+			return &ParseError{name, n, fmt.Sprintf("rank %q is not an integer", f[3])}
+		}
+		score, err := strconv.ParseFloat(f[4], 64)
+		if err != nil || math.IsNaN(score) || math.IsInf(score, 0) {
+			return &ParseError{name, n, fmt.Sprintf("score %q is not a finite number", f[4])}
+		}
+		k := pairKey{f[0], f[2]}
+		if first, ok := seen[k]; ok {
+			return &ParseError{name, n, fmt.Sprintf("query %s retrieves doc %s twice (first on line %d)", f[0], f[2], first)}
+		}
+		seen[k] = n
+		out = append(out, RunLine{Query: f[0], Doc: f[2], Rank: rank, Score: score, Tag: f[5], Line: n})
+		return nil
+	})
+	return out, err
+}
+
+// SortRatings sorts ratings by query, then document.
+func SortRatings(rs []Rating) {
+	slices.SortFunc(rs, func(a, b Rating) int { return cmp.Or(cmp.Compare(a.Query, b.Query), cmp.Compare(a.Doc, b.Doc)) })
+}
