@@ -21,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/lib/llm"
 )
 
@@ -56,6 +57,9 @@ type Config struct {
 	Rate      Rate      `yaml:"rate" json:"rate"`
 	Evaluate  Evaluate  `yaml:"evaluate" json:"evaluate"`
 	Report    Report    `yaml:"report" json:"report"`
+
+	// Retrievers defines the neural and plugin retrievers by name (retrievers.go).
+	Retrievers map[string]retrievers.Spec `yaml:"retrievers" json:"retrievers,omitempty"`
 
 	// dir is the directory of the config file; relative paths resolve there.
 	dir string
@@ -210,6 +214,7 @@ func (c *Config) applyDefaults() {
 	c.defaultsPairs()
 	c.defaultsSelect()
 	c.defaultsJudge()
+	c.defaultsRetrievers()
 	c.defaultsEvaluate()
 }
 
@@ -295,6 +300,7 @@ func (c *Config) Validate() error {
 	c.validatePairs(bad)
 	c.validateSelect(bad)
 	c.validateJudge(bad)
+	c.validateRetrievers(bad)
 	c.validateEvaluate(bad)
 	if len(errs) > 0 {
 		return &Error{Problems: errs}

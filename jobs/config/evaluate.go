@@ -11,14 +11,17 @@ type Evaluate struct {
 	// Shards is the query ranges per (retriever, setting): the stage runs
 	// Shards × len(Retrievers) × len(Settings) tasks.
 	Shards int `yaml:"shards" json:"shards"`
-	// Retrievers are registry names (bm25, tfidf, jaccard, bm25-no-tok,
-	// tfidf-no-tok, jaccard-no-tok); default all six lexical baselines.
+	// Retrievers are registry names: the lexical built-ins (bm25, tfidf,
+	// jaccard, bm25-no-tok, tfidf-no-tok, jaccard-no-tok) and the names
+	// defined under the top-level `retrievers:`; default all six lexical
+	// baselines.
 	Retrievers []string `yaml:"retrievers" json:"retrievers"`
 	// Settings are statement-full (default), full-full and
 	// statement-statement: query text – document text, where "full" is the
 	// statement, a blank line, the solution.
 	Settings []string `yaml:"settings" json:"settings"`
-	// Workers is the queries scored at once (default: cores).
+	// Workers is the queries scored at once by a lexical retriever
+	// (default: cores); a configured retriever uses its own workers.
 	Workers int `yaml:"workers" json:"workers"`
 }
 
@@ -62,8 +65,8 @@ func (c *Config) validateEvaluate(bad func(string, ...any)) {
 	}
 	seen := map[string]bool{}
 	for i, r := range e.Retrievers {
-		if !slices.Contains(LexicalRetrievers, r) {
-			bad("evaluate.retrievers[%d]: %q is not a known retriever (%s)", i, r, strings.Join(LexicalRetrievers, ", "))
+		if _, ok := c.Retrievers[r]; !ok && !slices.Contains(LexicalRetrievers, r) {
+			bad("evaluate.retrievers[%d]: %q is not a known retriever (%s)", i, r, strings.Join(c.RetrieverNames(), ", "))
 		}
 		if seen[r] {
 			bad("evaluate.retrievers[%d]: %q listed twice", i, r)

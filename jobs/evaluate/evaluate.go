@@ -1,22 +1,23 @@
 // Package evaluate runs retrievers over the benchmark (paper §4.1, App. C;
-// SPEC §3): for each query, the retriever scores the query's own candidates
-// (lexical indexes are built per query over them, C.4) and the candidates
-// are ranked by score, ties by document id. It writes `runs` and
-// `timings`. Shards are query ranges × retrievers × settings, so a slow
-// retriever spreads over many tasks while the lexical ones take few.
+// SPEC §3): for each query, the retriever (built by jobs/retrievers from
+// its name: a lexical built-in or one of the config's `retrievers:`) scores
+// the query's own candidates (lexical indexes are built per query over
+// them, C.4) and the candidates are ranked by score, ties by document id.
+// It writes `runs` and `timings`. Shards are query ranges × retrievers ×
+// settings, so a slow retriever spreads over many tasks while the lexical
+// ones take few.
 package evaluate
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"time"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/judge"
+	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/jobs/stage"
-	"github.com/saber-math/saber/lib/lexical"
-	"github.com/saber-math/saber/lib/ndcg"
 	"github.com/saber-math/saber/shard"
 )
 
@@ -73,10 +74,6 @@ func run(ctx context.Context, env *stage.Env) error {
 		return stage.BadInput(err)
 	}
 	env.Log = env.Log.With().Str("retriever", task.Retriever).Str("setting", task.Setting).Logger()
-	scorer, err := lexical.Lookup(task.Retriever)
-	if err != nil {
-		return stage.BadInput(err)
-	}
 	qs, err := judge.Queries(ctx, env)
 	if err != nil {
 		return err
@@ -102,10 +99,31 @@ func run(ctx context.Context, env *stage.Env) error {
 	if err != nil {
 		return err
 	}
+	// One retriever per shard, built after the inputs are read (a plugin
+	// starts and warms up here, outside the timed region) and closed at
+	// the end.
+	ctx = env.Log.WithContext(ctx)
+	reg := retrievers.NewRegistry(cfg.Retrievers, retrievers.Options{Dir: cfg.Dir()})
+	ret, err := reg.Build(ctx, task.Retriever)
+	if err != nil {
+		if errors.Is(err, retrievers.ErrBadSpec) {
+			return stage.BadInput(err)
+		}
+		return err
+	}
+	defer func() {
+		if err := ret.Close(); err != nil {
+			env.Log.Warn().Err(err).Msg("closing the retriever")
+		}
+	}()
+	workers := stage.Workers(cfg.Evaluate.Workers, false, cfg.LLM)
+	if w := reg.Workers(task.Retriever); w > 0 {
+		workers = w
+	}
 	runs := make([][]dataset.RunRow, len(qs))
 	timings := make([]dataset.Timing, len(qs))
 	prog := env.Progress("queries", int64(len(qs)))
-	err = stage.ForEach(ctx, len(qs), stage.Workers(cfg.Evaluate.Workers, false, cfg.LLM), func(ctx context.Context, i int) error {
+	err = stage.ForEach(ctx, len(qs), workers, func(ctx context.Context, i int) error {
 		q := qs[i]
 		ids := cands[q.ID]
 		docs := make([]*stage.Doc, len(ids))
@@ -117,19 +135,10 @@ func run(ctx context.Context, env *stage.Env) error {
 			return stage.BadInput(err)
 		}
 		// Timed: from handing over the candidates to the sorted ranking (C.5).
-		start := time.Now()
-		scores, err := scorer.Score(qt, dt)
+		order, scores, took, err := retrievers.Rank(retrievers.WithQueryID(ctx, q.ID), ret, ids, qt, dt)
 		if err != nil {
 			return fmt.Errorf("query %s: %s: %w", q.ID, task.Retriever, err)
 		}
-		if len(scores) != len(ids) {
-			return fmt.Errorf("query %s: %s returned %d scores for %d candidates", q.ID, task.Retriever, len(scores), len(ids))
-		}
-		order, err := ndcg.Ranking(ids, scores)
-		if err != nil {
-			return fmt.Errorf("query %s: %w", q.ID, err)
-		}
-		took := time.Since(start)
 		rows := make([]dataset.RunRow, len(order))
 		for rank, k := range order {
 			rows[rank] = dataset.RunRow{Retriever: task.Retriever, Setting: task.Setting, Query: q.ID, Doc: ids[k], Score: scores[k], Rank: int32(rank + 1)}
@@ -142,6 +151,16 @@ func run(ctx context.Context, env *stage.Env) error {
 	prog.Finish()
 	if err != nil {
 		return err
+	}
+	if rec, ok := ret.(retrievers.LLMRecorder); ok {
+		for _, c := range rec.LLMClients() {
+			env.RecordLLM(c)
+		}
+	}
+	if cnt, ok := ret.(retrievers.Counter); ok {
+		for k, v := range cnt.Counts() {
+			env.Count(k, v)
+		}
 	}
 	var all []dataset.RunRow
 	for _, r := range runs {

@@ -58,6 +58,14 @@ type Message struct {
 type Request struct {
 	PromptVersion string
 	Messages      []Message
+	// NoCache sends the request even when the client has a cache, and
+	// stores nothing: for retrieval calls, which are timed with caches off
+	// (paper App. C.5).
+	NoCache bool
+	// TopLogprobs > 0 asks for the log-probabilities of every generated
+	// token with that many alternatives (at most 20, OpenAI's and vLLM's
+	// default limit). Such a request is never cached.
+	TopLogprobs int
 }
 
 // Response is a chat completion's answer. Latency is the wall time of the
@@ -66,6 +74,7 @@ type Request struct {
 // and the token counts of the call that filled the cache.
 type Response struct {
 	Content          string
+	Logprobs         []TokenLogprob // only when Request.TopLogprobs > 0
 	Cached           bool
 	PromptTokens     int
 	CompletionTokens int
@@ -82,12 +91,13 @@ type Cache interface {
 
 // Stats are cumulative counters of a Client.
 //
-// Calls counts calls of Chat and Embed, Cached those answered from the cache,
-// Retries the HTTP requests made after a first one failed, Failures the calls
-// that returned an error. Token counts and LatencyTotal cover calls that went
-// to the server (not cache hits). ErrorsByKind counts every failed attempt by
-// kind: "http_<status>", "timeout", "connection", "truncated",
-// "malformed_json", "empty_choices", "canceled", "invalid_request", "other".
+// Calls counts calls of Chat, Embed, Rerank and Score, Cached those answered
+// from the cache, Retries the HTTP requests made after a first one failed,
+// Failures the calls that returned an error. Token counts and LatencyTotal
+// cover calls that went to the server (not cache hits). ErrorsByKind counts
+// every failed attempt by kind: "http_<status>", "timeout", "connection",
+// "truncated", "malformed_json", "empty_choices", "canceled",
+// "invalid_request", "other".
 type Stats struct {
 	Calls, Cached, Retries, Failures, PromptTokens, CompletionTokens int64
 	LatencyTotal                                                     time.Duration
@@ -104,6 +114,7 @@ type Client struct {
 
 	chat   openai.ChatCompletionService
 	embed  openai.EmbeddingService
+	raw    openai.Client // only Options set: Post to endpoints the SDK lacks (rerank.go)
 	sem    chan struct{}
 	limit  *rate.Limiter // nil = unlimited
 	params openai.ChatCompletionNewParams
@@ -173,6 +184,7 @@ func New(cfg Config, cache Cache) (*Client, error) {
 		timeout:     cfg.timeout(),
 		chat:        openai.NewChatCompletionService(opts...),
 		embed:       openai.NewEmbeddingService(opts...),
+		raw:         openai.Client{Options: opts},
 		sem:         make(chan struct{}, cfg.Concurrency),
 		backoffBase: defaultBackoffBase,
 		backoffCap:  defaultBackoffCap,
@@ -267,8 +279,13 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 		c.fail("invalid_request")
 		return Response{}, err
 	}
+	if req.TopLogprobs < 0 || req.TopLogprobs > MaxTopLogprobs {
+		c.fail("invalid_request")
+		return Response{}, fmt.Errorf("llm: top_logprobs %d is outside [0, %d]: %w", req.TopLogprobs, MaxTopLogprobs, ErrPermanent)
+	}
+	useCache := c.cache != nil && !req.NoCache && req.TopLogprobs == 0
 	var key string
-	if c.cache != nil {
+	if useCache {
 		key = c.Key(req)
 		val, ok, err := c.cache.Get(ctx, key)
 		if err != nil {
@@ -298,6 +315,10 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 			params.Messages[i] = openai.AssistantMessage(m.Content)
 		}
 	}
+	if req.TopLogprobs > 0 {
+		params.Logprobs = openai.Bool(true)
+		params.TopLogprobs = openai.Int(int64(req.TopLogprobs))
+	}
 
 	start := time.Now()
 	var out *openai.ChatCompletion
@@ -324,8 +345,11 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	}
 	c.promptTokens.Add(out.Usage.PromptTokens)
 	c.completionTokens.Add(out.Usage.CompletionTokens)
+	if req.TopLogprobs > 0 {
+		resp.Logprobs = tokenLogprobs(out.Choices[0].Logprobs.Content)
+	}
 
-	if c.cache != nil {
+	if useCache {
 		val, _ := json.Marshal(cachedResponse{V: 1, Content: resp.Content, PromptTokens: resp.PromptTokens, CompletionTokens: resp.CompletionTokens})
 		if err := c.cache.Put(ctx, key, val); err != nil {
 			c.failures.Add(1)
@@ -351,52 +375,9 @@ func checkMessages(msgs []Message) error {
 
 // Embed returns one embedding per input from the /embeddings endpoint of the
 // configured model, in input order. It shares Chat's retries and limits but
-// is never cached.
+// is never cached. It is EmbedWith without options.
 func (c *Client) Embed(ctx context.Context, inputs []string) ([][]float32, error) {
-	c.calls.Add(1)
-	if len(inputs) == 0 {
-		return nil, nil
-	}
-	params := openai.EmbeddingNewParams{
-		Model:          c.cfg.Model,
-		Input:          openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: inputs},
-		EncodingFormat: openai.EmbeddingNewParamsEncodingFormatFloat,
-	}
-	var out *openai.CreateEmbeddingResponse
-	start := time.Now()
-	_, err := c.retry(ctx, "embed", func(actx context.Context, res **http.Response) error {
-		var err error
-		out, err = c.embed.New(actx, params, option.WithResponseInto(res))
-		if err == nil && len(out.Data) != len(inputs) {
-			err = fmt.Errorf("llm: %d embeddings for %d inputs: %w", len(out.Data), len(inputs), errEmptyChoices)
-		}
-		return err
-	})
-	c.latency.Add(int64(time.Since(start)))
-	if err != nil {
-		c.failures.Add(1)
-		return nil, err
-	}
-	c.promptTokens.Add(out.Usage.PromptTokens)
-	vecs := make([][]float32, len(inputs))
-	for i, d := range out.Data {
-		idx := int(d.Index)
-		if idx < 0 || idx >= len(vecs) || vecs[idx] != nil {
-			idx = i // a server that numbers badly: trust the order
-		}
-		v := make([]float32, len(d.Embedding))
-		for j, x := range d.Embedding {
-			v[j] = float32(x)
-		}
-		vecs[idx] = v
-	}
-	for i, v := range vecs {
-		if v == nil {
-			c.failures.Add(1)
-			return nil, fmt.Errorf("llm: embeddings response has no vector for input %d", i)
-		}
-	}
-	return vecs, nil
+	return c.EmbedWith(ctx, inputs, EmbedOptions{})
 }
 
 // Stats returns a snapshot of the cumulative counters.

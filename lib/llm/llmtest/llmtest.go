@@ -1,6 +1,8 @@
 // Package llmtest is a fake OpenAI-compatible server for tests: chat
-// completions answered by a Go function, deterministic embeddings, and
-// injected faults (error statuses, slow, malformed, empty and truncated
+// completions answered by a Go function (with log-probabilities on request),
+// deterministic embeddings, deterministic cross-encoder scores on vLLM's and
+// Cohere's /rerank and vLLM's /score, an optional fixed delay per request,
+// and injected faults (error statuses, slow, malformed, empty and truncated
 // answers) so that retry paths are exercised without a model.
 package llmtest
 
@@ -15,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +36,8 @@ type ChatRequest struct {
 	Temperature     *float64
 	MaxTokens       int // max_completion_tokens, or max_tokens when only that is sent
 	ReasoningEffort string
+	Logprobs        bool
+	TopLogprobs     int
 }
 
 // Handler answers a chat request: rule-based or scripted. It may be called
@@ -121,6 +126,11 @@ type Server struct {
 	injected int
 	apiKey   string
 
+	delay    time.Duration
+	logprobs LogprobsFunc
+	embedded []string
+	paths    map[string]int64
+
 	requests    atomic.Int64
 	inFlight    atomic.Int64
 	maxInFlight atomic.Int64
@@ -136,10 +146,14 @@ func NewServer(t testing.TB, h Handler) *Server {
 	if h == nil {
 		h = Echo
 	}
-	s := &Server{handler: h, rng: rand.New(rand.NewPCG(0, 0))}
+	s := &Server{handler: h, rng: rand.New(rand.NewPCG(0, 0)), paths: map[string]int64{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.serveChat)
 	mux.HandleFunc("POST /v1/embeddings", s.serveEmbeddings)
+	mux.HandleFunc("POST /v1/rerank", s.serveRerank)
+	mux.HandleFunc("POST /rerank", s.serveRerank)
+	mux.HandleFunc("POST /v1/score", s.serveScore)
+	mux.HandleFunc("POST /score", s.serveScore)
 	s.srv = httptest.NewUnstartedServer(s.count(mux))
 	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
 		if st == http.StateNew {
@@ -208,6 +222,19 @@ func (s *Server) count(next http.Handler) http.Handler {
 			m := s.maxInFlight.Load()
 			if n <= m || s.maxInFlight.CompareAndSwap(m, n) {
 				break
+			}
+		}
+		s.mu.Lock()
+		s.paths[r.URL.Path]++
+		d := s.delay
+		s.mu.Unlock()
+		if d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return
 			}
 		}
 		next.ServeHTTP(w, r)
@@ -317,6 +344,8 @@ type wireChatRequest struct {
 	MaxTokens           int           `json:"max_tokens"`
 	MaxCompletionTokens int           `json:"max_completion_tokens"`
 	ReasoningEffort     string        `json:"reasoning_effort"`
+	Logprobs            bool          `json:"logprobs"`
+	TopLogprobs         int           `json:"top_logprobs"`
 }
 
 type wireChoice struct {
@@ -356,7 +385,8 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "cannot parse request: "+err.Error())
 		return
 	}
-	req := ChatRequest{Model: in.Model, Seed: in.Seed, Temperature: in.Temperature, ReasoningEffort: in.ReasoningEffort, MaxTokens: in.MaxCompletionTokens}
+	req := ChatRequest{Model: in.Model, Seed: in.Seed, Temperature: in.Temperature, ReasoningEffort: in.ReasoningEffort, MaxTokens: in.MaxCompletionTokens,
+		Logprobs: in.Logprobs, TopLogprobs: in.TopLogprobs}
 	if req.MaxTokens == 0 {
 		req.MaxTokens = in.MaxTokens
 	}
@@ -377,11 +407,25 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	}
 	content := s.handler(req)
 	completion := Tokens(content)
+	choice := wireChoice{Message: wireAnswer{Role: "assistant", Content: content}, FinishReason: "stop"}
+	if req.Logprobs {
+		s.mu.Lock()
+		lf := s.logprobs
+		s.mu.Unlock()
+		if lf == nil {
+			lf = defaultLogprobs
+		}
+		lp := lf(req, content)
+		if lp == nil {
+			lp = []TokenLogprob{}
+		}
+		choice.Logprobs = map[string]any{"content": lp, "refusal": nil}
+	}
 	body, _ := json.Marshal(wireChatResponse{
 		ID:      "chatcmpl-fake-" + strconv.FormatInt(s.seq.Add(1), 10),
 		Object:  "chat.completion",
 		Model:   in.Model,
-		Choices: []wireChoice{{Message: wireAnswer{Role: "assistant", Content: content}, FinishReason: "stop"}},
+		Choices: []wireChoice{choice},
 		Usage:   wireUsage{PromptTokens: promptTokens, CompletionTokens: completion, TotalTokens: promptTokens + completion},
 	})
 	if kind != 0 && s.inject(w, r, kind, f, body) {
@@ -430,8 +474,9 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var in struct {
-		Model string          `json:"model"`
-		Input json.RawMessage `json:"input"`
+		Model      string          `json:"model"`
+		Input      json.RawMessage `json:"input"`
+		Dimensions int             `json:"dimensions"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "cannot parse request: "+err.Error())
@@ -449,10 +494,21 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "input must be a string or a non-empty array of strings")
 		return
 	}
+	if in.Dimensions < 0 || in.Dimensions > EmbedDim {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("dimensions must be in [1, %d]", EmbedDim))
+		return
+	}
+	s.mu.Lock()
+	s.embedded = append(s.embedded, inputs...)
+	s.mu.Unlock()
 	data := make([]wireEmbedding, len(inputs))
 	tokens := 0
 	for i, text := range inputs {
-		data[i] = wireEmbedding{Object: "embedding", Index: i, Embedding: EmbedVector(text)}
+		v := EmbedVector(text)
+		if in.Dimensions > 0 {
+			v = Truncate(v, in.Dimensions)
+		}
+		data[i] = wireEmbedding{Object: "embedding", Index: i, Embedding: v}
 		tokens += Tokens(text)
 	}
 	body, _ := json.Marshal(map[string]any{
@@ -486,4 +542,192 @@ func EmbedVector(text string) []float32 {
 		}
 	}
 	return v
+}
+
+// SetDelay makes the server wait d before handling every request (0: no
+// wait), like a model that takes d per forward pass whatever the batch: a
+// client with k requests in flight at a time then needs ⌈requests/k⌉·d.
+func (s *Server) SetDelay(d time.Duration) {
+	s.mu.Lock()
+	s.delay = d
+	s.mu.Unlock()
+}
+
+// RequestsTo is the number of requests received at path (e.g.
+// "/v1/rerank"), faulted ones included.
+func (s *Server) RequestsTo(path string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.paths[path]
+}
+
+// Embedded returns every input text of every embeddings request that was
+// answered or faulted, in arrival order (concurrent requests interleave).
+func (s *Server) Embedded() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.embedded...)
+}
+
+// TokenLogprob is one generated token's log-probability and its
+// alternatives, as the fake sends them.
+type TokenLogprob struct {
+	Token   string       `json:"token"`
+	Logprob float64      `json:"logprob"`
+	Bytes   []int        `json:"bytes"`
+	Top     []TopLogprob `json:"top_logprobs"`
+}
+
+// TopLogprob is one alternative at a token position.
+type TopLogprob struct {
+	Token   string  `json:"token"`
+	Logprob float64 `json:"logprob"`
+	Bytes   []int   `json:"bytes"`
+}
+
+// LogprobsFunc returns the log-probabilities of an answer's tokens for a
+// request that asked for them. It may be called concurrently.
+type LogprobsFunc func(req ChatRequest, content string) []TokenLogprob
+
+// SetLogprobs sets how requests with logprobs are answered; nil restores the
+// default: every white-space token of the answer with log-probability 0 and
+// itself as the only alternative.
+func (s *Server) SetLogprobs(f LogprobsFunc) {
+	s.mu.Lock()
+	s.logprobs = f
+	s.mu.Unlock()
+}
+
+func defaultLogprobs(_ ChatRequest, content string) []TokenLogprob {
+	var out []TokenLogprob
+	for _, w := range strings.Fields(content) {
+		out = append(out, TokenLogprob{Token: w, Top: []TopLogprob{{Token: w}}})
+	}
+	return out
+}
+
+// RelevanceScore is the fake cross-encoder's score of doc for query, served
+// by /rerank and /score: the cosine of EmbedVector(query) and
+// EmbedVector(doc), computed in float64 (it lies in [-1, 1]).
+func RelevanceScore(query, doc string) float64 {
+	a, b := EmbedVector(query), EmbedVector(doc)
+	var dot, na, nb float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		dot += x * y
+		na += x * x
+		nb += y * y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+// serveRerank answers {model, query, documents, top_n?} with
+// results[{index, document, relevance_score}], best first, cut to top_n
+// when it is positive (vLLM's and Cohere's shape).
+func (s *Server) serveRerank(w http.ResponseWriter, r *http.Request) {
+	kind, f, key := s.draw()
+	if !authorized(w, r, key) {
+		return
+	}
+	var in struct {
+		Model     string   `json:"model"`
+		Query     *string  `json:"query"`
+		Documents []string `json:"documents"`
+		TopN      int      `json:"top_n"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Query == nil || in.Model == "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "model, query and documents are required")
+		return
+	}
+	type result struct {
+		Index    int               `json:"index"`
+		Document map[string]string `json:"document"`
+		Score    float64           `json:"relevance_score"`
+	}
+	res := make([]result, len(in.Documents))
+	tokens := Tokens(*in.Query) * len(in.Documents)
+	for i, d := range in.Documents {
+		res[i] = result{Index: i, Document: map[string]string{"text": d}, Score: RelevanceScore(*in.Query, d)}
+		tokens += Tokens(d)
+	}
+	// Best first, as servers answer; the client must reorder.
+	sort.SliceStable(res, func(i, j int) bool { return res[i].Score > res[j].Score })
+	if in.TopN > 0 && in.TopN < len(res) {
+		res = res[:in.TopN]
+	}
+	body, _ := json.Marshal(map[string]any{
+		"id": "rerank-fake-" + strconv.FormatInt(s.seq.Add(1), 10), "model": in.Model, "results": res,
+		"usage": map[string]int{"total_tokens": tokens},
+	})
+	if kind != 0 && s.inject(w, r, kind, f, body) {
+		return
+	}
+	writeBody(w, body)
+}
+
+// serveScore answers vLLM's {model, text_1, text_2} (text_2 a string or a
+// list) with data[{index, object, score}] in input order.
+func (s *Server) serveScore(w http.ResponseWriter, r *http.Request) {
+	kind, f, key := s.draw()
+	if !authorized(w, r, key) {
+		return
+	}
+	var in struct {
+		Model string          `json:"model"`
+		Text1 *string         `json:"text_1"`
+		Text2 json.RawMessage `json:"text_2"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Text1 == nil || in.Model == "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "model, text_1 and text_2 are required")
+		return
+	}
+	var texts []string
+	if len(in.Text2) > 0 && in.Text2[0] == '"' {
+		var one string
+		_ = json.Unmarshal(in.Text2, &one)
+		texts = []string{one}
+	} else if err := json.Unmarshal(in.Text2, &texts); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "text_2 must be a string or a list of strings")
+		return
+	}
+	type item struct {
+		Index  int     `json:"index"`
+		Object string  `json:"object"`
+		Score  float64 `json:"score"`
+	}
+	data := make([]item, len(texts))
+	tokens := 0
+	for i, t := range texts {
+		data[i] = item{Index: i, Object: "score", Score: RelevanceScore(*in.Text1, t)}
+		tokens += Tokens(*in.Text1) + Tokens(t)
+	}
+	body, _ := json.Marshal(map[string]any{
+		"id": "score-fake-" + strconv.FormatInt(s.seq.Add(1), 10), "object": "list", "model": in.Model, "data": data,
+		"usage": map[string]int{"prompt_tokens": tokens, "total_tokens": tokens},
+	})
+	if kind != 0 && s.inject(w, r, kind, f, body) {
+		return
+	}
+	writeBody(w, body)
+}
+
+// Truncate is what the fake serves for a request with dimensions d: the
+// first d components of v scaled back to unit length, as Matryoshka models
+// do.
+func Truncate(v []float32, d int) []float32 {
+	out := append([]float32(nil), v[:d]...)
+	var norm float64
+	for _, x := range out {
+		norm += float64(x) * float64(x)
+	}
+	if norm > 0 {
+		inv := 1 / math.Sqrt(norm)
+		for i := range out {
+			out[i] = float32(float64(out[i]) * inv)
+		}
+	}
+	return out
 }

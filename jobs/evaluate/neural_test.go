@@ -1,0 +1,287 @@
+package evaluate_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/evaluate"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/llm/llmtest"
+	"github.com/saber-math/saber/lib/synth"
+	"github.com/saber-math/saber/shard"
+)
+
+// neuralConfig is a small benchmark (select: 3 candidates per category)
+// evaluated by an embedding retriever and a reranker on the fake server,
+// both with 8 texts in flight as 2 requests of 4, and (when python3 is
+// there) the example plugin.
+func neuralConfig(t *testing.T, dir, input, run, url string, plugin bool) *config.Config {
+	t.Helper()
+	root, _ := filepath.Abs("../..")
+	names := "[emb, rr]"
+	extra := ""
+	if plugin {
+		names = "[emb, rr, overlap]"
+		extra = fmt.Sprintf(`  overlap:
+    kind: plugin
+    command: [python3, %s/examples/plugins/overlap.py, --threads, "{threads}"]
+    threads: 2
+`, root)
+	}
+	cfg, err := config.Parse([]byte(fmt.Sprintf(`run: %s
+root: %s/data
+log: {progress_seconds: 0}
+ingest: {sources: [{name: s, paths: [%s], fields: {id: id, statement: statement, solution: solution, subject: domain, source: source}}]}
+calibrate: {min_eligible: 3}
+select: {k: 3, per_domain: 3, allow_shortfall: true}
+retrievers:
+  emb:
+    kind: embedding
+    base_url: %s
+    model: fake-embed
+    in_flight: 8
+    batch_size: 4
+    timeout_seconds: 0.5
+  rr:
+    kind: rerank
+    base_url: %s
+    model: fake-rerank
+    in_flight: 8
+    batch_size: 4
+    timeout_seconds: 0.5
+%sevaluate: {retrievers: %s, settings: [statement-full, statement-statement]}
+`, run, dir, input, url, url, extra, names)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// TestNeuralEvaluate runs the evaluate stage with an embedding retriever and
+// a reranker against the fake server (and the example plugin): every stored
+// score equals the one computed directly from the fake's vectors for the
+// setting's texts; the timings measure the batching (40 ms a request, 4
+// texts a request, 2 requests at a time); and with 10% injected faults the
+// run completes with the same rows and the manifests count one retry per
+// fault.
+func TestNeuralEvaluate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the pipeline three times")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	input := filepath.Join(dir, "synth.jsonl")
+	f, _ := os.Create(input)
+	if err := synth.Write(f, synth.Config{N: 1500, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, err := exec.LookPath("python3")
+	plugin := err == nil
+	srv := llmtest.NewServer(t, nil)
+
+	// 1. Clean run, with a fixed delay per request.
+	const delay = 40 * time.Millisecond
+	srv.SetDelay(delay)
+	clean := neuralConfig(t, dir, input, "clean", srv.URL, plugin)
+	runStages(ctx, t, clean, stagesThrough(t, "select"))
+	runStages(ctx, t, clean, []stage.Stage{evaluate.Stage})
+	rows := readRuns(ctx, t, clean)
+	checkScores(ctx, t, clean, rows, plugin)
+	checkTimings(ctx, t, clean, delay)
+	for _, m := range manifests(ctx, t, clean) {
+		if m.Stats["llm_calls"] == 0 && m.Stats["plugin_requests"] == 0 {
+			t.Errorf("shard %d: no llm or plugin statistics in the manifest: %v", m.Shard, m.Stats)
+		}
+	}
+
+	// 2. The same with 10% faults of every transient kind.
+	srv.SetDelay(0)
+	srv.SetFaults(llmtest.Faults{Rate: 0.1, Seed: 11, SlowDelay: time.Second})
+	faulty := neuralConfig(t, dir, input, "faulty", srv.URL, false)
+	runStages(ctx, t, faulty, stagesThrough(t, "select"))
+	runStages(ctx, t, faulty, []stage.Stage{evaluate.Stage})
+	got := readRuns(ctx, t, faulty)
+	want := slices.DeleteFunc(slices.Clone(rows), func(r dataset.RunRow) bool { return r.Retriever == "overlap" })
+	if len(got) != len(want) {
+		t.Fatalf("%d rows with faults, %d without", len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("row %d differs with faults: %+v vs %+v", i, got[i], want[i])
+		}
+	}
+	var retries, faults int64
+	for _, m := range manifests(ctx, t, faulty) {
+		retries += m.Stats["llm_retries"]
+		if m.Stats["llm_failures"] != 0 {
+			t.Errorf("shard %d: %d failed calls", m.Shard, m.Stats["llm_failures"])
+		}
+	}
+	for _, n := range srv.Faulted() {
+		faults += n
+	}
+	t.Logf("%d faults injected (%v), %d retries in the manifests", faults, srv.Faulted(), retries)
+	if faults == 0 || retries != faults {
+		t.Errorf("%d faults injected, %d retries counted in the manifests; want equal and > 0", faults, retries)
+	}
+}
+
+func manifests(ctx context.Context, t *testing.T, cfg *config.Config) []*shard.Manifest {
+	t.Helper()
+	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
+	ms, err := shard.Complete(ctx, root, cfg.Run, "runs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != cfg.EvalTasks() {
+		t.Fatalf("%d manifests, want %d", len(ms), cfg.EvalTasks())
+	}
+	return ms
+}
+
+func corpus(ctx context.Context, t *testing.T, cfg *config.Config) map[string]*stage.Doc {
+	t.Helper()
+	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
+	docs := map[string]*stage.Doc{}
+	ms, _ := shard.Complete(ctx, root, cfg.Run, "corpus")
+	for _, m := range ms {
+		for _, o := range m.Outputs {
+			if strings.Contains(o.Key, "/corpus/") {
+				rows, err := dataset.Read[stage.Doc](ctx, root, o.Key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range rows {
+					docs[rows[i].ID] = &rows[i]
+				}
+			}
+		}
+	}
+	return docs
+}
+
+// checkScores recomputes every row's score from the fake's definitions.
+func checkScores(ctx context.Context, t *testing.T, cfg *config.Config, rows []dataset.RunRow, plugin bool) {
+	t.Helper()
+	docs := corpus(ctx, t, cfg)
+	seen := map[string]int{}
+	for _, r := range rows {
+		seen[r.Retriever]++
+		qt, dt, err := evaluate.Texts(r.Setting, docs[r.Query], []*stage.Doc{docs[r.Doc]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want float64
+		switch r.Retriever {
+		case "emb":
+			want = cosine(llmtest.EmbedVector(qt), llmtest.EmbedVector(dt[0]))
+		case "rr":
+			want = llmtest.RelevanceScore(qt, dt[0])
+		case "overlap":
+			want = jaccard(qt, dt[0])
+		}
+		if math.Abs(r.Score-want) > 1e-12 {
+			t.Fatalf("%s %s %s %s: stored %v, direct %v", r.Retriever, r.Setting, r.Query, r.Doc, r.Score, want)
+		}
+	}
+	if seen["emb"] == 0 || seen["emb"] != seen["rr"] || plugin && seen["overlap"] != seen["emb"] {
+		t.Fatalf("rows per retriever: %v", seen)
+	}
+}
+
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+// jaccard is the example plugin's score for ASCII texts: Jaccard of the
+// sets of lower-cased \w+ tokens.
+func jaccard(q, d string) float64 {
+	set := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+			return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r > 127)
+		}) {
+			m[w] = true
+		}
+		return m
+	}
+	a, b := set(q), set(d)
+	inter, union := 0, len(a)
+	for w := range b {
+		if a[w] {
+			inter++
+		} else {
+			union++
+		}
+	}
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
+}
+
+// checkTimings: a query with n candidates takes ⌈(1+n)/4⌉ embedding
+// requests (the query rides with the documents) or ⌈n/4⌉ rerank requests,
+// 2 at a time, each 40 ms at the fake: ⌈requests/2⌉ rounds of 40 ms (for
+// the usual n = 9: 3 requests, 2 rounds, 80 ms). The median ratio of
+// measured to expected time must lie within 20% of 1.
+func checkTimings(ctx context.Context, t *testing.T, cfg *config.Config, delay time.Duration) {
+	t.Helper()
+	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
+	ms, _ := shard.Complete(ctx, root, cfg.Run, "runs")
+	ratios := map[string][]float64{}
+	for _, m := range ms {
+		for _, o := range m.Outputs {
+			if !strings.Contains(o.Key, "/timings/") {
+				continue
+			}
+			ts, err := dataset.Read[dataset.Timing](ctx, root, o.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range ts {
+				n := int(x.Candidates)
+				var requests int
+				switch x.Retriever {
+				case "emb":
+					requests = (1 + n + 3) / 4
+				case "rr":
+					requests = (n + 3) / 4
+				default:
+					continue
+				}
+				rounds := (requests + 1) / 2
+				ratios[x.Retriever] = append(ratios[x.Retriever], x.Seconds/(float64(rounds)*delay.Seconds()))
+			}
+		}
+	}
+	for r, xs := range ratios {
+		slices.Sort(xs)
+		med := xs[len(xs)/2]
+		t.Logf("%s: median measured/expected time %.3f over %d queries", r, med, len(xs))
+		if med < 0.8 || med > 1.2 {
+			t.Errorf("%s: median measured/expected time %.3f, want within 20%% of 1", r, med)
+		}
+	}
+	if len(ratios) != 2 {
+		t.Errorf("timings for %d retrievers, want 2", len(ratios))
+	}
+}

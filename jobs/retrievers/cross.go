@@ -1,0 +1,180 @@
+package retrievers
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/saber-math/saber/lib/llm"
+)
+
+// crossEncoder scores (query, document) pairs jointly over /rerank (kind
+// rerank) or vLLM's /score (kind score). The documents go in slices of
+// batch_size (default 16) per request, in_flight/batch_size requests at a
+// time: with the defaults, 150 candidates take ⌈150/16⌉ = 10 sequential
+// requests. Scores are the server's, per pair, so slicing does not change
+// them.
+type crossEncoder struct{ httpBase }
+
+func (c *crossEncoder) Score(ctx context.Context, query string, docs []string) ([]float64, error) {
+	query, err := c.rewrite(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	q := c.f.Query(query)
+	fd := make([]string, len(docs))
+	for i, d := range docs {
+		fd[i] = c.f.Doc(d)
+	}
+	bs := c.spec.BatchSize
+	n := (len(fd) + bs - 1) / bs
+	scores := make([]float64, len(fd))
+	err = parallel(ctx, n, max(1, c.spec.InFlight/bs), func(ctx context.Context, i int) error {
+		lo, hi := i*bs, min((i+1)*bs, len(fd))
+		var s []float64
+		var err error
+		if c.spec.Kind == KindScore {
+			s, err = c.client.Score(ctx, c.spec.Endpoint, q, fd[lo:hi])
+		} else {
+			s, err = c.client.Rerank(ctx, c.spec.Endpoint, q, fd[lo:hi])
+		}
+		if err != nil {
+			return err
+		}
+		copy(scores[lo:hi], s)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return scores, nil
+}
+
+// chatReranker is a generative reranker: one chat completion per (query,
+// document), in_flight (default 16) at a time, with the prompt's {query},
+// {doc} and {instruction} filled, scored by the spec's parser:
+//
+//   - yes_no: at the first answer token that is a yes or no token (after
+//     trimming white space and lower-casing), score = P(yes) / (P(yes) +
+//     P(no)), where P(yes) sums exp(logprob) over that position's top
+//     alternatives that are yes tokens, and likewise P(no). A token absent
+//     from the alternatives counts 0. An answer with no yes or no token is
+//     an error.
+//   - number: the last number in the answer (after any </think>), so a
+//     model that reasons first and ends "… Score: 7" gives 7; an answer
+//     without a number is an error.
+type chatReranker struct{ httpBase }
+
+func (c *chatReranker) Score(ctx context.Context, query string, docs []string) ([]float64, error) {
+	query, err := c.rewrite(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	q := c.f.Query(query)
+	scores := make([]float64, len(docs))
+	err = parallel(ctx, len(docs), c.spec.InFlight, func(ctx context.Context, i int) error {
+		prompt := strings.NewReplacer(placeholderQuery, q, placeholderDoc, c.f.Doc(docs[i]),
+			placeholderInstruction, c.f.instructionField()).Replace(c.spec.Prompt)
+		var msgs []llm.Message
+		if c.spec.System != "" {
+			msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: c.spec.System})
+		}
+		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: prompt})
+		req := llm.Request{PromptVersion: "rerank:" + c.name, Messages: msgs, NoCache: true}
+		if c.spec.Parser == ParserYesNo {
+			req.TopLogprobs = c.spec.TopLogprobs
+		}
+		resp, err := c.client.Chat(ctx, req)
+		if err != nil {
+			return err
+		}
+		var s float64
+		if c.spec.Parser == ParserYesNo {
+			s, err = YesNoScore(resp.Logprobs, c.spec.YesTokens, c.spec.NoTokens)
+		} else {
+			s, err = LastNumber(resp.Content)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: document %d: %w", c.name, i, err)
+		}
+		scores[i] = s
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return scores, nil
+}
+
+func tokenIn(tok string, set []string) bool {
+	t := strings.ToLower(strings.TrimSpace(tok))
+	for _, s := range set {
+		if t == strings.ToLower(strings.TrimSpace(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// YesNoScore is the yes_no parser (see chatReranker).
+func YesNoScore(lp []llm.TokenLogprob, yes, no []string) (float64, error) {
+	for _, t := range lp {
+		if !tokenIn(t.Token, yes) && !tokenIn(t.Token, no) {
+			continue
+		}
+		alts := t.Top
+		if len(alts) == 0 {
+			alts = []llm.TopLogprob{{Token: t.Token, Logprob: t.Logprob}}
+		}
+		var py, pn float64
+		for _, a := range alts {
+			switch {
+			case tokenIn(a.Token, yes):
+				py += math.Exp(a.Logprob)
+			case tokenIn(a.Token, no):
+				pn += math.Exp(a.Logprob)
+			}
+		}
+		if py+pn == 0 {
+			return 0, fmt.Errorf("yes/no probabilities underflow at token %q", t.Token)
+		}
+		return py / (py + pn), nil
+	}
+	var ans []string
+	for _, t := range lp {
+		ans = append(ans, t.Token)
+	}
+	return 0, fmt.Errorf("the answer %q has no yes or no token (%s / %s)", preview(strings.Join(ans, ""), 80),
+		strings.Join(yes, ","), strings.Join(no, ","))
+}
+
+var number = regexp.MustCompile(`[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?`)
+
+// LastNumber is the number parser (see chatReranker).
+func LastNumber(answer string) (float64, error) {
+	a := stripThink(answer)
+	all := number.FindAllString(a, -1)
+	for i := len(all) - 1; i >= 0; i-- {
+		if x, err := strconv.ParseFloat(all[i], 64); err == nil && !math.IsInf(x, 0) {
+			return x, nil
+		}
+	}
+	return 0, fmt.Errorf("the answer %q has no number", preview(a, 80))
+}
+
+// preview shortens s for an error message.
+func preview(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

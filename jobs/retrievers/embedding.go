@@ -1,0 +1,136 @@
+package retrievers
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+
+	"github.com/saber-math/saber/lib/llm"
+)
+
+// embedding is a bi-encoder over /embeddings: score = cosine of the query's
+// and the document's vectors (App. C.2).
+//
+// One Score call: the query is rewritten (if configured), every text is
+// split into chunks of max_input words (if set), each chunk is formatted
+// (instruction and template for the query's, template for the documents'),
+// and the pieces — the query's first, then the documents' in order — are
+// sent in slices of batch_size texts, in_flight/batch_size requests at a
+// time. When the query and the documents need different request options
+// (a format's task_type), the query's pieces form their own slices. A
+// text's vector is the element-wise mean of its pieces' vectors.
+//
+// With the defaults (16 texts a request, one request at a time) 150
+// candidates and a one-piece query take ⌈151/16⌉ = 10 sequential requests.
+type embedding struct{ httpBase }
+
+type piece struct {
+	text  string
+	owner int // -1: the query; else the document's index
+	extra map[string]any
+}
+
+func (e *embedding) Score(ctx context.Context, query string, docs []string) ([]float64, error) {
+	query, err := e.rewrite(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	var qp, dp []piece
+	for _, c := range Chunks(query, e.spec.MaxInput) {
+		qp = append(qp, piece{text: e.f.Query(c), owner: -1, extra: e.f.queryExtra})
+	}
+	for i, d := range docs {
+		for _, c := range Chunks(d, e.spec.MaxInput) {
+			dp = append(dp, piece{text: e.f.Doc(c), owner: i, extra: e.f.docExtra})
+		}
+	}
+	// Slices of batch_size pieces that share their request options.
+	var slices [][]piece
+	add := func(ps []piece) {
+		for lo := 0; lo < len(ps); lo += e.spec.BatchSize {
+			slices = append(slices, ps[lo:min(lo+e.spec.BatchSize, len(ps))])
+		}
+	}
+	if maps.Equal(stringify(e.f.queryExtra), stringify(e.f.docExtra)) {
+		add(append(qp, dp...))
+	} else {
+		add(qp)
+		add(dp)
+	}
+	vecs := make([][][]float32, len(slices))
+	workers := max(1, e.spec.InFlight/e.spec.BatchSize)
+	err = parallel(ctx, len(slices), workers, func(ctx context.Context, i int) error {
+		texts := make([]string, len(slices[i]))
+		for k, p := range slices[i] {
+			texts[k] = p.text
+		}
+		v, err := e.client.EmbedWith(ctx, texts, llm.EmbedOptions{Dimensions: e.spec.Dimensions, Extra: slices[i][0].extra})
+		vecs[i] = v
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Mean vector per text.
+	sums := make([][]float64, len(docs)+1) // 0: the query, 1+i: document i
+	counts := make([]int, len(docs)+1)
+	for i, sl := range slices {
+		for k, p := range sl {
+			v := vecs[i][k]
+			o := p.owner + 1
+			if sums[o] == nil {
+				sums[o] = make([]float64, len(v))
+			}
+			if len(v) != len(sums[o]) || len(v) == 0 {
+				return nil, fmt.Errorf("%s: the server returned vectors of %d and %d dimensions", e.name, len(v), len(sums[o]))
+			}
+			for j, x := range v {
+				sums[o][j] += float64(x)
+			}
+			counts[o]++
+		}
+	}
+	for o := range sums {
+		for j := range sums[o] {
+			sums[o][j] /= float64(counts[o])
+		}
+	}
+	q := sums[0]
+	scores := make([]float64, len(docs))
+	for i := range docs {
+		d := sums[i+1]
+		if len(d) != len(q) {
+			return nil, fmt.Errorf("%s: query vector has %d dimensions, document %d's %d", e.name, len(q), i, len(d))
+		}
+		scores[i] = Cosine(q, d)
+	}
+	return scores, nil
+}
+
+// Cosine is a·b / (‖a‖·‖b‖), summed in index order; 0 when either vector is
+// zero. It panics when the lengths differ.
+func Cosine(a, b []float64) float64 {
+	if len(a) != len(b) {
+		panic("retrievers: Cosine of vectors of different lengths")
+	}
+	var dot, na, nb float64
+	for i := range a {
+		dot += a[i] * b[i]
+		na += a[i] * a[i]
+		nb += b[i] * b[i]
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / (math.Sqrt(na) * math.Sqrt(nb))
+}
+
+// stringify makes request options comparable.
+func stringify(m map[string]any) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = fmt.Sprint(v)
+	}
+	return out
+}

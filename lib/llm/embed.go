@@ -1,0 +1,85 @@
+package llm
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// EmbedOptions are the per-call parameters of an embeddings request.
+type EmbedOptions struct {
+	// Dimensions > 0 asks for vectors of that length (OpenAI's
+	// text-embedding-3 models, vLLM's Matryoshka models); 0 sends nothing
+	// and the server uses the model's full dimension.
+	Dimensions int
+	// Extra are additional top-level fields of the request body, for
+	// servers with parameters the OpenAI API lacks (e.g. a task type). The
+	// values are sent as JSON.
+	Extra map[string]any
+}
+
+// EmbedWith returns one embedding per input from the /embeddings endpoint of
+// the configured model, in input order, with the options o. It shares
+// Chat's retries, concurrency limit, rate limit and statistics, and is never
+// cached: retrieval is timed with caches off (paper App. C.5).
+func (c *Client) EmbedWith(ctx context.Context, inputs []string, o EmbedOptions) ([][]float32, error) {
+	c.calls.Add(1)
+	if len(inputs) == 0 {
+		return nil, nil
+	}
+	if o.Dimensions < 0 {
+		c.fail("invalid_request")
+		return nil, fmt.Errorf("llm: embed: dimensions %d is negative: %w", o.Dimensions, ErrPermanent)
+	}
+	params := openai.EmbeddingNewParams{
+		Model:          c.cfg.Model,
+		Input:          openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: inputs},
+		EncodingFormat: openai.EmbeddingNewParamsEncodingFormatFloat,
+	}
+	if o.Dimensions > 0 {
+		params.Dimensions = openai.Int(int64(o.Dimensions))
+	}
+	var extra []option.RequestOption
+	for k, v := range o.Extra {
+		extra = append(extra, option.WithJSONSet(k, v))
+	}
+	var out *openai.CreateEmbeddingResponse
+	start := time.Now()
+	_, err := c.retry(ctx, "embed", func(actx context.Context, res **http.Response) error {
+		var err error
+		out, err = c.embed.New(actx, params, append(extra, option.WithResponseInto(res))...)
+		if err == nil && len(out.Data) != len(inputs) {
+			err = fmt.Errorf("llm: %d embeddings for %d inputs: %w", len(out.Data), len(inputs), errEmptyChoices)
+		}
+		return err
+	})
+	c.latency.Add(int64(time.Since(start)))
+	if err != nil {
+		c.failures.Add(1)
+		return nil, err
+	}
+	c.promptTokens.Add(out.Usage.PromptTokens)
+	vecs := make([][]float32, len(inputs))
+	for i, d := range out.Data {
+		idx := int(d.Index)
+		if idx < 0 || idx >= len(vecs) || vecs[idx] != nil {
+			idx = i // a server that numbers badly: trust the order
+		}
+		v := make([]float32, len(d.Embedding))
+		for j, x := range d.Embedding {
+			v[j] = float32(x)
+		}
+		vecs[idx] = v
+	}
+	for i, v := range vecs {
+		if v == nil {
+			c.failures.Add(1)
+			return nil, fmt.Errorf("llm: embeddings response has no vector for input %d", i)
+		}
+	}
+	return vecs, nil
+}
