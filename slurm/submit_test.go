@@ -113,11 +113,12 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 		// evaluate needs only select's outputs: it runs beside judge and rate.
 		"evaluate/map id=113 array=0-3%2 off=0 dep=[110]",
 		"evaluate/map id=114 array=0-1%2 off=4 dep=[110]",
+		"report/reduce id=115 array= off=0 dep=[112 113 114]",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("submissions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	reduce := r.calls[len(r.calls)-10]
+	reduce := r.calls[len(r.calls)-11]
 	if !strings.Contains(reduce, "--dependency=afterok:104") || strings.Contains(reduce, "--array") {
 		t.Errorf("reduce sbatch call: %s", reduce)
 	}
@@ -128,7 +129,7 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 		}
 	}
 	jobs, err := ReadJobs(ctx, root, "demo")
-	if err != nil || len(jobs.Submissions) != 14 || jobs.Submissions[4].JobID != "105" {
+	if err != nil || len(jobs.Submissions) != 15 || jobs.Submissions[4].JobID != "105" {
 		t.Fatalf("_jobs.json: %+v, %v", jobs, err)
 	}
 	// With the run's jobs still queued, a second submit refuses.
@@ -165,7 +166,7 @@ func TestDryRunTouchesNoSlurmAndScriptsParse(t *testing.T) {
 		}
 	}
 	scripts, _ := filepath.Glob(filepath.Join(LogDir(cfg), "sbatch", "*.sbatch"))
-	if len(scripts) != 11 {
+	if len(scripts) != 12 {
 		t.Fatalf("scripts: %v", scripts)
 	}
 	for _, s := range scripts {

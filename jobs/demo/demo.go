@@ -270,6 +270,12 @@ func summarize(ctx context.Context, cfg *config.Config, scfg synth.Config, out i
 		return err
 	}
 	fmt.Fprintf(out, "  ratings (qrels)      %d, %d never played  (%s)\n", rStats["ratings"], rStats["never_played"], root.URI(cfg.Run+"/ratings/"))
+	fmt.Fprintf(out, "  report               %s (tables 1, 7, 8, sensitivity, chart, leaderboard)\n", root.URI(cfg.Run+"/reports/report.md"))
+	table, err := store.ReadAll(ctx, root, cfg.Run+"/reports/table1.md")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nThe lexical baselines on the demo benchmark (nDCG@10; the lexical judge's ratings, so only a smoke test):\n\n%s", table)
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/saber-math/saber/jobs/judge"
 	"github.com/saber-math/saber/jobs/pairs"
 	"github.com/saber-math/saber/jobs/rate"
+	"github.com/saber-math/saber/jobs/report"
 	"github.com/saber-math/saber/jobs/selection"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/summarize"
@@ -22,7 +23,7 @@ import (
 
 // Stages are every stage in pipeline order. tag and summarize both read
 // only the corpus; on Slurm they are chained, locally they run in turn.
-var Stages = []stage.Stage{ingest.Stage, dedup.Stage, tag.Stage, summarize.Stage, pairs.Stage, calibrate.Stage, selection.Stage, judge.Stage, rate.Stage, evaluate.Stage}
+var Stages = []stage.Stage{ingest.Stage, dedup.Stage, tag.Stage, summarize.Stage, pairs.Stage, calibrate.Stage, selection.Stage, judge.Stage, rate.Stage, evaluate.Stage, report.Stage}
 
 // Lookup returns the named stage.
 func Lookup(name string) (stage.Stage, error) {
