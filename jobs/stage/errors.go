@@ -7,6 +7,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/shard"
 )
 
@@ -54,7 +55,7 @@ func ExitCode(err error) int {
 		errors.As(err, &notpq), errors.As(err, &inc):
 		return ExitBadInput
 	case errors.Is(err, ErrInterrupted), errors.Is(err, context.Canceled),
-		errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne):
+		errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne), errors.Is(err, llm.ErrExhausted):
 		return ExitTempFail
 	}
 	return ExitBug

@@ -12,6 +12,7 @@ import (
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/shard"
 )
 
@@ -153,6 +154,7 @@ func TestExitCodes(t *testing.T) {
 		{&shard.IncompleteError{Dataset: "d"}, ExitBadInput},
 		{fmt.Errorf("x: %w", context.Canceled), ExitTempFail},
 		{ErrInterrupted, ExitTempFail},
+		{fmt.Errorf("document d: %w", fmt.Errorf("llm: chat: giving up after 8 attempts: %w (%w)", errors.New("HTTP 503"), llm.ErrExhausted)), ExitTempFail},
 	}
 	for _, tt := range tests {
 		if got := ExitCode(tt.err); got != tt.want {

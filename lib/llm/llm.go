@@ -39,6 +39,11 @@ import (
 // 425, 429) or the request itself is invalid. Test with errors.Is.
 var ErrPermanent = errors.New("llm: permanent failure")
 
+// ErrExhausted marks a transient failure (5xx, 429, timeout, a broken
+// answer) that was still failing after MaxAttempts: worth a later rerun,
+// not a bug, so stages exit 75 on it.
+var ErrExhausted = errors.New("llm: transient failure outlived the retries")
+
 // Roles of a Message.
 const (
 	RoleSystem    = "system"

@@ -185,6 +185,19 @@ func TestBadRequestIsPermanent(t *testing.T) {
 	}
 }
 
+// TestRetriesExhausted: a server that keeps failing transiently ends in an
+// error wrapping ErrExhausted (stages exit 75: rerun later), never
+// ErrPermanent (which rejects the document).
+func TestRetriesExhausted(t *testing.T) {
+	srv := llmtest.NewServer(t, nil)
+	srv.SetFaults(llmtest.Faults{Rate: 1, Kinds: []llmtest.Fault{llmtest.Fault500}})
+	c := newClient(t, srv, nil, func(c *llm.Config) { c.MaxAttempts = 3 })
+	_, err := c.Chat(context.Background(), userReq("x"))
+	if !errors.Is(err, llm.ErrExhausted) || errors.Is(err, llm.ErrPermanent) || srv.Requests() != 3 {
+		t.Fatalf("err = %v after %d requests; want ErrExhausted after 3", err, srv.Requests())
+	}
+}
+
 func TestOtherPermanentStatuses(t *testing.T) {
 	for _, code := range []int{400, 401, 403, 404, 422} {
 		var n atomic.Int64

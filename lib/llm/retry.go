@@ -53,7 +53,7 @@ func (c *Client) retry(ctx context.Context, op string, do attemptFunc) (int, err
 			return attempt, fmt.Errorf("llm: %s: %s: %w (%w)", op, f.kind, f.err, ErrPermanent)
 		}
 		if attempt >= c.cfg.MaxAttempts {
-			return attempt, fmt.Errorf("llm: %s: giving up after %d attempts, last: %s: %w", op, attempt, f.kind, f.err)
+			return attempt, fmt.Errorf("llm: %s: giving up after %d attempts, last: %s: %w (%w)", op, attempt, f.kind, f.err, ErrExhausted)
 		}
 		wait := c.backoff(attempt)
 		if f.retryAfter > wait {
