@@ -22,6 +22,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
@@ -130,12 +131,32 @@ func Load(ctx context.Context, env *stage.Env) (*Corpus, error) {
 	return c, nil
 }
 
-// Finder answers queries against a loaded corpus.
+// Finder answers queries against a loaded corpus. It is safe for
+// concurrent Query calls.
 type Finder struct {
 	c          *Corpus
 	tauT, tauS float64
 	summ       *simjoin.Index
+	recs       [][]int32 // summary token sets as sorted ranked ids (Jaccard as summtok's)
 	post       [][]int32 // tree node → documents with a topic at or under it
+	scratch    sync.Pool // *scratch, one per concurrent query
+}
+
+// scratch marks the documents a query has seen with a stamp per query
+// instead of clearing maps: Query runs once per document, so per-call maps
+// were a large share of its time.
+type scratch struct {
+	stamp []uint32 // document → the query number that last saw it
+	slot  []int32  // document → its index in hits, valid when stamped
+	n     uint32
+	cands []int32
+	hits  []hit
+}
+
+type hit struct {
+	doc         int32
+	topic, summ float64
+	hasT, hasS  bool
 }
 
 // NewFinder indexes the corpus for the two floors.
@@ -154,7 +175,10 @@ func NewFinder(c *Corpus, tauT, tauS float64) *Finder {
 		}
 		sort.Slice(records[i], func(a, b int) bool { return records[i][a] < records[i][b] })
 	}
-	f.summ = simjoin.Build(simjoin.Rank(records), tauS)
+	f.recs = simjoin.Rank(records)
+	f.summ = simjoin.Build(f.recs, tauS)
+	n := len(c.IDs)
+	f.scratch.New = func() any { return &scratch{stamp: make([]uint32, n), slot: make([]int32, n)} }
 	root := c.Tree.Root()
 	for i, ts := range c.Topics {
 		seen := map[int]bool{}
@@ -174,8 +198,17 @@ func NewFinder(c *Corpus, tauT, tauS float64) *Finder {
 // Query returns the pairs of document q, sorted by document id.
 func (f *Finder) Query(q int) []dataset.Pair {
 	c := f.c
+	sc := f.scratch.Get().(*scratch)
+	defer f.scratch.Put(sc)
+	sc.n++
+	if sc.n == 0 { // wrapped: old stamps could collide
+		clear(sc.stamp)
+		sc.n = 1
+	}
+	// Candidates by topic: documents under an ancestor deep enough (see the
+	// package doc); the first stamp collects each once.
 	rho := f.tauT / (2 - f.tauT)
-	cand := map[int32]bool{}
+	sc.cands, sc.hits = sc.cands[:0], sc.hits[:0]
 	root := c.Tree.Root()
 	for _, t := range c.Topics[q] {
 		for a := t; a != root && a >= 0; a = c.Tree.Parent(a) {
@@ -184,45 +217,72 @@ func (f *Finder) Query(q int) []dataset.Pair {
 				break
 			}
 			for _, d := range f.post[a] {
-				cand[d] = true
+				if sc.stamp[d] != sc.n && int(d) != q {
+					sc.stamp[d] = sc.n
+					sc.cands = append(sc.cands, d)
+				}
 			}
 		}
 	}
-	type sims struct {
-		topic, summ    float64
-		hasT, hasS, ok bool
+	// The second use of the stamp (odd/even would not do: it holds query
+	// numbers) marks documents with a hit: a fresh number for this query.
+	sc.n++
+	if sc.n == 0 {
+		clear(sc.stamp)
+		sc.n = 1
 	}
-	found := map[int32]*sims{}
-	for d := range cand {
-		if int(d) == q {
-			continue
-		}
+	for _, d := range sc.cands {
 		if st := ontology.BMA(c.Tree, c.IC, c.Topics[q], c.Topics[d]); st > f.tauT {
-			found[d] = &sims{topic: st, hasT: true}
+			sc.stamp[d], sc.slot[d] = sc.n, int32(len(sc.hits))
+			sc.hits = append(sc.hits, hit{doc: d, topic: st, hasT: true})
 		}
 	}
 	for _, m := range f.summ.Query(q) {
-		s := found[m.Doc]
-		if s == nil {
-			s = &sims{}
-			found[m.Doc] = s
+		if sc.stamp[m.Doc] == sc.n {
+			h := &sc.hits[sc.slot[m.Doc]]
+			h.summ, h.hasS = m.Sim, true
+			continue
 		}
-		s.summ, s.hasS = m.Sim, true
+		sc.stamp[m.Doc], sc.slot[m.Doc] = sc.n, int32(len(sc.hits))
+		sc.hits = append(sc.hits, hit{doc: m.Doc, summ: m.Sim, hasS: true})
 	}
-	out := make([]dataset.Pair, 0, len(found))
-	for d, s := range found {
-		p := dataset.Pair{Query: c.IDs[q], Doc: c.IDs[d], SimTopic: s.topic, SimSumm: s.summ}
-		if !s.hasT {
-			p.SimTopic = ontology.BMA(c.Tree, c.IC, c.Topics[q], c.Topics[d])
+	out := make([]dataset.Pair, 0, len(sc.hits))
+	for _, h := range sc.hits {
+		p := dataset.Pair{Query: c.IDs[q], Doc: c.IDs[h.doc], SimTopic: h.topic, SimSumm: h.summ}
+		if !h.hasT {
+			p.SimTopic = ontology.BMA(c.Tree, c.IC, c.Topics[q], c.Topics[h.doc])
 		}
-		if !s.hasS {
-			p.SimSumm = summtok.Jaccard(c.Tokens[q], c.Tokens[d])
+		if !h.hasS {
+			p.SimSumm = jaccard(f.recs[q], f.recs[h.doc])
 		}
 		p.Category = Category(p.SimTopic, p.SimSumm, f.tauT, f.tauS)
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Doc < out[j].Doc })
 	return out
+}
+
+// jaccard is summtok.Jaccard on sorted id sets: the same counts and the
+// same division, so the same float64 as on the token strings.
+func jaccard(a, b []int32) float64 {
+	inter, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			inter++
+			i++
+			j++
+		}
+	}
+	union := len(a) + len(b) - inter
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
 }
 
 // Category names which thresholds a pair passes: topic, summary or both
