@@ -31,7 +31,21 @@ type Report struct {
 	Resamples int `yaml:"resamples" json:"resamples"`
 	// K of nDCG@K (10).
 	K int `yaml:"k" json:"k"`
+	// LatencyQueries is the size of the latency sample (App. C.5: 50
+	// queries drawn once with the run seed, written to
+	// reports/latency_queries.csv); Table 1's median seconds per query is
+	// over those queries' timings.
+	LatencyQueries int `yaml:"latency_queries" json:"latency_queries"`
+	// Families overrides a retriever's family on the quality–latency
+	// frontier (App. D.7): bi-encoder, cross-encoder or other. By default
+	// kind embedding is bi-encoder; rerank, score and chat are
+	// cross-encoder; lexical built-ins and plugins are other (on no
+	// frontier).
+	Families map[string]string `yaml:"families" json:"families,omitempty"`
 }
+
+// Frontier families of Report.Families.
+var Families = []string{"bi-encoder", "cross-encoder", "other"}
 
 // Settings of the evaluation, in report order.
 var Settings = []string{"statement-full", "full-full", "statement-statement"}
@@ -55,6 +69,9 @@ func (c *Config) defaultsEvaluate() {
 	}
 	if c.Report.K == 0 {
 		c.Report.K = 10
+	}
+	if c.Report.LatencyQueries == 0 {
+		c.Report.LatencyQueries = 50
 	}
 }
 
@@ -84,6 +101,17 @@ func (c *Config) validateEvaluate(bad func(string, ...any)) {
 	}
 	if c.Report.Resamples < 1 || c.Report.K < 1 {
 		bad("report: resamples and k must be ≥ 1")
+	}
+	if c.Report.LatencyQueries < 1 {
+		bad("report: latency_queries must be ≥ 1")
+	}
+	for _, name := range sortedKeysOf(c.Report.Families) {
+		if !slices.Contains(e.Retrievers, name) {
+			bad("report.families: %q is not in evaluate.retrievers", name)
+		}
+		if f := c.Report.Families[name]; !slices.Contains(Families, f) {
+			bad("report.families.%s: %q is not one of %s", name, f, strings.Join(Families, ", "))
+		}
 	}
 }
 

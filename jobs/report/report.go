@@ -30,13 +30,23 @@
 //
 // Files under <run>/reports/ (see the Report* constants): report.md (what
 // was scored, and an index), table1, table7, table8 and sensitivity as .md,
-// .csv and .tex, ndcg_per_query.csv, ndcg_by_domain.png and .svg, and
-// leaderboard.json.
+// .csv and .tex, ndcg_per_query.csv, ndcg_by_domain.png and .svg,
+// leaderboard.json, latency_queries.csv and frontier.png and .svg.
+//
+// Latency (App. C.5): report.latency_queries (50) queries are drawn once
+// from the run seed (LatencySample: the smallest seed.Derive(seed,
+// "report", "latency␀"+id)) and listed in latency_queries.csv; a system's
+// median seconds per query is over its timings of exactly those queries,
+// or over all its timed queries when some of them were not timed (Table 1
+// says so). The frontier (App. D.7) plots overall nDCG against that median
+// on a log axis; bi-encoders (kind embedding) and cross-encoders (rerank,
+// score, chat) each have their own Pareto frontier (Pareto), marked in
+// Table 1's Frontier column; report.families overrides a family.
 //
 // Reproducibility: `results` and every report file except table1.* and
 // leaderboard.json depend only on runs, ratings, queries and the config, so
 // re-running report, or the whole pipeline, reproduces their bytes.
-// table1.* and leaderboard.json also show the median seconds per query from
+// table1.*, leaderboard.json and frontier.* also show the median seconds per query from
 // `timings`, which are measurements: re-running report on the same timings
 // (saber verify) reproduces them, but a rerun of evaluate measures new
 // times and changes those files, and only those.
@@ -115,21 +125,25 @@ type Key struct {
 
 // model is everything the tables are made of.
 type model struct {
-	run           string
-	k, resamples  int
-	main          string   // the main setting: statement-full if evaluated, else the first
-	settings      []string // evaluated, in config.Settings order
-	retrievers    []string // by main overall nDCG (exp) descending, then name
-	domains       []string
-	domainQueries []int
-	queries       int
-	scores        map[System]*scored
-	ci            map[Key]ndcg.Interval
-	median        map[System]float64 // seconds per query; absent: no timings
-	timed         map[System]int
-	bench         *bench
-	sens          []sensitivity // per setting
-	hasTimings    bool
+	run            string
+	k, resamples   int
+	main           string   // the main setting: statement-full if evaluated, else the first
+	settings       []string // evaluated, in config.Settings order
+	retrievers     []string // by main overall nDCG (exp) descending, then name
+	domains        []string
+	domainQueries  []int
+	queries        int
+	scores         map[System]*scored
+	ci             map[Key]ndcg.Interval
+	median         map[System]float64 // seconds per query; absent: no timings
+	timed          map[System]int
+	timedAll       map[System]bool   // median over every timed query: the latency sample was not all timed
+	latencyQueries []string          // the latency sample (App. C.5), in draw order
+	families       map[string]string // retriever → frontier family
+	frontier       map[string]bool   // retrievers on their family's frontier
+	bench          *bench
+	sens           []sensitivity // per setting
+	hasTimings     bool
 }
 
 func run(ctx context.Context, env *stage.Env) error {
@@ -164,6 +178,7 @@ func run(ctx context.Context, env *stage.Env) error {
 		return err
 	}
 	m.order(cfg.Evaluate.Retrievers)
+	m.frontiers(cfg)
 	m.sensitivity()
 	results := m.results()
 	env.Count("queries", int64(len(b.queries)))
@@ -448,19 +463,36 @@ func finish(g *group, b *bench, out map[System]*scored, k int) error {
 	return nil
 }
 
-// readTimings reads the median seconds per query of every system.
+// readTimings reads the median seconds per query of every system: over the
+// latency sample's queries (App. C.5) when the system was timed on all of
+// them, else over every query it was timed on (m.timedAll records which).
 func readTimings(ctx context.Context, env *stage.Env, m *model) error {
 	parts, err := env.UpstreamVia(ctx, dataset.Runs.Name, dataset.Timings.Name)
 	if err != nil {
 		return err
 	}
-	secs := map[System][]float64{}
+	ids := make([]string, len(m.bench.queries))
+	for i, q := range m.bench.queries {
+		ids[i] = q.ID
+	}
+	m.latencyQueries = LatencySample(env.Config.Seed, ids, env.Config.Report.LatencyQueries)
+	inSample := make(map[string]bool, len(m.latencyQueries))
+	for _, id := range m.latencyQueries {
+		inSample[id] = true
+	}
+	secs, sample := map[System][]float64{}, map[System]map[string]float64{}
 	for _, p := range parts {
 		err := dataset.Scan(ctx, env.In, p.Key, func(rows []dataset.Timing) error {
 			for _, r := range rows {
 				s := System{r.Retriever, r.Setting}
 				if _, ok := m.scores[s]; ok && !math.IsNaN(r.Seconds) {
 					secs[s] = append(secs[s], r.Seconds)
+					if inSample[r.Query] {
+						if sample[s] == nil {
+							sample[s] = map[string]float64{}
+						}
+						sample[s][r.Query] = r.Seconds
+					}
 				}
 			}
 			return nil
@@ -469,15 +501,17 @@ func readTimings(ctx context.Context, env *stage.Env, m *model) error {
 			return err
 		}
 	}
-	m.median, m.timed = map[System]float64{}, map[System]int{}
+	m.median, m.timed, m.timedAll = map[System]float64{}, map[System]int{}, map[System]bool{}
 	for s, v := range secs {
-		slices.Sort(v)
-		n := len(v)
-		med := v[n/2]
-		if n%2 == 0 {
-			med = (v[n/2-1] + v[n/2]) / 2
+		if len(sample[s]) == len(m.latencyQueries) {
+			v = make([]float64, 0, len(sample[s]))
+			for _, id := range m.latencyQueries {
+				v = append(v, sample[s][id])
+			}
+		} else {
+			m.timedAll[s] = true
 		}
-		m.median[s], m.timed[s] = med, n
+		m.median[s], m.timed[s] = median(v), len(v)
 		m.hasTimings = true
 	}
 	env.Count("timings", int64(dataset.TotalRows(parts)))

@@ -315,7 +315,7 @@ func TestReportMatchesLibNDCG(t *testing.T) {
 
 	// Table 1 in Markdown: rows by overall nDCG, the best bold, timings.
 	md := string(readReport(t, dir, Table1+".md"))
-	for _, want := range []string{"| Retriever | Overall | Algebra | Geometry | Number Theory | Combinatorics | Calculus and Analysis | full-full | Med. s/query |",
+	for _, want := range []string{"| Retriever | Overall | Algebra | Geometry | Number Theory | Combinatorics | Calculus and Analysis | full-full | Med. s/query | Frontier |",
 		"| bm25 | **", "23 queries (Algebra 5, Geometry 5, Number Theory 5, Combinatorics 4, Calculus and Analysis 4)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("table1.md lacks %q:\n%s", want, md)
@@ -361,7 +361,7 @@ func expectedFiles() []string {
 			out = append(out, "reports/"+t+e)
 		}
 	}
-	return append(out, "reports/"+ReportIndex, "reports/"+ReportPerQuery, "reports/"+ReportChart+".png",
+	return append(out, "reports/"+ReportIndex, "reports/"+ReportLatencyQueries, "reports/"+ReportFrontier+".png", "reports/"+ReportFrontier+".svg", "reports/"+ReportPerQuery, "reports/"+ReportChart+".png",
 		"reports/"+ReportChart+".svg", "reports/"+ReportLeaderboard, "results/part-00000-of-00001.parquet")
 }
 

@@ -292,7 +292,8 @@ func (m *model) table1() table {
 	t := table{name: Table1, title: fmt.Sprintf("Table 1 — nDCG@%d of every retriever (%s, exponential gain)", m.k, m.main)}
 	t.notes = []string{
 		fmt.Sprintf("All numbers are nDCG@%d with exponential gain 2^rel − 1 against the [0, 5] ratings, in the %s setting unless a column names another; the best of each column is bold. Rows are ordered by the Overall column. %s", m.k, m.main, m.queriesNote()),
-		"Med. s/query is the median wall time per query from hand-over to sorted ranking, from `timings` (— where none were recorded). Times are measurements: this table and leaderboard.json are the only report files that change when evaluate is rerun on the same data.",
+		m.latencyNote(),
+		"Frontier names the family (bi-encoder or cross-encoder) on whose quality–latency Pareto frontier the retriever lies: no other retriever of the family is at least as fast and at least as good, and better in one (App. D.7; frontier.png). Times are measurements: this table, leaderboard.json and frontier.* are the only report files that change when evaluate is rerun on the same data.",
 	}
 	header := []string{"Retriever"}
 	csvHeader := []string{"retriever"}
@@ -304,8 +305,8 @@ func (m *model) table1() table {
 		header = append(header, s)
 		csvHeader = append(csvHeader, s+":"+ScopeOverall)
 	}
-	header = append(header, "Med. s/query")
-	csvHeader = append(csvHeader, "median_seconds_per_query", "timed_queries")
+	header = append(header, "Med. s/query", "Frontier")
+	csvHeader = append(csvHeader, "median_seconds_per_query", "timed_queries", "timed_on", "family", "frontier")
 	t.md = grid{header: header, left: 1}
 	t.tex = grid{header: texAll(header), left: 1}
 	t.csv = [][]string{csvHeader}
@@ -332,14 +333,21 @@ func (m *model) table1() table {
 			csvRow = append(csvRow, exact(v))
 		}
 		if med, ok := m.median[System{r, m.main}]; ok {
-			mdRow = append(mdRow, seconds(med))
-			texRow = append(texRow, "$"+seconds(med)+"$")
-			csvRow = append(csvRow, exact(med), strconv.Itoa(m.timed[System{r, m.main}]))
+			mark := ""
+			if m.timedAll[System{r, m.main}] {
+				mark = "*"
+			}
+			mdRow = append(mdRow, seconds(med)+mark)
+			texRow = append(texRow, "$"+seconds(med)+"$"+mark)
+			csvRow = append(csvRow, exact(med), strconv.Itoa(m.timed[System{r, m.main}]), m.timedOn(r))
 		} else {
 			mdRow = append(mdRow, "—")
 			texRow = append(texRow, "---")
-			csvRow = append(csvRow, "", "0")
+			csvRow = append(csvRow, "", "0", "")
 		}
+		mdRow = append(mdRow, m.frontierMark(r))
+		texRow = append(texRow, texEscape(m.frontierMark(r)))
+		csvRow = append(csvRow, m.families[r], strconv.FormatBool(m.frontier[r]))
 		t.md.rows = append(t.md.rows, mdRow)
 		t.tex.rows = append(t.tex.rows, texRow)
 		t.csv = append(t.csv, csvRow)
@@ -492,7 +500,10 @@ type leaderboard struct {
 	Resamples int      `json:"bootstrap_resamples"`
 	Level     float64  `json:"ci_level"`
 	Note      string   `json:"note"`
-	Entries   []entry  `json:"entries"`
+	// LatencyQueries is the size of the latency sample
+	// (latency_queries.csv).
+	LatencyQueries int     `json:"latency_queries"`
+	Entries        []entry `json:"entries"`
 }
 
 type entry struct {
@@ -507,6 +518,10 @@ type entry struct {
 	// MedianSeconds is nil when no timings were recorded.
 	MedianSeconds *float64 `json:"median_seconds_per_query"`
 	TimedQueries  int      `json:"timed_queries"`
+	// TimedOn is "latency_sample" or "all" (some of the sample untimed).
+	TimedOn  string `json:"timed_on,omitempty"`
+	Family   string `json:"family"`
+	Frontier bool   `json:"frontier"`
 }
 
 type scopeValue struct {
@@ -527,8 +542,8 @@ type settingItem struct {
 func (m *model) leaderboard() ([]byte, error) {
 	exp := ndcg.Exponential
 	lb := leaderboard{Benchmark: "SABER-Math", Run: m.run, Metric: fmt.Sprintf("nDCG@%d", m.k), Gain: exp.String(), Setting: m.main,
-		Queries: m.queries, Domains: m.domains, Resamples: m.resamples, Level: 0.95,
-		Note:    "Sorted by overall nDCG in the main setting, ties by name. median_seconds_per_query comes from evaluate's timings, a measurement that changes when evaluate is rerun.",
+		Queries: m.queries, Domains: m.domains, Resamples: m.resamples, Level: 0.95, LatencyQueries: len(m.latencyQueries),
+		Note:    "Sorted by overall nDCG in the main setting, ties by name. median_seconds_per_query comes from evaluate's timings, a measurement that changes when evaluate is rerun: the median over the latency sample's queries (latency_queries.csv; timed_on latency_sample), or over every timed query where some of the sample were not timed (timed_on all). frontier: on the quality–latency Pareto frontier of its family (bi-encoder or cross-encoder).",
 		Entries: []entry{}}
 	for i, r := range m.retrievers {
 		iv := m.get(r, m.main, exp, ScopeOverall)
@@ -546,7 +561,9 @@ func (m *model) leaderboard() ([]byte, error) {
 		if med, ok := m.median[System{r, m.main}]; ok {
 			e.MedianSeconds = &med
 			e.TimedQueries = m.timed[System{r, m.main}]
+			e.TimedOn = m.timedOn(r)
 		}
+		e.Family, e.Frontier = m.families[r], m.frontier[r]
 		lb.Entries = append(lb.Entries, e)
 	}
 	js, err := json.MarshalIndent(lb, "", "  ")
@@ -593,13 +610,15 @@ func (m *model) index() []byte {
 		{Table8 + ".md, .csv, .tex", "Table 8: every setting side by side"},
 		{TableSensitivity + ".md, .csv, .tex", "App. D.3: rating scale [0,5] vs [0,3] × exponential vs linear gain, correlations and inversions"},
 		{ReportChart + ".png, .svg", "overall and per-domain nDCG of every retriever, main setting"},
-		{ReportLeaderboard, "retrievers by overall nDCG with intervals, per-domain values and median latency"},
+		{ReportLeaderboard, "retrievers by overall nDCG with intervals, per-domain values, median latency and frontier membership"},
+		{ReportLatencyQueries, "the latency sample (App. C.5): the queries whose timings give the median seconds per query"},
+		{ReportFrontier + ".png, .svg", "App. D.7: overall nDCG against median seconds per query, with the bi-encoder and cross-encoder Pareto frontiers (absent when nothing was timed)"},
 		{ReportPerQuery, "every retriever's nDCG on every query, in every setting and variant"},
 		{"../results/", "the `results` dataset: one row per retriever, setting, gain and scope"},
 	} {
 		fmt.Fprintf(&b, "| %s | %s |\n", f[0], f[1])
 	}
-	b.WriteString("\nReproducibility: every file here except table1.* and leaderboard.json depends only on runs, ratings, queries and the config, and a rerun reproduces its bytes. Those two also show median seconds per query from `timings`, measurements that change when evaluate is rerun.\n")
+	b.WriteString("\nReproducibility: every file here except table1.*, leaderboard.json and frontier.* depends only on runs, ratings, queries and the config, and a rerun reproduces its bytes. Those also show median seconds per query from `timings`, measurements that change when evaluate is rerun.\n")
 	return b.Bytes()
 }
 
@@ -626,5 +645,44 @@ func writeReports(ctx context.Context, env *stage.Env, m *model) error {
 	if err := writeChart(ctx, env, m); err != nil {
 		return err
 	}
+	lq, err := m.latencyCSV()
+	if err != nil {
+		return err
+	}
+	if err := stage.WriteReport(ctx, env, ReportLatencyQueries, lq); err != nil {
+		return err
+	}
+	if err := writeFrontier(ctx, env, m); err != nil {
+		return err
+	}
 	return stage.WriteReport(ctx, env, ReportIndex, m.index())
+}
+
+// timedOn says which queries a retriever's median is over.
+func (m *model) timedOn(r string) string {
+	if m.timedAll[System{r, m.main}] {
+		return "all"
+	}
+	return "latency_sample"
+}
+
+// latencyNote is Table 1's note on Med. s/query.
+func (m *model) latencyNote() string {
+	n := fmt.Sprintf("Med. s/query is the median wall time per query from hand-over to sorted ranking (%s setting, from `timings`; — where none were recorded), over the %d queries of the latency sample (App. C.5: drawn once from the run seed, listed in latency_queries.csv", m.main, len(m.latencyQueries))
+	if len(m.latencyQueries) < m.queries {
+		n += fmt.Sprintf(", out of %d", m.queries)
+	} else {
+		n += ", here every query of the benchmark"
+	}
+	n += ")."
+	var all []string
+	for _, r := range m.retrievers {
+		if _, ok := m.median[System{r, m.main}]; ok && m.timedAll[System{r, m.main}] {
+			all = append(all, r)
+		}
+	}
+	if len(all) > 0 {
+		n += fmt.Sprintf(" * marks a median over every timed query instead, because not all of the sample was timed: %s.", strings.Join(all, ", "))
+	}
+	return n
 }
