@@ -31,6 +31,7 @@ var commands = []command{
 	{"study", "judging studies: Swiss rounds vs exhaustive (study rounds), human agreement (study agreement)", cmdStudy},
 	{"eval-run", "score an external TREC run against the benchmark's ratings (nDCG@10, as the report)", cmdEvalRun},
 	{"export", "write a run's ratings and rankings as TREC qrels and run files (export trec)", cmdExport},
+	{"mteb", "correlate MTEB scores with the report's overall nDCG (Pearson, Spearman; since a date; less rank gaps)", cmdMTEB},
 	{"version", "print the code version", cmdVersion},
 }
 
