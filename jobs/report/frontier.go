@@ -118,7 +118,7 @@ func (m *model) frontierChart() (c chart.Scatter, ok bool) {
 		XLabel: "median seconds per query (log scale)",
 		YLabel: fmt.Sprintf("nDCG@%d", m.k),
 		LogX:   true,
-		Legend: chart.BottomRight,
+		Legend: chart.TopLeft, // fast and good is the rarest corner
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	type pt struct{ x, y float64 }

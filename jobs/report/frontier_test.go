@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/lib/chart"
@@ -188,5 +192,81 @@ func TestReportLatencySample(t *testing.T) {
 	md := string(readReport(t, dir, Table1+".md"))
 	if !strings.Contains(md, "over the 5 queries of the latency sample") || !strings.Contains(md, "out of 23") {
 		t.Errorf("table1.md does not describe the latency sample:\n%s", md)
+	}
+}
+
+// Timings vary by query: bm25 is timed on every query, with the sample's
+// queries at 1 s and the rest at 9 s, so its median is 1 s; tfidf lacks
+// one of the sample's queries and falls back to all its timings (median
+// 9 s, marked *); jaccard is not timed at all.
+func TestReportLatencyFallback(t *testing.T) {
+	const n = 23
+	var ids []string
+	for i := range n {
+		ids = append(ids, fmt.Sprintf("q%03d", i))
+	}
+	sample := LatencySample(42, ids, 5)
+	o := fabOptions{queries: n, docs: 6, ranges: 1, timing: func(tm *dataset.Timing) bool {
+		if tm.Retriever == "jaccard" || tm.Retriever == "tfidf" && tm.Query == sample[2] {
+			return false
+		}
+		tm.Seconds = 9
+		if slices.Contains(sample, tm.Query) {
+			tm.Seconds = 1
+		}
+		return true
+	}}
+	cfg, root, _, dir := setup(t, o, 42)
+	cfg.Report.LatencyQueries = 5
+	if _, err := runReport(t, cfg, root, false); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(readReport(t, dir, Table1+".csv"))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := rows[0]
+	col := func(name string) int { return slices.Index(h, name) }
+	got := map[string][]string{}
+	for _, r := range rows[1:] {
+		got[r[0]] = []string{r[col("median_seconds_per_query")], r[col("timed_queries")], r[col("timed_on")], r[col("family")], r[col("frontier")]}
+	}
+	want := map[string][]string{
+		"bm25":    {"1", "5", "latency_sample", "other", "false"},
+		"tfidf":   {"9", "22", "all", "other", "false"},
+		"jaccard": {"", "0", "", "other", "false"},
+	}
+	for r, w := range want {
+		if !slices.Equal(got[r], w) {
+			t.Errorf("%s: %v, want %v", r, got[r], w)
+		}
+	}
+	md := string(readReport(t, dir, Table1+".md"))
+	if !strings.Contains(md, "| 9.00* |") || !strings.Contains(md, "* marks a median over every timed query instead, because not all of the sample was timed: tfidf.") {
+		t.Errorf("table1.md does not mark the fallback:\n%s", md)
+	}
+}
+
+func TestReportConfigFamilies(t *testing.T) {
+	dir := t.TempDir()
+	for y, want := range map[string]string{
+		"report: {families: {bm25: bi-encoder}}": "",
+		"report: {families: {bm25: sparse}}":     `report.families.bm25: "sparse" is not one of bi-encoder, cross-encoder, other`,
+		"report: {families: {nope: bi-encoder}}": `report.families: "nope" is not in evaluate.retrievers`,
+		"report: {latency_queries: -1}":          "report: latency_queries must be ≥ 1",
+	} {
+		path := filepath.Join(dir, "c.yaml")
+		if err := os.WriteFile(path, []byte("run: r\nroot: "+dir+"\nevaluate: {retrievers: [bm25]}\n"+y+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := config.Load(path)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", y, err)
+		case want == "" && (cfg.Report.LatencyQueries != 50 || FamilyOf(cfg, "bm25") != FamilyBiEncoder):
+			t.Errorf("%s: latency_queries %d, family %s", y, cfg.Report.LatencyQueries, FamilyOf(cfg, "bm25"))
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: error %v, want %q", y, err, want)
+		}
 	}
 }

@@ -51,6 +51,8 @@ type fabOptions struct {
 	mutate func([]dataset.RunRow) []dataset.RunRow
 	// retrievers overrides testRetrievers.
 	retrievers []string
+	// timing edits each timing before it is written; false drops it.
+	timing func(*dataset.Timing) bool
 }
 
 // fabricate writes queries and candidates (with select's manifest),
@@ -134,6 +136,15 @@ func fabricate(t *testing.T, root store.Store, run string, o fabOptions) *fake {
 				}
 				if o.mutate != nil {
 					rows = o.mutate(rows)
+				}
+				if o.timing != nil {
+					var kept []dataset.Timing
+					for _, tm := range timings {
+						if o.timing(&tm) {
+							kept = append(kept, tm)
+						}
+					}
+					timings = kept
 				}
 				for _, row := range rows {
 					f.runs[sys][row.Query] = append(f.runs[sys][row.Query], row)
