@@ -216,6 +216,7 @@ func (c *Config) applyDefaults() {
 	c.defaultsJudge()
 	c.defaultsRetrievers()
 	c.defaultsEvaluate()
+	c.expandInstructions()
 }
 
 var runName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
@@ -302,6 +303,7 @@ func (c *Config) Validate() error {
 	c.validateJudge(bad)
 	c.validateRetrievers(bad)
 	c.validateEvaluate(bad)
+	c.validateInstructions(bad)
 	if len(errs) > 0 {
 		return &Error{Problems: errs}
 	}

@@ -23,6 +23,10 @@ type Evaluate struct {
 	// Workers is the queries scored at once by a lexical retriever
 	// (default: cores); a configured retriever uses its own workers.
 	Workers int `yaml:"workers" json:"workers"`
+	// Instructions runs the instructions study (App. D.9): each configured
+	// retriever that takes an instruction is evaluated again with each of
+	// these (I1, I2, I3) as "<name>.<instruction>"; see instructions.go.
+	Instructions []string `yaml:"instructions" json:"instructions,omitempty"`
 }
 
 // Report configures the final tables.

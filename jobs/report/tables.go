@@ -609,6 +609,7 @@ func (m *model) index() []byte {
 		{Table7 + ".md, .csv, .tex", "Table 7: the main setting with 95% bootstrap intervals"},
 		{Table8 + ".md, .csv, .tex", "Table 8: every setting side by side"},
 		{TableSensitivity + ".md, .csv, .tex", "App. D.3: rating scale [0,5] vs [0,3] × exponential vs linear gain, correlations and inversions"},
+		{Table9 + ".md, .csv, .tex", "App. D.9: each instruction-capable retriever with I1–I3 (only with evaluate.instructions)"},
 		{ReportChart + ".png, .svg", "overall and per-domain nDCG of every retriever, main setting"},
 		{ReportLeaderboard, "retrievers by overall nDCG with intervals, per-domain values, median latency and frontier membership"},
 		{ReportLatencyQueries, "the latency sample (App. C.5): the queries whose timings give the median seconds per query"},
@@ -623,7 +624,11 @@ func (m *model) index() []byte {
 }
 
 func writeReports(ctx context.Context, env *stage.Env, m *model) error {
-	for _, t := range []table{m.table1(), m.table7(), m.table8(), m.sensitivityTable()} {
+	tables := []table{m.table1(), m.table7(), m.table8(), m.sensitivityTable()}
+	if t9, ok := m.table9(env.Config); ok {
+		tables = append(tables, t9)
+	}
+	for _, t := range tables {
 		if err := t.write(ctx, env); err != nil {
 			return err
 		}
