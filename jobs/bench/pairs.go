@@ -34,6 +34,7 @@ import (
 	"github.com/saber-math/saber/jobs/pairs"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/ontology"
+	"github.com/saber-math/saber/lib/simjoin"
 	"github.com/saber-math/saber/lib/synth/corpusdist"
 	"github.com/saber-math/saber/shard"
 )
@@ -495,34 +496,12 @@ func BruteQuery(c *pairs.Corpus, ids [][]int32, q int, tauT, tauS float64) []dat
 			continue
 		}
 		st := ontology.BMA(c.Tree, c.IC, c.Topics[q], c.Topics[d])
-		ss := jaccard(ids[q], ids[d])
+		ss := simjoin.Jaccard(ids[q], ids[d])
 		if cat := pairs.Category(st, ss, tauT, tauS); cat != "" {
 			out = append(out, dataset.Pair{Query: c.IDs[q], Doc: c.IDs[d], SimTopic: st, SimSumm: ss, Category: cat})
 		}
 	}
 	return out
-}
-
-// jaccard is summtok.Jaccard on sorted id sets.
-func jaccard(a, b []int32) float64 {
-	inter, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			inter++
-			i++
-			j++
-		}
-	}
-	union := len(a) + len(b) - inter
-	if union == 0 {
-		return 0
-	}
-	return float64(inter) / float64(union)
 }
 
 // SamePairs reports how want and got differ (both sorted by Doc), or nil:

@@ -253,36 +253,13 @@ func (f *Finder) Query(q int) []dataset.Pair {
 			p.SimTopic = ontology.BMA(c.Tree, c.IC, c.Topics[q], c.Topics[h.doc])
 		}
 		if !h.hasS {
-			p.SimSumm = jaccard(f.recs[q], f.recs[h.doc])
+			p.SimSumm = simjoin.Jaccard(f.recs[q], f.recs[h.doc])
 		}
 		p.Category = Category(p.SimTopic, p.SimSumm, f.tauT, f.tauS)
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Doc < out[j].Doc })
 	return out
-}
-
-// jaccard is summtok.Jaccard on sorted id sets: the same counts and the
-// same division, so the same float64 as on the token strings.
-func jaccard(a, b []int32) float64 {
-	inter, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			inter++
-			i++
-			j++
-		}
-	}
-	union := len(a) + len(b) - inter
-	if union == 0 {
-		return 0
-	}
-	return float64(inter) / float64(union)
 }
 
 // Category names which thresholds a pair passes: topic, summary or both
