@@ -34,7 +34,7 @@ import (
 	"github.com/saber-math/saber/jobs/pairs"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/ontology"
-	"github.com/saber-math/saber/lib/simjoin"
+	"github.com/saber-math/saber/lib/summtok"
 	"github.com/saber-math/saber/lib/synth/corpusdist"
 	"github.com/saber-math/saber/shard"
 )
@@ -496,7 +496,7 @@ func BruteQuery(c *pairs.Corpus, ids [][]int32, q int, tauT, tauS float64) []dat
 			continue
 		}
 		st := ontology.BMA(c.Tree, c.IC, c.Topics[q], c.Topics[d])
-		ss := simjoin.Jaccard(ids[q], ids[d])
+		ss := summtok.Jaccard(ids[q], ids[d])
 		if cat := pairs.Category(st, ss, tauT, tauS); cat != "" {
 			out = append(out, dataset.Pair{Query: c.IDs[q], Doc: c.IDs[d], SimTopic: st, SimSumm: ss, Category: cat})
 		}

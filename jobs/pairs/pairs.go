@@ -253,7 +253,7 @@ func (f *Finder) Query(q int) []dataset.Pair {
 			p.SimTopic = ontology.BMA(c.Tree, c.IC, c.Topics[q], c.Topics[h.doc])
 		}
 		if !h.hasS {
-			p.SimSumm = simjoin.Jaccard(f.recs[q], f.recs[h.doc])
+			p.SimSumm = summtok.Jaccard(f.recs[q], f.recs[h.doc])
 		}
 		p.Category = Category(p.SimTopic, p.SimSumm, f.tauT, f.tauS)
 		out = append(out, p)

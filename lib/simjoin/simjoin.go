@@ -637,28 +637,3 @@ func overlap(r, s []int32, need int) int {
 	}
 	return o
 }
-
-// Jaccard is |a ∩ b| / |a ∪ b| of two sorted id sets (0 when both are
-// empty), computed as summtok.Jaccard computes it on token strings — the
-// same counts and the same division — so a set relabelled by Rank gives
-// the same float64 as its tokens.
-func Jaccard(a, b []int32) float64 {
-	inter, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			inter++
-			i++
-			j++
-		}
-	}
-	union := len(a) + len(b) - inter
-	if union == 0 {
-		return 0
-	}
-	return float64(inter) / float64(union)
-}

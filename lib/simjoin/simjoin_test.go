@@ -617,21 +617,3 @@ func TestMATHFirstSentences(t *testing.T) {
 	}
 	t.Logf("%d records, %d distinct tokens, %d matching ordered pairs at t = %v", len(recs), len(ids), n, thr)
 }
-
-func TestJaccard(t *testing.T) {
-	tests := []struct {
-		a, b []int32
-		want float64
-	}{
-		{nil, nil, 0},
-		{[]int32{1}, nil, 0},
-		{[]int32{1, 2, 3}, []int32{2, 3, 4}, 0.5},
-		{[]int32{0, 5}, []int32{0, 5}, 1},
-		{[]int32{1, 3, 5}, []int32{2, 4}, 0},
-	}
-	for _, tt := range tests {
-		if got := Jaccard(tt.a, tt.b); got != tt.want {
-			t.Errorf("Jaccard(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
-		}
-	}
-}

@@ -28,6 +28,7 @@
 package summtok
 
 import (
+	"cmp"
 	"slices"
 	"unicode/utf8"
 )
@@ -174,7 +175,10 @@ func Set(s string) []string {
 // (as made by Set), computed as float64(|A∩B|) / float64(|A∪B|), the
 // correctly rounded quotient of the exact counts; it is 0 when both are
 // empty. The result is unspecified when a or b is not sorted and unique.
-func Jaccard(a, b []string) float64 {
+// It takes any ordered element type, so the pairs stage computes it on
+// token sets relabelled to ranked ids (simjoin.Rank) and gets exactly the
+// float64 the strings give.
+func Jaccard[T cmp.Ordered](a, b []T) float64 {
 	inter, i, j := 0, 0, 0
 	for i < len(a) && j < len(b) {
 		switch {

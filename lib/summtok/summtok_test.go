@@ -243,3 +243,26 @@ func TestReferenceGolden(t *testing.T) {
 		t.Errorf("golden file has %d sentences and %d pairs", n, pairs)
 	}
 }
+
+// TestJaccardIDs: on integer ids (the pairs stage's ranked token sets) the
+// same function gives what it gives on strings.
+func TestJaccardIDs(t *testing.T) {
+	tests := []struct {
+		a, b []int32
+		want float64
+	}{
+		{nil, nil, 0},
+		{[]int32{1}, nil, 0},
+		{[]int32{1, 2, 3}, []int32{2, 3, 4}, 0.5},
+		{[]int32{0, 5}, []int32{0, 5}, 1},
+		{[]int32{1, 3, 5}, []int32{2, 4}, 0},
+	}
+	for _, tt := range tests {
+		if got := Jaccard(tt.a, tt.b); got != tt.want {
+			t.Errorf("Jaccard(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+	if Jaccard([]string{"a", "b", "c"}, []string{"b", "c", "d"}) != Jaccard([]int32{0, 1, 2}, []int32{1, 2, 3}) {
+		t.Error("strings and ids with the same overlap differ")
+	}
+}
