@@ -15,11 +15,11 @@ import (
 // are pooled, so that scoring many queries reuses their buffers instead of
 // allocating them again.
 //
-// Tokens arrive through text.Stream, as byte slices and pairs, and are
-// interned in two open-addressing hash tables of our own: one keyed by the
-// token's bytes, one by the pair of ids of a math pair token "a b". This
-// avoids a string per token and costs a fraction of a Go map lookup, and it
-// is what makes BM25 over 150 candidates take well under a millisecond.
+// A text's tokens arrive as text.Spans and are interned in one loop with
+// its state in locals, in two open-addressing hash tables of our own: one
+// keyed by the token's bytes, one by the pair of ids of a math pair token
+// "a b". This avoids a string and a call per token and costs a fraction of
+// a Go map lookup.
 type index struct {
 	seq    []int32 // the documents' token ids, concatenated
 	start  []int32 // document d is seq[start[d]:start[d+1]]
@@ -28,12 +28,12 @@ type index struct {
 	query  []int32 // the query's token ids, in order
 
 	// Interning.
+	sp           text.Spans
 	words, pairs table
 	keys         []byte  // the bytes of every single token, concatenated
 	ent          []entry // by id
 	cur          []int32 // ids of the single tokens of the current text
 	last         []int32 // by id: the last document counted in df
-	doc          int32   // the document being read, −1 for the query
 
 	// Scratch, by id: slot (the position of a query term, −1 otherwise, kept
 	// −1 between uses), cnt (kept 0 between uses), stamp.
@@ -45,8 +45,11 @@ type index struct {
 
 var indexPool = sync.Pool{New: func() any { return new(index) }}
 
+// maxText is the longest query or document the scorers take.
+const maxText = text.MaxSpansText
+
 // newIndex tokenises the documents and the query with tok and interns their
-// tokens. Call release when done.
+// tokens. Call release when done. Every text must be at most maxText bytes.
 func newIndex(tok text.Tokenizer, query string, docs []string) *index {
 	x := indexPool.Get().(*index)
 	x.words.reset()
@@ -58,16 +61,14 @@ func newIndex(tok text.Tokenizer, query string, docs []string) *index {
 	x.seq = x.seq[:0]
 	x.start = append(x.start[:0], 0)
 	for d, doc := range docs {
-		x.doc = int32(d)
-		x.cur = x.cur[:0]
-		text.Stream(tok, doc, x)
+		x.sp.Tokenize(tok, doc)
+		x.intern(int32(d))
 		x.start = append(x.start, int32(len(x.seq)))
 	}
 	x.nvocab = len(x.df)
-	x.doc = -1
-	x.cur = x.cur[:0]
 	x.query = x.query[:0]
-	text.Stream(tok, query, x)
+	x.sp.Tokenize(tok, query)
+	x.intern(-1)
 	n := len(x.df)
 	for len(x.slot) < n {
 		x.slot = append(x.slot, -1)
@@ -79,99 +80,161 @@ func newIndex(tok text.Tokenizer, query string, docs []string) *index {
 // release returns x to the pool. It holds no reference to the texts.
 func (x *index) release() { indexPool.Put(x) }
 
-// Token implements text.Sink.
-func (x *index) Token(tok []byte) {
-	h, w := hashToken(tok)
-	t := &x.words
-	if 2*(t.n+1) > len(t.slots) {
-		x.rehash(t, false)
+// intern interns the tokens of x.sp, the text of document d (the query when
+// d is −1): it appends their ids to seq (to query) and counts document
+// frequencies. The hot path, a token already seen, runs on locals; a new
+// token goes through insertWord or insertPair, after which the locals that
+// may have moved are loaded again.
+func (x *index) intern(d int32) {
+	sp := &x.sp
+	b := sp.Bytes[:cap(sp.Bytes)] // 8 bytes of slack after every token
+	bounds := sp.Bounds
+	hasPairs := len(sp.Pairs) > 0
+	cur := x.cur[:0]
+	out := x.seq
+	if d < 0 {
+		out = x.query
 	}
-	mask := uint64(len(t.slots) - 1)
-	meta := h&tagMask | uint64(min(len(tok), 255))<<32
-	for i := h & mask; ; i = (i + 1) & mask {
-		sl := &t.slots[i]
-		if sl.meta == 0 {
-			id := x.newID(entry{hash: h, lo: int32(len(x.keys))})
-			x.keys = append(x.keys, tok...)
-			x.ent[id].hi = int32(len(x.keys))
-			*sl = slot{word: w, meta: meta | uint64(id+1)}
-			t.n++
-			x.add(id)
-			return
+	df, last := x.df, x.last
+	slots := x.words.slots
+	mask := uint64(len(slots) - 1)
+	for k := 0; k+1 < len(bounds); k += 2 {
+		lo, hi := int(bounds[k]), int(bounds[k+1])
+		n := hi - lo
+		// Hash (see hashLong); a short token is one load, as b has 8
+		// bytes of slack after it.
+		w := binary.LittleEndian.Uint64(b[lo : lo+8])
+		var h uint64
+		if n <= 8 {
+			w &= ^uint64(0) >> (64 - 8*uint(n))
+			h = (w ^ uint64(n)*hashM2) * hashM1
+			h ^= h >> 32
+		} else {
+			h = hashLong(b[lo:hi], w)
 		}
-		// The slot holds the first 8 bytes, the length and 24 bits of
-		// the hash: for tokens of up to 8 bytes that decides, without
-		// reading anything else.
-		if sl.meta&^0xffffffff == meta && sl.word == w {
-			id := int32(uint32(sl.meta)) - 1
-			if len(tok) <= 8 || bytes.Equal(x.keys[x.ent[id].lo:x.ent[id].hi], tok) {
-				x.add(id)
-				return
+		meta := h&tagMask | uint64(min(n, 255))<<32
+		id := int32(-1)
+		for i := h & mask; ; i = (i + 1) & mask {
+			sl := slots[i]
+			if sl.meta == 0 {
+				break
+			}
+			// The slot holds the first 8 bytes, the length and 24 bits of
+			// the hash: for tokens of up to 8 bytes that decides, without
+			// reading anything else.
+			if sl.meta&^0xffffffff == meta && sl.word == w {
+				c := int32(uint32(sl.meta)) - 1
+				if n <= 8 || bytes.Equal(x.keys[x.ent[c].lo:x.ent[c].hi], b[lo:hi]) {
+					id = c
+					break
+				}
 			}
 		}
+		if id < 0 {
+			id = x.insertWord(b[lo:hi], h, w, meta)
+			df, last = x.df, x.last
+			slots = x.words.slots
+			mask = uint64(len(slots) - 1)
+		}
+		if hasPairs {
+			cur = append(cur, id)
+		}
+		if d >= 0 {
+			// df[id]++ when id is new in d, without a branch: which
+			// occurrence is a document's first is unpredictable.
+			c := uint32(last[id] ^ d)
+			last[id] = d
+			df[id] += int32((c | -c) >> 31)
+		}
+		out = append(out, id)
+	}
+	for _, k := range sp.Pairs {
+		p := uint64(cur[k])<<32 | uint64(uint32(cur[k+1]))
+		h := mixPair(p)
+		meta := h & tagMask
+		t := &x.pairs
+		id := int32(-1)
+		pmask := uint64(len(t.slots) - 1)
+		for i := h & pmask; ; i = (i + 1) & pmask {
+			sl := t.slots[i]
+			if sl.meta == 0 {
+				break
+			}
+			if sl.word == p && sl.meta&^0xffffffff == meta {
+				id = int32(uint32(sl.meta)) - 1
+				break
+			}
+		}
+		if id < 0 {
+			id = x.insertPair(p, h, meta)
+			df, last = x.df, x.last
+		}
+		if d >= 0 {
+			c := uint32(last[id] ^ d)
+			last[id] = d
+			df[id] += int32((c | -c) >> 31)
+		}
+		out = append(out, id)
+	}
+	x.cur = cur
+	if d < 0 {
+		x.query = out
+	} else {
+		x.seq = out
 	}
 }
 
-// Pair implements text.Sink.
-func (x *index) Pair(k int) {
-	p := uint64(x.cur[k])<<32 | uint64(uint32(x.cur[k+1]))
-	h := mixPair(p)
+// insertWord gives the single token tok, not in the table, the next id.
+func (x *index) insertWord(tok []byte, h, w, meta uint64) int32 {
+	t := &x.words
+	if 2*(t.n+1) > len(t.slots) {
+		x.rehash(t)
+	}
+	id := x.newID(entry{hash: h, lo: int32(len(x.keys))})
+	x.keys = append(x.keys, tok...)
+	x.ent[id].hi = int32(len(x.keys))
+	t.put(h, slot{word: w, meta: meta | uint64(id+1)})
+	return id
+}
+
+// insertPair gives the pair p, not in the table, the next id.
+func (x *index) insertPair(p, h, meta uint64) int32 {
 	t := &x.pairs
 	if 2*(t.n+1) > len(t.slots) {
-		x.rehash(t, true)
+		x.rehash(t)
 	}
-	mask := uint64(len(t.slots) - 1)
-	meta := h & tagMask
-	for i := h & mask; ; i = (i + 1) & mask {
-		sl := &t.slots[i]
-		if sl.meta == 0 {
-			id := x.newID(entry{hash: h, lo: -1, hi: -1})
-			*sl = slot{word: p, meta: meta | uint64(id+1)}
-			t.n++
-			x.occur(id)
-			return
-		}
-		if sl.word == p && sl.meta&^0xffffffff == meta {
-			x.occur(int32(uint32(sl.meta)) - 1)
-			return
-		}
-	}
+	id := x.newID(entry{hash: h, lo: -1, hi: -1})
+	t.put(h, slot{word: p, meta: meta | uint64(id+1)})
+	return id
 }
 
 // tagMask selects the 24 bits of a hash kept in a slot.
 const tagMask = 0xffffff << 40
 
-// hashToken returns a hash of tok and its first 8 bytes (fewer when it is
-// shorter) as a little-endian word, which settles most comparisons without
-// reading the stored bytes. Go's maphash costs a call and more per token
-// than the whole table lookup here, and tokens are mostly under 8 bytes.
-func hashToken(tok []byte) (h, w uint64) {
-	const m1, m2 = 0x9e3779b97f4a7c15, 0xbf58476d1ce4e5b9
-	n := len(tok)
-	w = word8(tok)
-	h = (w ^ uint64(n)*m2) * m1
-	for i := 8; i < n; i += 8 {
-		h = (h ^ h>>29 ^ word8(tok[i:])) * m1
-	}
-	return h ^ h>>32, w
-}
+// Tokens are hashed by hand, not by Go's maphash, which costs a call and
+// more per token than the whole table lookup here. A token of up to 8
+// bytes, most of them, hashes its bytes as one little-endian word w (inline
+// in intern); a longer one goes through hashLong. The slots keep w (a long
+// token's first 8 bytes), which settles most comparisons without reading
+// the stored bytes.
+const hashM1, hashM2 = 0x9e3779b97f4a7c15, 0xbf58476d1ce4e5b9
 
-// word8 returns the first min(8, len(b)) bytes of b as a little-endian
-// word. A shorter b whose array extends 8 bytes is read in one load and
-// masked.
-func word8(b []byte) uint64 {
-	switch n := len(b); {
-	case n >= 8:
-		return binary.LittleEndian.Uint64(b)
-	case cap(b) >= 8:
-		return binary.LittleEndian.Uint64(b[:8]) & (1<<(8*uint(n)) - 1)
-	default:
-		var w uint64
-		for i := n - 1; i >= 0; i-- {
-			w = w<<8 | uint64(b[i])
+// hashLong hashes a token of more than 8 bytes, whose first 8 bytes are w.
+func hashLong(tok []byte, w uint64) uint64 {
+	n := len(tok)
+	h := (w ^ uint64(n)*hashM2) * hashM1
+	for i := 8; i < n; i += 8 {
+		var v uint64
+		if i+8 <= n {
+			v = binary.LittleEndian.Uint64(tok[i:])
+		} else {
+			for j := n - 1; j >= i; j-- {
+				v = v<<8 | uint64(tok[j])
+			}
 		}
-		return w
+		h = (h ^ h>>29 ^ v) * hashM1
 	}
+	return h ^ h>>32
 }
 
 // mixPair spreads a packed pair of ids over the table.
@@ -193,26 +256,6 @@ func (x *index) newID(e entry) int32 {
 	x.df = append(x.df, 0)
 	x.last = append(x.last, -1)
 	return id
-}
-
-// add records an occurrence of the single token id.
-func (x *index) add(id int32) {
-	x.cur = append(x.cur, id)
-	x.occur(id)
-}
-
-// occur records an occurrence of the token id (single or pair) in the
-// current text.
-func (x *index) occur(id int32) {
-	if x.doc < 0 {
-		x.query = append(x.query, id)
-		return
-	}
-	if x.last[id] != x.doc {
-		x.last[id] = x.doc
-		x.df[id]++
-	}
-	x.seq = append(x.seq, id)
 }
 
 // table is an open-addressing hash table with linear probing. Its length
@@ -237,21 +280,27 @@ func (t *table) reset() {
 	t.n = 0
 }
 
+// put stores sl, hashed to h, in the first empty slot of its probe
+// sequence.
+func (t *table) put(h uint64, sl slot) {
+	mask := uint64(len(t.slots) - 1)
+	i := h & mask
+	for t.slots[i].meta != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = sl
+	t.n++
+}
+
 // rehash doubles t and puts its ids back.
-func (x *index) rehash(t *table, pairs bool) {
+func (x *index) rehash(t *table) {
 	old := t.slots
 	t.slots = make([]slot, 2*len(old))
-	mask := uint64(len(t.slots) - 1)
+	t.n = 0
 	for _, sl := range old {
-		if sl.meta == 0 {
-			continue
+		if sl.meta != 0 {
+			t.put(x.ent[int32(uint32(sl.meta))-1].hash, sl)
 		}
-		id := int32(uint32(sl.meta)) - 1
-		i := x.ent[id].hash & mask
-		for t.slots[i].meta != 0 {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = sl
 	}
 }
 

@@ -2,13 +2,8 @@ package text
 
 import "testing"
 
-type discardSink struct{ n int }
-
-func (d *discardSink) Token(tok []byte) { d.n += len(tok) }
-func (d *discardSink) Pair(i int)       { d.n += i }
-
 // BenchmarkTokenize tokenises the first 1,000 MATH test problems
-// (statement + solution), by Append (strings) and by Stream (no strings),
+// (statement + solution), by Append (strings) and by Spans (no strings),
 // with every tokeniser.
 func BenchmarkTokenize(b *testing.B) {
 	docs := readMATH(b, mathDataPath(b))[:1000]
@@ -27,13 +22,13 @@ func BenchmarkTokenize(b *testing.B) {
 				}
 			}
 		})
-		b.Run("Stream/"+tok.Name(), func(b *testing.B) {
+		b.Run("Spans/"+tok.Name(), func(b *testing.B) {
 			b.SetBytes(int64(size))
 			b.ReportAllocs()
-			var sink discardSink
+			var sp Spans
 			for b.Loop() {
 				for _, d := range docs {
-					Stream(tok, d, &sink)
+					sp.Tokenize(tok, d)
 				}
 			}
 		})

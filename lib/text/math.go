@@ -103,7 +103,6 @@ type failure struct {
 
 type mathState struct {
 	s      string
-	src    []byte // a copy of s, for Stream
 	arena  []byte // bytes of the tokens that are not substrings of s
 	toks   []ref  // single tokens, in order
 	pairs  []int  // k: toks[k] and toks[k+1] form a pair

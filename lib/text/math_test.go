@@ -123,11 +123,11 @@ func FuzzMath(f *testing.F) {
 			}
 		}
 		// Plain and Sklearn are deterministic and never panic either, and
-		// Stream gives what Append gives.
+		// Spans gives what Append gives.
 		for _, tok := range []Tokenizer{Plain, Sklearn, Math} {
-			a, b := Tokens(tok, s), streamed(tok, s)
+			a, b := Tokens(tok, s), spanned(tok, s)
 			if !slices.Equal(a, b) && len(a)+len(b) > 0 {
-				t.Fatalf("%s(%q): Append gives %q, Stream %q", tok.Name(), s, a, b)
+				t.Fatalf("%s(%q): Append gives %q, Spans %q", tok.Name(), s, a, b)
 			}
 			for _, w := range a {
 				if tok != Math && (w == "" || strings.IndexFunc(w, IsSpace) >= 0) {

@@ -20,9 +20,9 @@
 //
 // Append's tokens are substrings of the input or of one string allocated
 // per call, so a token keeps its source text alive; callers that keep
-// tokens long after the text should clone them. Stream hands the same
-// tokens over as byte slices of reused buffers, allocating nothing, for
-// the lexical scorers' hot path.
+// tokens long after the text should clone them. Spans holds the same
+// tokens as spans of one reused buffer, allocating nothing, for the
+// lexical scorers' hot path.
 package text
 
 import (
