@@ -33,12 +33,20 @@ type index struct {
 	keys         []byte  // the bytes of every single token, concatenated
 	ent          []entry // by id
 	cur          []int32 // ids of the single tokens of the current text
-	last         []int32 // by id: the last document counted in df
+	last         []int32 // by id: the last document counted in df (−1: none)
+
+	// A query-first index (BM25's) keeps no seq, but these instead.
+	queryFirst bool
+	m          int32   // ids < m are the query's
+	tf         []int32 // tf[k*N+d]: count of id k < m in document d; row m takes the rest
+	order      []int32 // order[:norder]: the documents' ids by first occurrence
+	norder     int
+	dlen       []int32 // tokens per document
 
 	// Scratch, by id: slot (the position of a query term, −1 otherwise, kept
 	// −1 between uses), cnt (kept 0 between uses), stamp.
 	slot, cnt, stamp []int32
-	terms, ints, tf  []int32
+	terms, ints      []int32
 	need             []int32
 	f1, f2, f3       []float64
 }
@@ -51,22 +59,13 @@ const maxText = text.MaxSpansText
 // newIndex tokenises the documents and the query with tok and interns their
 // tokens. Call release when done. Every text must be at most maxText bytes.
 func newIndex(tok text.Tokenizer, query string, docs []string) *index {
-	x := indexPool.Get().(*index)
-	x.words.reset()
-	x.pairs.reset()
-	x.keys = x.keys[:0]
-	x.ent = x.ent[:0]
-	x.last = x.last[:0]
-	x.df = x.df[:0]
-	x.seq = x.seq[:0]
-	x.start = append(x.start[:0], 0)
+	x := getIndex(false)
 	for d, doc := range docs {
 		x.sp.Tokenize(tok, doc)
 		x.intern(int32(d))
 		x.start = append(x.start, int32(len(x.seq)))
 	}
 	x.nvocab = len(x.df)
-	x.query = x.query[:0]
 	x.sp.Tokenize(tok, query)
 	x.intern(-1)
 	n := len(x.df)
@@ -74,6 +73,46 @@ func newIndex(tok text.Tokenizer, query string, docs []string) *index {
 		x.slot = append(x.slot, -1)
 	}
 	grow(&x.cnt, n)
+	return x
+}
+
+// newQueryFirstIndex is the index BM25 needs, built in one pass over the
+// documents: the query is interned first, so its ids are 0…m−1, and each
+// document token is counted into tf as it is read (a token that is not a
+// query term into the spare row m, without a branch) instead of being kept
+// in seq for a second pass. ids are then not in first-occurrence order
+// over the documents, so order lists that order, for the sums that
+// depend on it. docTokens, queryTerms and nvocab are not set.
+func newQueryFirstIndex(tok text.Tokenizer, query string, docs []string) *index {
+	x := getIndex(true)
+	x.sp.Tokenize(tok, query)
+	x.intern(-1)
+	x.m = int32(len(x.ent))
+	grow(&x.tf, (len(x.ent)+1)*len(docs))
+	for d, doc := range docs {
+		x.sp.Tokenize(tok, doc)
+		x.intern(int32(d))
+		x.dlen = append(x.dlen, int32(x.sp.Len()+len(x.sp.Pairs)))
+	}
+	return x
+}
+
+func getIndex(queryFirst bool) *index {
+	x := indexPool.Get().(*index)
+	x.queryFirst = queryFirst
+	x.words.reset()
+	x.pairs.reset()
+	x.keys = x.keys[:0]
+	x.ent = x.ent[:0]
+	x.last = x.last[:0]
+	x.df = x.df[:0]
+	x.order = append(x.order[:0], 0) // one spare: intern writes order[norder] ahead
+	x.norder = 0
+	x.m = 0
+	x.seq = x.seq[:0]
+	x.query = x.query[:0]
+	x.dlen = x.dlen[:0]
+	x.start = append(x.start[:0], 0)
 	return x
 }
 
@@ -96,6 +135,11 @@ func (x *index) intern(d int32) {
 		out = x.query
 	}
 	df, last := x.df, x.last
+	queryFirst, m, tf, order, no := x.queryFirst, x.m, x.tf, x.order, x.norder
+	ndocs := 0
+	if queryFirst {
+		ndocs = len(tf) / int(m+1)
+	}
 	slots := x.words.slots
 	mask := uint64(len(slots) - 1)
 	for k := 0; k+1 < len(bounds); k += 2 {
@@ -132,21 +176,29 @@ func (x *index) intern(d int32) {
 		}
 		if id < 0 {
 			id = x.insertWord(b[lo:hi], h, w, meta)
-			df, last = x.df, x.last
+			df, last, order = x.df, x.last, x.order
 			slots = x.words.slots
 			mask = uint64(len(slots) - 1)
 		}
 		if hasPairs {
 			cur = append(cur, id)
 		}
-		if d >= 0 {
-			// df[id]++ when id is new in d, without a branch: which
-			// occurrence is a document's first is unpredictable.
-			c := uint32(last[id] ^ d)
-			last[id] = d
-			df[id] += int32((c | -c) >> 31)
+		if d < 0 {
+			out = append(out, id)
+			continue
 		}
-		out = append(out, id)
+		if queryFirst {
+			order[no] = id
+			no += int(uint32(last[id]) >> 31) // first in any document
+			tf[int(min(id, m))*ndocs+int(d)]++
+		} else {
+			out = append(out, id)
+		}
+		// df[id]++ when id is new in d, without a branch: which
+		// occurrence is a document's first is unpredictable.
+		c := uint32(last[id] ^ d)
+		last[id] = d
+		df[id] += int32((c | -c) >> 31)
 	}
 	for _, k := range sp.Pairs {
 		p := uint64(cur[k])<<32 | uint64(uint32(cur[k+1]))
@@ -167,16 +219,25 @@ func (x *index) intern(d int32) {
 		}
 		if id < 0 {
 			id = x.insertPair(p, h, meta)
-			df, last = x.df, x.last
+			df, last, order = x.df, x.last, x.order
 		}
-		if d >= 0 {
-			c := uint32(last[id] ^ d)
-			last[id] = d
-			df[id] += int32((c | -c) >> 31)
+		if d < 0 {
+			out = append(out, id)
+			continue
 		}
-		out = append(out, id)
+		if queryFirst {
+			order[no] = id
+			no += int(uint32(last[id]) >> 31)
+			tf[int(min(id, m))*ndocs+int(d)]++
+		} else {
+			out = append(out, id)
+		}
+		c := uint32(last[id] ^ d)
+		last[id] = d
+		df[id] += int32((c | -c) >> 31)
 	}
 	x.cur = cur
+	x.norder = no
 	if d < 0 {
 		x.query = out
 	} else {
@@ -255,6 +316,7 @@ func (x *index) newID(e entry) int32 {
 	x.ent = append(x.ent, e)
 	x.df = append(x.df, 0)
 	x.last = append(x.last, -1)
+	x.order = append(x.order, 0) // len(order) > the ids it will hold
 	return id
 }
 
@@ -305,7 +367,6 @@ func (x *index) rehash(t *table) {
 }
 
 func (x *index) docTokens(d int) []int32 { return x.seq[x.start[d]:x.start[d+1]] }
-func (x *index) docLen(d int) int        { return int(x.start[d+1] - x.start[d]) }
 
 // counts returns the by-id counter, all zero; callers zero it again.
 func (x *index) counts() []int32 { return x.cnt[:len(x.df)] }
@@ -329,25 +390,6 @@ func (x *index) clearSlots(terms []int32) {
 	for _, id := range terms {
 		x.slot[id] = -1
 	}
-}
-
-// queryTF returns queryTerms and tf, where tf[k*N+d] is the count of
-// terms[k] in document d.
-func (x *index) queryTF() (terms, tf []int32) {
-	terms = x.queryTerms()
-	n := len(x.start) - 1
-	tf = grow(&x.tf, len(terms)*n)
-	if len(terms) == 0 {
-		return terms, tf
-	}
-	for d := range n {
-		for _, id := range x.docTokens(d) {
-			if k := x.slot[id]; k >= 0 {
-				tf[int(k)*n+d]++
-			}
-		}
-	}
-	return terms, tf
 }
 
 // grow sets *p to a zeroed slice of length n, reusing its array when it is

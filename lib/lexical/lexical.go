@@ -141,20 +141,25 @@ func (s *BM25) Score(query string, docs []string) ([]float64, error) {
 	if len(docs) == 0 {
 		return scores, nil
 	}
-	x := newIndex(s.Tokenizer, query, docs)
+	if err := checkLen(s.Name(), query, docs); err != nil {
+		return nil, err
+	}
+	x := newQueryFirstIndex(s.Tokenizer, query, docs)
 	defer x.release()
-	n, v := len(docs), x.nvocab
+	n, v := len(docs), x.norder
 	if v == 0 {
 		return scores, nil
 	}
 
 	// idf in rank_bm25's order: its dict of document frequencies is
-	// ordered by first occurrence, as our ids are, and the mean is taken
+	// ordered by first occurrence, as x.order is, and the mean is taken
 	// before negative values are floored. The logarithms are correctly
 	// rounded, as glibc's are (see lnhalf.go).
+	order := x.order[:v]
 	logs := grow(&x.f3, n+1) // logs[k] = ln(k + 0.5), for the k needed
 	need := x.need[:0]
-	for _, df := range x.df[:v] {
+	for _, id := range order {
+		df := x.df[id]
 		for _, k := range [2]int32{int32(n) - df, df} {
 			if logs[k] == 0 {
 				logs[k] = 1 // needed; lnHalfInto sets it
@@ -164,35 +169,37 @@ func (s *BM25) Score(query string, docs []string) ([]float64, error) {
 	}
 	lnHalfInto(logs, need)
 	x.need = need
-	idf := grow(&x.f1, v)
+	idf := grow(&x.f1, len(x.df)) // by id; only the query's are read
 	sum := 0.0
-	for t, df := range x.df[:v] {
+	for _, id := range order {
+		df := x.df[id]
 		w := logs[int32(n)-df] - logs[df]
-		idf[t] = w
+		idf[id] = w
 		sum += w
 	}
 	eps := s.Epsilon * (sum / float64(v))
-	for t, w := range idf {
-		if w < 0 {
-			idf[t] = eps
-		}
-	}
 
 	// k1·(1 − b + b·|d|/avgdl) per document, evaluated as numpy does.
-	avgdl := float64(len(x.seq)) / float64(n)
+	total := 0
+	for _, l := range x.dlen {
+		total += int(l)
+	}
+	avgdl := float64(total) / float64(n)
 	norm := grow(&x.f2, n)
-	for d := range n {
-		norm[d] = s.K1 * ((1 - s.B) + s.B*float64(x.docLen(d))/avgdl)
+	for d, l := range x.dlen {
+		norm[d] = s.K1 * ((1 - s.B) + s.B*float64(l)/avgdl)
 	}
 
-	terms, tf := x.queryTF()
 	k1p1 := s.K1 + 1
 	for _, id := range x.query {
-		if int(id) >= v {
-			continue
+		if x.df[id] == 0 {
+			continue // in no document
 		}
 		w := idf[id]
-		row := tf[int(x.slot[id])*n:][:n]
+		if w < 0 {
+			w = eps
+		}
+		row := x.tf[int(id)*n:][:n]
 		for d, f := range row {
 			if f != 0 {
 				ff := float64(f)
@@ -202,8 +209,20 @@ func (s *BM25) Score(query string, docs []string) ([]float64, error) {
 			}
 		}
 	}
-	x.clearSlots(terms)
 	return scores, nil
+}
+
+// checkLen rejects a text too long for the index.
+func checkLen(name, query string, docs []string) error {
+	if len(query) > maxText {
+		return fmt.Errorf("lexical: %s: query of %d bytes (max %d)", name, len(query), maxText)
+	}
+	for d, doc := range docs {
+		if len(doc) > maxText {
+			return fmt.Errorf("lexical: %s: document %d of %d bytes (max %d)", name, d, len(doc), maxText)
+		}
+	}
+	return nil
 }
 
 // TFIDF is scikit-learn's TfidfVectorizer at its defaults, scored by cosine
@@ -228,6 +247,9 @@ func (s *TFIDF) Score(query string, docs []string) ([]float64, error) {
 	scores := make([]float64, len(docs))
 	if len(docs) == 0 {
 		return scores, nil
+	}
+	if err := checkLen(s.Name(), query, docs); err != nil {
+		return nil, err
 	}
 	x := newIndex(s.Tokenizer, query, docs)
 	defer x.release()
@@ -322,6 +344,9 @@ func (s *Jaccard) Score(query string, docs []string) ([]float64, error) {
 	scores := make([]float64, len(docs))
 	if len(docs) == 0 {
 		return scores, nil
+	}
+	if err := checkLen(s.Name(), query, docs); err != nil {
+		return nil, err
 	}
 	x := newIndex(s.Tokenizer, query, docs)
 	defer x.release()

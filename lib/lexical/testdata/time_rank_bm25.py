@@ -1,0 +1,99 @@
+#!/usr/bin/python3
+"""Per-query time of rank_bm25's BM25Okapi under the paper's latency protocol
+(App. C.5): the time from handing a query's 150 candidate texts to the
+system until a sorted ranking exists, with the index built per query (C.4).
+It is the reference the Go benchmark BenchmarkBM25PerQuery (bench_test.go)
+is compared against; run both on the same machine.
+
+Command (from lib/lexical, on the machine the Go figures come from):
+    /usr/bin/python3 testdata/time_rank_bm25.py ../../../shared/data/math/MATH_test.jsonl
+
+Queries are drawn as BenchmarkBM25PerQuery draws them (not the same ones:
+Go's and Python's generators differ): 100 queries of the MATH test split,
+each with 150 other problems of its type as candidates; the query text is
+its statement, a candidate's is statement + "\\n\\n" + solution. BM25Okapi is
+gen.py's operation-for-operation copy of rank_bm25 0.2.2 (rank_bm25 is not
+packaged by Debian). Two timed regions are reported, each the median and
+mean over REPEATS passes of the 100 queries:
+
+  text->ranking    lower().split() of the query and candidates, BM25Okapi(),
+                   get_scores(), argsort: the protocol's whole task.
+  tokens->scores   BM25Okapi() and get_scores() on tokens made beforehand:
+                   the part rank_bm25 itself does.
+  math tokens->scores
+                   the same on the math tokeniser's tokens (the paper's
+                   main BM25), made beforehand by our Go tokeniser through
+                   testdata/tokens ("go run" needs Go on the PATH); Python
+                   has no math tokeniser to time.
+"""
+import json
+import random
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from gen import BM25Okapi
+
+SEED = 20251130
+QUERIES = 100
+CANDIDATES = 150
+REPEATS = 5
+
+
+def main():
+    rows = []
+    with open(sys.argv[1], encoding="utf-8") as f:
+        for line in f:
+            rows.append(json.loads(line))
+    rng = random.Random(SEED)
+    by_type = {}
+    for i, r in enumerate(rows):
+        by_type.setdefault(r["type"], []).append(i)
+    tasks = []
+    for q in rng.sample(range(len(rows)), QUERIES):
+        pool = [i for i in by_type[rows[q]["type"]] if i != q]
+        docs = [rows[i]["problem"] + "\n\n" + rows[i]["solution"] for i in rng.sample(pool, CANDIDATES)]
+        tasks.append((rows[q]["problem"], docs))
+
+    def whole(query, docs):
+        bm25 = BM25Okapi([d.lower().split() for d in docs])
+        scores = bm25.get_scores(query.lower().split())
+        return np.argsort(-scores, kind="stable")
+
+    tokenised = [(q.lower().split(), [d.lower().split() for d in docs]) for q, docs in tasks]
+
+    def index_and_score(qtoks, dtoks):
+        return BM25Okapi(dtoks).get_scores(qtoks)
+
+    texts = [t for q, docs in tasks for t in [q] + docs]
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = subprocess.run(["go", "run", "./testdata/tokens", "math"], cwd=os.path.dirname(here), check=True,
+                         input="".join(json.dumps(t) + "\n" for t in texts), capture_output=True, text=True).stdout
+    toks = [json.loads(line) for line in out.splitlines()]
+    math_tokenised = []
+    for k in range(len(tasks)):
+        chunk = toks[k * (CANDIDATES + 1):(k + 1) * (CANDIDATES + 1)]
+        math_tokenised.append((chunk[0], chunk[1:]))
+
+    for name, fn, inputs in (("text->ranking", whole, tasks), ("tokens->scores", index_and_score, tokenised),
+                             ("math tokens->scores", index_and_score, math_tokenised)):
+        times = []
+        fn(*inputs[0])  # warm-up
+        for _ in range(REPEATS):
+            for args in inputs:
+                t0 = time.perf_counter()
+                fn(*args)
+                times.append(time.perf_counter() - t0)
+        print(f"{name:20s} median {statistics.median(times) * 1e3:.2f} ms/query  "
+              f"mean {statistics.mean(times) * 1e3:.2f} ms/query  ({len(times)} timings)")
+    size = sum(len(d) for _, docs in tasks for d in docs) / len(tasks)
+    print(f"python {sys.version.split()[0]}, numpy {np.__version__}; "
+          f"{size / 1e3:.1f} KB of candidate text per query")
+
+
+if __name__ == "__main__":
+    main()
