@@ -158,9 +158,11 @@ func (x *index) intern(d int32) {
 		}
 		meta := h&tagMask | uint64(min(n, 255))<<32
 		id := int32(-1)
+		var free uint64 // the empty slot that ends the probe
 		for i := h & mask; ; i = (i + 1) & mask {
 			sl := slots[i]
 			if sl.meta == 0 {
+				free = i
 				break
 			}
 			// The slot holds the first 8 bytes, the length and 24 bits of
@@ -175,7 +177,7 @@ func (x *index) intern(d int32) {
 			}
 		}
 		if id < 0 {
-			id = x.insertWord(b[lo:hi], h, w, meta)
+			id = x.insertWord(b[lo:hi], h, w, meta, free)
 			df, last, order = x.df, x.last, x.order
 			slots = x.words.slots
 			mask = uint64(len(slots) - 1)
@@ -245,16 +247,20 @@ func (x *index) intern(d int32) {
 	}
 }
 
-// insertWord gives the single token tok, not in the table, the next id.
-func (x *index) insertWord(tok []byte, h, w, meta uint64) int32 {
-	t := &x.words
-	if 2*(t.n+1) > len(t.slots) {
-		x.rehash(t)
-	}
-	id := x.newID(entry{hash: h, lo: int32(len(x.keys))})
+// insertWord gives the single token tok, not in the table, the next id;
+// free is the empty slot its probe ended at.
+func (x *index) insertWord(tok []byte, h, w, meta, free uint64) int32 {
+	lo := int32(len(x.keys))
 	x.keys = append(x.keys, tok...)
-	x.ent[id].hi = int32(len(x.keys))
-	t.put(h, slot{word: w, meta: meta | uint64(id+1)})
+	id := x.newID(entry{hash: h, lo: lo, hi: int32(len(x.keys))})
+	sl := slot{word: w, meta: meta | uint64(id+1)}
+	if t := &x.words; 2*(t.n+1) > len(t.slots) {
+		x.rehash(t)
+		t.put(h, sl)
+	} else {
+		t.slots[free] = sl
+		t.n++
+	}
 	return id
 }
 
