@@ -30,10 +30,10 @@ type index struct {
 	// Interning.
 	sp           text.Spans
 	words, pairs table
-	keys         []byte  // the bytes of every single token, concatenated
-	ent          []entry // by id
-	cur          []int32 // ids of the single tokens of the current text
-	last         []int32 // by id: the last document counted in df (−1: none)
+	keys         []byte   // the bytes of every single token, concatenated
+	ent          []entry  // by id
+	cur          []int32  // ids of the single tokens of the current text
+	dl           []uint64 // by id: the last document counted (high half, −1: none) | df (low half)
 
 	// A query-first index (BM25's) keeps no seq, but these instead.
 	queryFirst bool
@@ -65,9 +65,10 @@ func newIndex(tok text.Tokenizer, query string, docs []string) *index {
 		x.intern(int32(d))
 		x.start = append(x.start, int32(len(x.seq)))
 	}
-	x.nvocab = len(x.df)
+	x.nvocab = len(x.dl)
 	x.sp.Tokenize(tok, query)
 	x.intern(-1)
+	x.setDF()
 	n := len(x.df)
 	for len(x.slot) < n {
 		x.slot = append(x.slot, -1)
@@ -94,7 +95,16 @@ func newQueryFirstIndex(tok text.Tokenizer, query string, docs []string) *index 
 		x.intern(int32(d))
 		x.dlen = append(x.dlen, int32(x.sp.Len()+len(x.sp.Pairs)))
 	}
+	x.setDF()
 	return x
+}
+
+// setDF sets df from dl.
+func (x *index) setDF() {
+	df := grow(&x.df, len(x.dl))
+	for id, v := range x.dl {
+		df[id] = int32(uint32(v))
+	}
 }
 
 func getIndex(queryFirst bool) *index {
@@ -104,8 +114,7 @@ func getIndex(queryFirst bool) *index {
 	x.pairs.reset()
 	x.keys = x.keys[:0]
 	x.ent = x.ent[:0]
-	x.last = x.last[:0]
-	x.df = x.df[:0]
+	x.dl = x.dl[:0]
 	x.order = append(x.order[:0], 0) // one spare: intern writes order[norder] ahead
 	x.norder = 0
 	x.m = 0
@@ -134,7 +143,7 @@ func (x *index) intern(d int32) {
 	if d < 0 {
 		out = x.query
 	}
-	df, last := x.df, x.last
+	dl := x.dl
 	queryFirst, m, tf, order, no := x.queryFirst, x.m, x.tf, x.order, x.norder
 	ndocs := 0
 	if queryFirst {
@@ -178,7 +187,7 @@ func (x *index) intern(d int32) {
 		}
 		if id < 0 {
 			id = x.insertWord(b[lo:hi], h, w, meta, free)
-			df, last, order = x.df, x.last, x.order
+			dl, order = x.dl, x.order
 			slots = x.words.slots
 			mask = uint64(len(slots) - 1)
 		}
@@ -191,16 +200,16 @@ func (x *index) intern(d int32) {
 		}
 		if queryFirst {
 			order[no] = id
-			no += int(uint32(last[id]) >> 31) // first in any document
+			no += int(dl[id] >> 63) // first in any document
 			tf[int(min(id, m))*ndocs+int(d)]++
 		} else {
 			out = append(out, id)
 		}
 		// df[id]++ when id is new in d, without a branch: which
 		// occurrence is a document's first is unpredictable.
-		c := uint32(last[id] ^ d)
-		last[id] = d
-		df[id] += int32((c | -c) >> 31)
+		v := dl[id]
+		c := uint32(v>>32) ^ uint32(d)
+		dl[id] = uint64(uint32(d))<<32 | (v&0xffffffff + uint64((c|-c)>>31))
 	}
 	for _, k := range sp.Pairs {
 		p := uint64(cur[k])<<32 | uint64(uint32(cur[k+1]))
@@ -221,7 +230,7 @@ func (x *index) intern(d int32) {
 		}
 		if id < 0 {
 			id = x.insertPair(p, h, meta)
-			df, last, order = x.df, x.last, x.order
+			dl, order = x.dl, x.order
 		}
 		if d < 0 {
 			out = append(out, id)
@@ -229,14 +238,14 @@ func (x *index) intern(d int32) {
 		}
 		if queryFirst {
 			order[no] = id
-			no += int(uint32(last[id]) >> 31)
+			no += int(dl[id] >> 63)
 			tf[int(min(id, m))*ndocs+int(d)]++
 		} else {
 			out = append(out, id)
 		}
-		c := uint32(last[id] ^ d)
-		last[id] = d
-		df[id] += int32((c | -c) >> 31)
+		v := dl[id]
+		c := uint32(v>>32) ^ uint32(d)
+		dl[id] = uint64(uint32(d))<<32 | (v&0xffffffff + uint64((c|-c)>>31))
 	}
 	x.cur = cur
 	x.norder = no
@@ -320,9 +329,8 @@ type entry struct {
 func (x *index) newID(e entry) int32 {
 	id := int32(len(x.ent))
 	x.ent = append(x.ent, e)
-	x.df = append(x.df, 0)
-	x.last = append(x.last, -1)
-	x.order = append(x.order, 0) // len(order) > the ids it will hold
+	x.dl = append(x.dl, 0xffffffff<<32) // last −1, df 0
+	x.order = append(x.order, 0)        // len(order) > the ids it will hold
 	return id
 }
 
