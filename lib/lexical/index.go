@@ -129,26 +129,16 @@ func getIndex(queryFirst bool) *index {
 func (x *index) release() { indexPool.Put(x) }
 
 // intern interns the tokens of x.sp, the text of document d (the query when
-// d is −1): it appends their ids to seq (to query) and counts document
-// frequencies. The hot path, a token already seen, runs on locals; a new
-// token goes through insertWord or insertPair, after which the locals that
-// may have moved are loaded again.
+// d is −1), in two passes: the first finds every token's id (a new token
+// goes through insertWord or insertPair), the second counts them: document
+// frequencies, and the ids appended to seq, or for a query-first index the
+// query terms' tf and the first-occurrence order. The query's ids are
+// appended to query.
 func (x *index) intern(d int32) {
 	sp := &x.sp
 	b := sp.Bytes[:cap(sp.Bytes)] // 8 bytes of slack after every token
 	bounds := sp.Bounds
-	hasPairs := len(sp.Pairs) > 0
 	cur := x.cur[:0]
-	out := x.seq
-	if d < 0 {
-		out = x.query
-	}
-	dl := x.dl
-	queryFirst, m, tf, order, no := x.queryFirst, x.m, x.tf, x.order, x.norder
-	ndocs := 0
-	if queryFirst {
-		ndocs = len(tf) / int(m+1)
-	}
 	slots := x.words.slots
 	mask := uint64(len(slots) - 1)
 	for k := 0; k+1 < len(bounds); k += 2 {
@@ -187,29 +177,10 @@ func (x *index) intern(d int32) {
 		}
 		if id < 0 {
 			id = x.insertWord(b[lo:hi], h, w, meta, free)
-			dl, order = x.dl, x.order
 			slots = x.words.slots
 			mask = uint64(len(slots) - 1)
 		}
-		if hasPairs {
-			cur = append(cur, id)
-		}
-		if d < 0 {
-			out = append(out, id)
-			continue
-		}
-		if queryFirst {
-			order[no] = id
-			no += int(dl[id] >> 63) // first in any document
-			tf[int(min(id, m))*ndocs+int(d)]++
-		} else {
-			out = append(out, id)
-		}
-		// df[id]++ when id is new in d, without a branch: which
-		// occurrence is a document's first is unpredictable.
-		v := dl[id]
-		c := uint32(v>>32) ^ uint32(d)
-		dl[id] = uint64(uint32(d))<<32 | (v&0xffffffff + uint64((c|-c)>>31))
+		cur = append(cur, id)
 	}
 	for _, k := range sp.Pairs {
 		p := uint64(cur[k])<<32 | uint64(uint32(cur[k+1]))
@@ -230,30 +201,39 @@ func (x *index) intern(d int32) {
 		}
 		if id < 0 {
 			id = x.insertPair(p, h, meta)
-			dl, order = x.dl, x.order
 		}
-		if d < 0 {
-			out = append(out, id)
-			continue
-		}
+		cur = append(cur, id)
+	}
+
+	// Count the occurrences: cur holds the text's ids, singles then pairs.
+	if d < 0 {
+		x.query = append(x.query, cur...)
+		x.cur = cur
+		return
+	}
+	queryFirst, m, tf, no := x.queryFirst, x.m, x.tf, x.norder
+	ndocs := 0
+	if queryFirst {
+		ndocs = len(tf) / int(m+1)
+	}
+	dl, order := x.dl, x.order
+	for _, id := range cur {
 		if queryFirst {
 			order[no] = id
-			no += int(dl[id] >> 63)
+			no += int(dl[id] >> 63) // first in any document
 			tf[int(min(id, m))*ndocs+int(d)]++
-		} else {
-			out = append(out, id)
 		}
+		// df[id]++ when id is new in d, without a branch: which
+		// occurrence is a document's first is unpredictable.
 		v := dl[id]
 		c := uint32(v>>32) ^ uint32(d)
 		dl[id] = uint64(uint32(d))<<32 | (v&0xffffffff + uint64((c|-c)>>31))
 	}
+	if !queryFirst {
+		x.seq = append(x.seq, cur...)
+	}
 	x.cur = cur
 	x.norder = no
-	if d < 0 {
-		x.query = out
-	} else {
-		x.seq = out
-	}
 }
 
 // insertWord gives the single token tok, not in the table, the next id;

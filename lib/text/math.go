@@ -396,35 +396,19 @@ func (st *mathState) words(lo, hi int) {
 // false, having done nothing, when s[lo:hi] is not ASCII.
 func (st *mathState) asciiWords(lo, hi int) bool {
 	s := st.s[lo:hi]
-	if len(s) > math.MaxInt32-1 || len(st.arena)+len(s) > math.MaxInt32 {
+	if len(st.arena)+len(s) > math.MaxInt32 {
 		return false
 	}
 	base := len(st.arena)
-	st.arena = slices.Grow(st.arena, len(s))[:base+len(s)]
-	a := st.arena[base:]
-	bounds := slices.Grow(st.bounds[:0], len(s)+1)[:len(s)+1]
-	n := 0
-	prev := clsSep
-	var or byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		or |= c
-		a[i] = asciiLower[c&0x7f]
-		cl := alnumClass[c]
-		bounds[n] = int32(i)
-		n += int(prev ^ cl)
-		prev = cl
-	}
+	st.arena = slices.Grow(st.arena, len(s))
+	// The lower-cased words go straight into the arena's spare capacity.
+	_, bounds, ok := asciiBounds(st.arena[base:base], st.bounds[:0], s, &alnumClass)
 	st.bounds = bounds
-	if or >= utf8.RuneSelf {
-		st.arena = st.arena[:base]
+	if !ok {
 		return false
 	}
-	if prev == clsTok {
-		bounds[n] = int32(len(s))
-		n++
-	}
-	for k := 0; k+1 < n; k += 2 {
+	st.arena = st.arena[:base+len(s)]
+	for k := 0; k+1 < len(bounds); k += 2 {
 		st.toks = append(st.toks, ref{base + int(bounds[k]), base + int(bounds[k+1]), true})
 	}
 	return true

@@ -109,15 +109,21 @@ def jaccard(a, b):
     return len(a & b) / union if union else 0.0
 
 
-def main():
+def read_rows(path):
+    """The MATH JSONL rows of path, and their line numbers by "type"."""
     rows = []
-    with open(sys.argv[1], encoding="utf-8") as f:
+    with open(path, encoding="utf-8") as f:
         for line in f:
             rows.append(json.loads(line))
-    rng = random.Random(SEED)
     by_type = {}
     for i, r in enumerate(rows):
         by_type.setdefault(r["type"], []).append(i)
+    return rows, by_type
+
+
+def main():
+    rows, by_type = read_rows(sys.argv[1])
+    rng = random.Random(SEED)
     out = {
         "made_by": "testdata/gen.py (see its docstring)",
         "versions": {"python": sys.version.split()[0], "sklearn": sklearn.__version__,

@@ -36,7 +36,7 @@ import time
 
 import numpy as np
 
-from gen import BM25Okapi
+from gen import BM25Okapi, read_rows
 
 SEED = 20251130
 QUERIES = 100
@@ -45,14 +45,8 @@ REPEATS = 5
 
 
 def main():
-    rows = []
-    with open(sys.argv[1], encoding="utf-8") as f:
-        for line in f:
-            rows.append(json.loads(line))
+    rows, by_type = read_rows(sys.argv[1])
     rng = random.Random(SEED)
-    by_type = {}
-    for i, r in enumerate(rows):
-        by_type.setdefault(r["type"], []).append(i)
     tasks = []
     for q in rng.sample(range(len(rows)), QUERIES):
         pool = [i for i in by_type[rows[q]["type"]] if i != q]
