@@ -16,6 +16,7 @@ import (
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/lib/ndcg"
+	"github.com/saber-math/saber/lib/stats"
 )
 
 // MTEBScore is one row of an MTEB scores CSV (paper §4.1): a retriever's
@@ -173,7 +174,7 @@ func MTEBCorrelation(ours map[string]float64, mteb []MTEBScore, since string) ([
 				x, y = append(x, s.Score), append(y, ours[s.Retriever])
 			}
 		}
-		return MTEBRow{Subset: subset, N: len(x), Pearson: Pearson(x, y), Spearman: Spearman(x, y), Removed: removed}
+		return MTEBRow{Subset: subset, N: len(x), Pearson: stats.Pearson(x, y), Spearman: stats.Spearman(x, y), Removed: removed}
 	}
 	out := []MTEBRow{corr("all", func(MTEBScore) bool { return true }, nil)}
 	if since != "" {
@@ -209,7 +210,7 @@ func RankGaps(ours map[string]float64, common []MTEBScore) []RankGap {
 	for i, s := range common {
 		x[i], y[i] = -s.Score, -ours[s.Retriever] // ranks ascend: negate for 1 = best
 	}
-	rx, ry := ranks(x), ranks(y)
+	rx, ry := stats.Ranks(x, 0), stats.Ranks(y, 0)
 	out := make([]RankGap, len(common))
 	for i, s := range common {
 		out[i] = RankGap{s.Retriever, rx[i], ry[i], math.Abs(rx[i] - ry[i])}

@@ -68,6 +68,7 @@ import (
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/ndcg"
 	"github.com/saber-math/saber/lib/seed"
+	"github.com/saber-math/saber/lib/stats"
 )
 
 // Stage is the report stage.
@@ -643,8 +644,8 @@ func (m *model) sensitivity() {
 		for v := 1; v < len(Variants); v++ {
 			row := sensRow{variant: Variants[v], pearson: math.NaN(), spearman: math.NaN()}
 			if len(m.retrievers) >= 2 {
-				row.pearson = Pearson(s.overall[0], s.overall[v])
-				row.spearman = Spearman(s.overall[0], s.overall[v])
+				row.pearson = stats.Pearson(s.overall[0], s.overall[v])
+				row.spearman = stats.Spearman(s.overall[0], s.overall[v])
 				row.inversions, row.pairs = Inversions(s.overall[0], s.overall[v])
 			}
 			s.rows = append(s.rows, row)

@@ -3,9 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/trec"
@@ -80,63 +78,6 @@ func ofOrder(order []int, rated, all []float64, opt ndcg.Options) float64 {
 		ranked[r] = rated[order[r]]
 	}
 	return ndcg.DCG(ranked, k, opt.Gain) / ideal
-}
-
-// Pearson returns the Pearson correlation of x and y (equal lengths), NaN
-// when either is constant or they have fewer than two values.
-func Pearson(x, y []float64) float64 {
-	if len(x) != len(y) {
-		panic("report: Pearson of unequal lengths")
-	}
-	n := float64(len(x))
-	if len(x) < 2 {
-		return math.NaN()
-	}
-	var mx, my float64
-	for i := range x {
-		mx += x[i]
-		my += y[i]
-	}
-	mx /= n
-	my /= n
-	var sxy, sxx, syy float64
-	for i := range x {
-		dx, dy := x[i]-mx, y[i]-my
-		sxy += dx * dy
-		sxx += dx * dx
-		syy += dy * dy
-	}
-	if sxx == 0 || syy == 0 {
-		return math.NaN()
-	}
-	return sxy / math.Sqrt(sxx*syy)
-}
-
-// Spearman returns Spearman's rank correlation of x and y: the Pearson
-// correlation of their ranks, tied values sharing the mean of their ranks
-// (scipy.stats.spearmanr's definition).
-func Spearman(x, y []float64) float64 { return Pearson(ranks(x), ranks(y)) }
-
-// ranks returns 1-based ranks of v ascending, ties averaged.
-func ranks(v []float64) []float64 {
-	idx := make([]int, len(v))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] < v[idx[b]] })
-	r := make([]float64, len(v))
-	for i := 0; i < len(idx); {
-		j := i
-		for j+1 < len(idx) && v[idx[j+1]] == v[idx[i]] {
-			j++
-		}
-		mean := float64(i+j)/2 + 1
-		for k := i; k <= j; k++ {
-			r[idx[k]] = mean
-		}
-		i = j + 1
-	}
-	return r
 }
 
 // Inversions counts the pairs (i, j) that x and y order strictly

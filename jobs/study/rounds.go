@@ -2,7 +2,6 @@ package study
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +18,7 @@ import (
 	"github.com/saber-math/saber/lib/bt"
 	"github.com/saber-math/saber/lib/chart"
 	"github.com/saber-math/saber/lib/seed"
+	"github.com/saber-math/saber/lib/stats"
 	"github.com/saber-math/saber/lib/swiss"
 	"github.com/saber-math/saber/lib/swiss/swisssim"
 )
@@ -394,7 +394,7 @@ func roundsOne(q *Exhaustive, c RoundsConfig, f *bt.Fitter) (perQuery, error) {
 			return 0, 0, 0, 0, err
 		}
 		i, t := Discordance(fit.Theta, refTheta)
-		rho = Spearman(fit.Theta, refTheta)
+		rho = spearman(fit.Theta, refTheta)
 		if q.Latent != nil {
 			li, lt := Discordance(fit.Theta, q.Latent)
 			lat = float64(li) + float64(lt)/2
@@ -481,52 +481,12 @@ func Discordance(est, ref []float64) (inv, tied int) {
 	return inv, tied
 }
 
-// Spearman is Spearman's ρ of x and y — the Pearson correlation of their
-// ranks — with values within 1e-9 of their neighbour in sorted order tied
-// (average ranks), so that round-off in a fit does not split a tie. NaN
-// when either side is constant.
-func Spearman(x, y []float64) float64 {
-	if len(x) != len(y) {
-		panic(fmt.Sprintf("study: Spearman of %d and %d values", len(x), len(y)))
-	}
-	rx, ry := ranks(x), ranks(y)
-	var mx, my float64
-	for i := range rx {
-		mx += rx[i]
-		my += ry[i]
-	}
-	mx, my = mx/float64(len(rx)), my/float64(len(ry))
-	var sxy, sxx, syy float64
-	for i := range rx {
-		dx, dy := rx[i]-mx, ry[i]-my
-		sxy += dx * dy
-		sxx += dx * dx
-		syy += dy * dy
-	}
-	return sxy / math.Sqrt(sxx*syy)
-}
-
-// ranks returns 1-based ranks of x ascending, runs of values each within
-// tieTol of the next sharing their average rank.
-func ranks(x []float64) []float64 {
-	idx := make([]int, len(x))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
-	r := make([]float64, len(x))
-	for i := 0; i < len(idx); {
-		j := i + 1
-		for j < len(idx) && x[idx[j]]-x[idx[j-1]] <= tieTol {
-			j++
-		}
-		avg := float64(i+j+1) / 2 // mean of ranks i+1..j
-		for k := i; k < j; k++ {
-			r[idx[k]] = avg
-		}
-		i = j
-	}
-	return r
+// spearman is Spearman's ρ of x and y with values within tieTol of their
+// neighbour in sorted order tied (chained runs share their average rank),
+// so that round-off in a fit does not split a tie. NaN when either side is
+// constant.
+func spearman(x, y []float64) float64 {
+	return stats.Pearson(stats.Ranks(x, tieTol), stats.Ranks(y, tieTol))
 }
 
 func meanSD(v []float64) (mean, sd float64) {

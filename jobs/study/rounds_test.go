@@ -314,13 +314,13 @@ func TestSimulate(t *testing.T) {
 func TestSpearmanRoundOffTies(t *testing.T) {
 	ref := []float64{1, 1, 2, 3}
 	est := []float64{1 + 1e-12, 1, 2, 3}
-	if rho := Spearman(est, ref); rho != 1 {
+	if rho := spearman(est, ref); rho != 1 {
 		t.Errorf("ρ = %v, want 1: round-off split a tie", rho)
 	}
-	if rho := Spearman([]float64{4, 3, 2, 1}, []float64{1, 2, 3, 4}); rho != -1 {
+	if rho := spearman([]float64{4, 3, 2, 1}, []float64{1, 2, 3, 4}); rho != -1 {
 		t.Errorf("ρ reversed = %v", rho)
 	}
-	if rho := Spearman([]float64{1, 1, 1}, []float64{1, 2, 3}); !math.IsNaN(rho) {
+	if rho := spearman([]float64{1, 1, 1}, []float64{1, 2, 3}); !math.IsNaN(rho) {
 		t.Errorf("constant: ρ = %v", rho)
 	}
 }

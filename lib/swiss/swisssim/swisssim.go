@@ -3,22 +3,21 @@
 // latent scores, a simulated judge prefers a over b with probability
 // σ((s_a − s_b)/noise), and the Bradley–Terry ranking of the judgments is
 // compared with the latent order. It also provides the baseline the paper
-// compares Swiss scheduling with — random pairs without repeats — and the
-// rank-agreement measures (Spearman ρ, inversions).
+// compares Swiss scheduling with — random pairs without repeats — and
+// inversions, a rank-agreement measure beside lib/stats' Spearman ρ.
 //
 // Pure: no I/O, and every random draw comes from a generator the caller
 // passes in, or, in RunTrial, from lib/seed keyed by the trial.
 package swisssim
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/saber-math/saber/lib/bt"
 	"github.com/saber-math/saber/lib/seed"
+	"github.com/saber-math/saber/lib/stats"
 	"github.com/saber-math/saber/lib/swiss"
 )
 
@@ -182,52 +181,6 @@ func Inversions(x, y []float64) int {
 	return inv
 }
 
-// Spearman is Spearman's ρ: the Pearson correlation of the ranks, ties
-// getting their average rank. It is NaN when either side is constant.
-func Spearman(x, y []float64) float64 {
-	if len(x) != len(y) {
-		panic(fmt.Sprintf("swisssim: Spearman of %d and %d values", len(x), len(y)))
-	}
-	rx, ry := ranks(x), ranks(y)
-	n := float64(len(x))
-	var mx, my float64
-	for i := range rx {
-		mx += rx[i]
-		my += ry[i]
-	}
-	mx, my = mx/n, my/n
-	var sxy, sxx, syy float64
-	for i := range rx {
-		dx, dy := rx[i]-mx, ry[i]-my
-		sxy += dx * dy
-		sxx += dx * dx
-		syy += dy * dy
-	}
-	return sxy / math.Sqrt(sxx*syy)
-}
-
-// ranks returns 1-based ranks of x ascending, ties averaged.
-func ranks(x []float64) []float64 {
-	idx := make([]int, len(x))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
-	r := make([]float64, len(x))
-	for i := 0; i < len(idx); {
-		j := i + 1
-		for j < len(idx) && x[idx[j]] == x[idx[i]] {
-			j++
-		}
-		avg := float64(i+j+1) / 2 // mean of ranks i+1..j
-		for k := i; k < j; k++ {
-			r[idx[k]] = avg
-		}
-		i = j
-	}
-	return r
-}
-
 // Config is one simulated query.
 type Config struct {
 	N           int     // candidates (paper: 150)
@@ -300,7 +253,7 @@ func Score(scores []float64, js []swiss.Judgment, lambda float64) (Outcome, erro
 	}
 	return Outcome{
 		Comparisons: len(js),
-		Spearman:    Spearman(fit.Theta, scores),
+		Spearman:    stats.Spearman(fit.Theta, scores),
 		Inversions:  Inversions(fit.Theta, scores),
 	}, nil
 }
