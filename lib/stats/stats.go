@@ -1,8 +1,10 @@
-// Package stats holds the small inferential statistics the studies report
-// (paper App. D.4, Table 6): the Wilson score interval of a proportion and
-// the exact two-sided binomial test.
+// Package stats holds the small statistics the studies and the report
+// use: the Wilson score interval of a proportion and the exact two-sided
+// binomial test (paper App. D.4, Table 6), and the Pearson and Spearman
+// correlations with average ranks (App. D.3 sensitivity, the MTEB
+// comparison, the Swiss-tournament studies).
 //
-// Both are checked against golden values from SciPy (testdata/golden.json,
+// All are checked against golden values from SciPy (testdata/golden.json,
 // made by testdata/golden.py; see there). The package is pure.
 package stats
 
