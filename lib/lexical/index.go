@@ -15,8 +15,8 @@ import (
 // are pooled, so that scoring many queries reuses their buffers instead of
 // allocating them again.
 //
-// A text's tokens arrive as text.Spans and are interned in one loop with
-// its state in locals, in two open-addressing hash tables of our own: one
+// A text's tokens arrive as text.Spans and are interned in a loop with its
+// state in locals, in two open-addressing hash tables of our own: one
 // keyed by the token's bytes, one by the pair of ids of a math pair token
 // "a b". This avoids a string and a call per token and costs a fraction of
 // a Go map lookup.
@@ -32,7 +32,7 @@ type index struct {
 	words, pairs table
 	keys         []byte   // the bytes of every single token, concatenated
 	ent          []entry  // by id
-	cur          []int32  // ids of the single tokens of the current text
+	cur          []int32  // ids of the current text's tokens, singles then pairs
 	dl           []uint64 // by id: the last document counted (high half, −1: none) | df (low half)
 
 	// A query-first index (BM25's) keeps no seq, but these instead.
