@@ -87,12 +87,6 @@ func (mathTokenizer) Append(dst []string, s string) []string {
 
 var mathPool = sync.Pool{New: func() any { return new(mathState) }}
 
-// ref is a token: s[lo:hi] of the input, or arena[lo:hi] when inArena.
-type ref struct {
-	lo, hi  int
-	inArena bool
-}
-
 // failure remembers that no closer was found from pos up to until, so that
 // a later opener of the same kind in that range fails at once and
 // pathological input (thousands of unclosed openers) stays linear.
@@ -102,10 +96,14 @@ type failure struct {
 }
 
 type mathState struct {
-	s      string
-	arena  []byte // bytes of the tokens that are not substrings of s
-	toks   []ref  // single tokens, in order
-	pairs  []int  // k: toks[k] and toks[k+1] form a pair
+	s     string
+	arena []byte // bytes of the tokens that are not substrings of s
+	// toks holds the single tokens, in order, as bounds in one space: token
+	// k is s[toks[2k]:toks[2k+1]] when toks[2k] < len(s), else the arena's
+	// bytes at those offsets less len(s) (a token is never empty). It is
+	// the layout of Spans, which then only narrows it to int32.
+	toks   []int
+	pairs  []int // k: tokens k and k+1 form a pair
 	bounds []int32
 	fails  []failure
 }
@@ -120,35 +118,45 @@ func (st *mathState) reset(s string) {
 
 // emit materialises the tokens with one allocation for the whole arena.
 func (st *mathState) emit(dst []string) []string {
+	n := len(st.s)
 	for _, k := range st.pairs {
-		a, b := st.toks[k], st.toks[k+1]
 		lo := len(st.arena)
-		st.arena = st.appendRef(st.arena, a)
+		st.arena = st.appendTok(st.arena, k)
 		st.arena = append(st.arena, ' ')
-		st.arena = st.appendRef(st.arena, b)
-		st.toks = append(st.toks, ref{lo, len(st.arena), true})
+		st.arena = st.appendTok(st.arena, k+1)
+		st.toks = append(st.toks, n+lo, n+len(st.arena))
 	}
 	arena := string(st.arena)
-	for _, t := range st.toks {
-		if t.inArena {
-			dst = append(dst, arena[t.lo:t.hi])
+	for k := 0; k+1 < len(st.toks); k += 2 {
+		if lo, hi := st.toks[k], st.toks[k+1]; lo >= n {
+			dst = append(dst, arena[lo-n:hi-n])
 		} else {
-			dst = append(dst, st.s[t.lo:t.hi])
+			dst = append(dst, st.s[lo:hi])
 		}
 	}
 	return dst
 }
 
-func (st *mathState) appendRef(b []byte, t ref) []byte {
-	if t.inArena {
-		// b may be st.arena itself; t lies before its end, so append copies
-		// from memory that stays valid (append reallocates by copying).
-		return append(b, b[t.lo:t.hi]...)
+// appendTok appends the bytes of token k to b.
+func (st *mathState) appendTok(b []byte, k int) []byte {
+	n := len(st.s)
+	if lo, hi := st.toks[2*k], st.toks[2*k+1]; lo >= n {
+		// b may be st.arena itself; the token lies before its end, so
+		// append copies from memory that stays valid (append reallocates
+		// by copying).
+		return append(b, b[lo-n:hi-n]...)
+	} else {
+		return append(b, st.s[lo:hi]...)
 	}
-	return append(b, st.s[t.lo:t.hi]...)
 }
 
-func (st *mathState) sub(lo, hi int) { st.toks = append(st.toks, ref{lo, hi, false}) }
+func (st *mathState) sub(lo, hi int) { st.toks = append(st.toks, lo, hi) }
+
+// arenaTok appends the token arena[lo:] (to its end).
+func (st *mathState) arenaTok(lo int) {
+	n := len(st.s)
+	st.toks = append(st.toks, n+lo, n+len(st.arena))
+}
 
 // lit appends the token made of parts, copied into the arena.
 func (st *mathState) lit(parts ...string) {
@@ -156,7 +164,7 @@ func (st *mathState) lit(parts ...string) {
 	for _, p := range parts {
 		st.arena = append(st.arena, p...)
 	}
-	st.toks = append(st.toks, ref{lo, len(st.arena), true})
+	st.arenaTok(lo)
 }
 
 // run splits st.s into text and math parts.
@@ -383,7 +391,7 @@ func (st *mathState) words(lo, hi int) {
 			_, size := utf8.DecodeRuneInString(s[i:hi])
 			i += size
 		case lowered >= 0:
-			st.toks = append(st.toks, ref{lowered, len(st.arena), true})
+			st.arenaTok(lowered)
 		default:
 			st.sub(start, i)
 		}
@@ -408,8 +416,9 @@ func (st *mathState) asciiWords(lo, hi int) bool {
 		return false
 	}
 	st.arena = st.arena[:base+len(s)]
-	for k := 0; k+1 < len(bounds); k += 2 {
-		st.toks = append(st.toks, ref{base + int(bounds[k]), base + int(bounds[k+1]), true})
+	off := len(st.s) + base
+	for _, v := range bounds {
+		st.toks = append(st.toks, off+int(v))
 	}
 	return true
 }
@@ -453,9 +462,9 @@ func init() {
 
 // math appends the tokens of the math part s[lo:hi] and its pairs.
 func (st *mathState) math(lo, hi int) {
-	first := len(st.toks)
+	first := len(st.toks) / 2
 	st.mathTokens(lo, hi)
-	for k := first; k+1 < len(st.toks); k++ {
+	for k := first; k+1 < len(st.toks)/2; k++ {
 		st.pairs = append(st.pairs, k)
 	}
 }

@@ -25,8 +25,10 @@ type Spans struct {
 	Pairs  []int32
 }
 
-// MaxSpansText is the longest text Tokenize accepts: offsets are int32.
-const MaxSpansText = math.MaxInt32 / 4
+// MaxSpansText is the longest text Tokenize accepts: offsets are int32,
+// and the Math tokeniser's tokens can take 13 times the text's bytes (the
+// text, then up to 12 bytes for each of its bytes: ";" is op:semicolon).
+const MaxSpansText = math.MaxInt32 / 16
 
 // Len returns the number of single tokens.
 func (sp *Spans) Len() int { return len(sp.Bounds) / 2 }
@@ -81,16 +83,16 @@ func (sp *Spans) Tokenize(t Tokenizer, s string) {
 		st := mathPool.Get().(*mathState)
 		st.reset(s)
 		st.run()
-		// The tokens are substrings of s or of the arena: Bytes is both.
+		if len(s)+len(st.arena) > math.MaxInt32 {
+			// Not reached within MaxSpansText (see there).
+			panic(fmt.Sprintf("text: Spans.Tokenize: %d bytes of math tokens", len(s)+len(st.arena)))
+		}
+		// The tokens are substrings of s or of the arena: Bytes is both,
+		// which is the space st.toks's bounds are in.
 		b := append(append(sp.Bytes[:0], s...), st.arena...)
-		bounds := slices.Grow(sp.Bounds[:0], 2*len(st.toks))
-		off := len(s)
-		for _, r := range st.toks {
-			if r.inArena {
-				bounds = append(bounds, int32(off+r.lo), int32(off+r.hi))
-			} else {
-				bounds = append(bounds, int32(r.lo), int32(r.hi))
-			}
+		bounds := slices.Grow(sp.Bounds[:0], len(st.toks))[:len(st.toks)]
+		for k, v := range st.toks {
+			bounds[k] = int32(v)
 		}
 		pairs := sp.Pairs
 		for _, k := range st.pairs {

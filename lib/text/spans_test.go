@@ -33,7 +33,10 @@ func (upper) Append(dst []string, s string) []string {
 }
 
 func TestSpansMatchesAppend(t *testing.T) {
-	texts := []string{"", "A b  c", "İX ΟΔΟΣ \u001c x", `$x^2 + \frac{a}{b}$ and \(y\)`, "ab\xffcd Ab", "a bb c dd é ff"}
+	texts := []string{"", "A b  c", "İX ΟΔΟΣ \u001c x", `$x^2 + \frac{a}{b}$ and \(y\)`, "ab\xffcd Ab", "a bb c dd é ff",
+		// Tokens longer than their text (op names), and in both the text
+		// and the arena, interleaved.
+		`$;;;\_\_,$ x $\text{Ⱥb} y^2$`}
 	if p, err := mathDataPathOK(); err == nil {
 		docs := readMATH(t, p)
 		texts = append(texts, docs[:500]...)
