@@ -38,7 +38,8 @@ type index struct {
 	// A query-first index (BM25's) keeps no seq, but these instead.
 	queryFirst bool
 	m          int32   // ids < m are the query's
-	tf         []int32 // tf[k*N+d]: count of id k < m in document d; row m takes the rest
+	tf         []int32 // tf[k*N+d]: count of id k < m in document d; 8 spare slots after
+	ndocs      int     // N
 	order      []int32 // order[:norder]: the documents' ids by first occurrence
 	norder     int
 	dlen       []int32 // tokens per document
@@ -80,8 +81,8 @@ func newIndex(tok text.Tokenizer, query string, docs []string) *index {
 // newQueryFirstIndex is the index BM25 needs, built in one pass over the
 // documents: the query is interned first, so its ids are 0…m−1, and each
 // document token is counted into tf as it is read (a token that is not a
-// query term into the spare row m, without a branch) instead of being kept
-// in seq for a second pass. ids are then not in first-occurrence order
+// query term into a spare slot) instead of being kept in seq for a second
+// pass. ids are then not in first-occurrence order
 // over the documents, so order lists that order, for the sums that
 // depend on it. docTokens, queryTerms and nvocab are not set.
 func newQueryFirstIndex(tok text.Tokenizer, query string, docs []string) *index {
@@ -89,7 +90,8 @@ func newQueryFirstIndex(tok text.Tokenizer, query string, docs []string) *index 
 	x.sp.Tokenize(tok, query)
 	x.intern(-1)
 	x.m = int32(len(x.ent))
-	grow(&x.tf, (len(x.ent)+1)*len(docs))
+	x.ndocs = len(docs)
+	grow(&x.tf, len(x.ent)*len(docs)+8)
 	for d, doc := range docs {
 		x.sp.Tokenize(tok, doc)
 		x.intern(int32(d))
@@ -211,17 +213,20 @@ func (x *index) intern(d int32) {
 		x.cur = cur
 		return
 	}
-	queryFirst, m, tf, no := x.queryFirst, x.m, x.tf, x.norder
-	ndocs := 0
-	if queryFirst {
-		ndocs = len(tf) / int(m+1)
-	}
+	queryFirst, m, tf, no, ndocs := x.queryFirst, x.m, x.tf, x.norder, x.ndocs
 	dl, order := x.dl, x.order
-	for _, id := range cur {
+	for k, id := range cur {
 		if queryFirst {
 			order[no] = id
 			no += int(dl[id] >> 63) // first in any document
-			tf[int(min(id, m))*ndocs+int(d)]++
+			// A query term counts in its row; any other token in one of
+			// 8 spare slots in turn (one slot would chain every increment
+			// on the one before through memory).
+			t := int(id)*ndocs + int(d)
+			if id >= m {
+				t = int(m)*ndocs + k&7
+			}
+			tf[t]++
 		}
 		// df[id]++ when id is new in d, without a branch: which
 		// occurrence is a document's first is unpredictable.
