@@ -137,12 +137,9 @@ func (s *BM25) Score(query string, docs []string) ([]float64, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	scores := make([]float64, len(docs))
-	if len(docs) == 0 {
-		return scores, nil
-	}
-	if err := checkLen(s.Name(), query, docs); err != nil {
-		return nil, err
+	scores, done, err := begin(s.Name(), s.Tokenizer, query, docs)
+	if done {
+		return scores, err
 	}
 	x := newQueryFirstIndex(s.Tokenizer, query, docs)
 	defer x.release()
@@ -212,17 +209,26 @@ func (s *BM25) Score(query string, docs []string) ([]float64, error) {
 	return scores, nil
 }
 
-// checkLen rejects a text too long for the index.
-func checkLen(name, query string, docs []string) error {
+// begin does what every Score does first: it rejects a missing tokeniser
+// and a text too long for the index, and makes the scores, all 0. done
+// reports that scores (or err) is the answer already: with an error, or
+// with no documents.
+func begin(name string, tok text.Tokenizer, query string, docs []string) (scores []float64, done bool, err error) {
+	if tok == nil {
+		return nil, true, fmt.Errorf("lexical: %s: no tokenizer", name)
+	}
+	if len(docs) == 0 {
+		return []float64{}, true, nil
+	}
 	if len(query) > maxText {
-		return fmt.Errorf("lexical: %s: query of %d bytes (max %d)", name, len(query), maxText)
+		return nil, true, fmt.Errorf("lexical: %s: query of %d bytes (max %d)", name, len(query), maxText)
 	}
 	for d, doc := range docs {
 		if len(doc) > maxText {
-			return fmt.Errorf("lexical: %s: document %d of %d bytes (max %d)", name, d, len(doc), maxText)
+			return nil, true, fmt.Errorf("lexical: %s: document %d of %d bytes (max %d)", name, d, len(doc), maxText)
 		}
 	}
-	return nil
+	return make([]float64, len(docs)), false, nil
 }
 
 // TFIDF is scikit-learn's TfidfVectorizer at its defaults, scored by cosine
@@ -241,15 +247,9 @@ func (s *TFIDF) Name() string { return variantName("tfidf", s.Tokenizer, text.Sk
 // Score returns the cosine between the TF-IDF vectors of query and of every
 // document.
 func (s *TFIDF) Score(query string, docs []string) ([]float64, error) {
-	if s.Tokenizer == nil {
-		return nil, fmt.Errorf("lexical: %s: no tokenizer", s.Name())
-	}
-	scores := make([]float64, len(docs))
-	if len(docs) == 0 {
-		return scores, nil
-	}
-	if err := checkLen(s.Name(), query, docs); err != nil {
-		return nil, err
+	scores, done, err := begin(s.Name(), s.Tokenizer, query, docs)
+	if done {
+		return scores, err
 	}
 	x := newIndex(s.Tokenizer, query, docs)
 	defer x.release()
@@ -338,15 +338,9 @@ func (s *Jaccard) Name() string { return variantName("jaccard", s.Tokenizer, tex
 // token sets, computed as float64(|A∩B|) / float64(|A∪B|), 0 when both are
 // empty.
 func (s *Jaccard) Score(query string, docs []string) ([]float64, error) {
-	if s.Tokenizer == nil {
-		return nil, fmt.Errorf("lexical: %s: no tokenizer", s.Name())
-	}
-	scores := make([]float64, len(docs))
-	if len(docs) == 0 {
-		return scores, nil
-	}
-	if err := checkLen(s.Name(), query, docs); err != nil {
-		return nil, err
+	scores, done, err := begin(s.Name(), s.Tokenizer, query, docs)
+	if done {
+		return scores, err
 	}
 	x := newIndex(s.Tokenizer, query, docs)
 	defer x.release()

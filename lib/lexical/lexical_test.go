@@ -65,6 +65,22 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestRejectsHugeText checks that a text over the index's int32 offsets
+// is an error naming it, never a panic (the string is 128 MiB; nothing
+// tokenises it).
+func TestRejectsHugeText(t *testing.T) {
+	huge := strings.Repeat("a", maxText+1)
+	for _, name := range Names() {
+		s, _ := Lookup(name)
+		if _, err := s.Score(huge, []string{"d"}); err == nil || !strings.Contains(err.Error(), "query of") {
+			t.Errorf("%s: huge query: error %v", name, err)
+		}
+		if _, err := s.Score("q", []string{"d", huge}); err == nil || !strings.Contains(err.Error(), "document 1 of") {
+			t.Errorf("%s: huge document: error %v", name, err)
+		}
+	}
+}
+
 func approx(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
 
 // TestHandWorked checks small cases computed by hand from the formulas in
