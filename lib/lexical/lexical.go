@@ -34,7 +34,9 @@
 // (rank_bm25 divides by zero, scikit-learn raises "empty vocabulary") every
 // score is 0. rank_bm25 also yields NaN for a document where
 // k1·(1 − b + b·|d|/avgdl) is 0 (k1 = 0, or b = 1 and an empty document);
-// we add 0 for a query term a document lacks, always.
+// we add 0 for a query term a document lacks, always. A query or document
+// longer than text.MaxSpansText (128 MiB; the index's offsets are 32-bit)
+// is an error.
 //
 // Scorers are safe for concurrent use. Score allocates little: tokens are
 // interned to small integers per query in pooled buffers.
