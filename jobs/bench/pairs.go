@@ -32,8 +32,8 @@ import (
 	aontology "github.com/saber-math/saber/artifacts/ontology"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/pairs"
-	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/ontology"
+	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/summtok"
 	"github.com/saber-math/saber/lib/synth/corpusdist"
 	"github.com/saber-math/saber/shard"
@@ -283,7 +283,7 @@ func runPairsSize(ctx context.Context, opt PairsOptions, gen *corpusdist.Generat
 		lo, hi := spec.Range(n)
 		results := make([][]dataset.Pair, hi-lo)
 		t0, qcpu := time.Now(), cpuTime()
-		err := stage.ForEach(ctx, hi-lo, opt.Workers, func(_ context.Context, i int) error {
+		err := parallel.For(ctx, hi-lo, opt.Workers, func(_ context.Context, i int) error {
 			results[i] = f.Query(lo + i)
 			return nil
 		})
@@ -433,7 +433,7 @@ func runBrute(ctx context.Context, opt PairsOptions, c *pairs.Corpus, f *pairs.F
 	kept := make([][]dataset.Pair, len(queries))
 	cpu0 := cpuTime()
 	t0 := time.Now()
-	err := stage.ForEach(ctx, len(queries), opt.Workers, func(_ context.Context, k int) error {
+	err := parallel.For(ctx, len(queries), opt.Workers, func(_ context.Context, k int) error {
 		kept[k] = BruteQuery(c, ids, queries[k], opt.TopicFloor, opt.SummFloor)
 		return nil
 	})

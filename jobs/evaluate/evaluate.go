@@ -18,6 +18,7 @@ import (
 	"github.com/saber-math/saber/jobs/judge"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/shard"
 )
 
@@ -123,7 +124,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	runs := make([][]dataset.RunRow, len(qs))
 	timings := make([]dataset.Timing, len(qs))
 	prog := env.Progress("queries", int64(len(qs)))
-	err = stage.ForEach(ctx, len(qs), workers, func(ctx context.Context, i int) error {
+	err = parallel.For(ctx, len(qs), workers, func(ctx context.Context, i int) error {
 		q := qs[i]
 		ids := cands[q.ID]
 		docs := make([]*stage.Doc, len(ids))

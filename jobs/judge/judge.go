@@ -33,6 +33,7 @@ import (
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/prompts"
 	"github.com/saber-math/saber/lib/swiss"
 	"github.com/saber-math/saber/shard"
@@ -225,7 +226,7 @@ func run(ctx context.Context, env *stage.Env) error {
 			}
 		}
 		verdicts := make([]Verdict, len(tasks))
-		err := stage.ForEach(ctx, len(tasks), workers, func(ctx context.Context, i int) error {
+		err := parallel.For(ctx, len(tasks), workers, func(ctx context.Context, i int) error {
 			// A started comparison finishes even after a signal, so its
 			// answer reaches the cache and the rerun repeats no call; the
 			// client's own timeout bounds the wait.

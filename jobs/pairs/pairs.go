@@ -29,6 +29,7 @@ import (
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/tag"
 	"github.com/saber-math/saber/lib/ontology"
+	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/simjoin"
 	"github.com/saber-math/saber/lib/summtok"
 )
@@ -286,7 +287,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	lo, hi := env.Shard.Range(len(c.IDs))
 	results := make([][]dataset.Pair, hi-lo)
 	prog := env.Progress("queries", int64(hi-lo))
-	err = stage.ForEach(ctx, hi-lo, stage.Workers(cfg.Pairs.Workers, false, cfg.LLM), func(_ context.Context, i int) error {
+	err = parallel.For(ctx, hi-lo, stage.Workers(cfg.Pairs.Workers, false, cfg.LLM), func(_ context.Context, i int) error {
 		results[i] = f.Query(lo + i)
 		prog.Add(1)
 		return nil

@@ -67,6 +67,7 @@ import (
 	"github.com/saber-math/saber/jobs/judge"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/ndcg"
+	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/seed"
 	"github.com/saber-math/saber/lib/stats"
 )
@@ -548,7 +549,7 @@ func (m *model) bootstrap(ctx context.Context, env *stage.Env) error {
 		}
 	}
 	res := make([]ndcg.Interval, len(jobs))
-	err := stage.ForEach(ctx, len(jobs), runtime.GOMAXPROCS(0), func(_ context.Context, i int) error {
+	err := parallel.For(ctx, len(jobs), runtime.GOMAXPROCS(0), func(_ context.Context, i int) error {
 		iv, err := ndcg.Bootstrap(jobs[i].vals, ndcg.BootstrapOptions{Resamples: m.resamples}, seed.Rand(env.Config.Seed, env.Stage, BootstrapKey(jobs[i].key)))
 		if err != nil {
 			return fmt.Errorf("bootstrap %+v: %w", jobs[i].key, err)

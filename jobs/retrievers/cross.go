@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/lib/llm"
+	"github.com/saber-math/saber/lib/parallel"
 )
 
 // crossEncoder scores (query, document) pairs jointly over /rerank (kind
@@ -32,7 +33,7 @@ func (c *crossEncoder) Score(ctx context.Context, query string, docs []string) (
 	bs := c.spec.BatchSize
 	n := (len(fd) + bs - 1) / bs
 	scores := make([]float64, len(fd))
-	err = parallel(ctx, n, max(1, c.spec.InFlight/bs), func(ctx context.Context, i int) error {
+	err = parallel.For(ctx, n, max(1, c.spec.InFlight/bs), func(ctx context.Context, i int) error {
 		lo, hi := i*bs, min((i+1)*bs, len(fd))
 		var s []float64
 		var err error
@@ -75,7 +76,7 @@ func (c *chatReranker) Score(ctx context.Context, query string, docs []string) (
 	}
 	q := c.f.Query(query)
 	scores := make([]float64, len(docs))
-	err = parallel(ctx, len(docs), c.spec.InFlight, func(ctx context.Context, i int) error {
+	err = parallel.For(ctx, len(docs), c.spec.InFlight, func(ctx context.Context, i int) error {
 		prompt := strings.NewReplacer(placeholderQuery, q, placeholderDoc, c.f.Doc(docs[i]),
 			placeholderInstruction, c.f.instructionField()).Replace(c.spec.Prompt)
 		var msgs []llm.Message

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/saber-math/saber/lib/llm"
+	"github.com/saber-math/saber/lib/parallel"
 )
 
 // embedding is a bi-encoder over /embeddings: score = cosine of the query's
@@ -60,7 +61,7 @@ func (e *embedding) Score(ctx context.Context, query string, docs []string) ([]f
 	}
 	vecs := make([][][]float32, len(slices))
 	workers := max(1, e.spec.InFlight/e.spec.BatchSize)
-	err = parallel(ctx, len(slices), workers, func(ctx context.Context, i int) error {
+	err = parallel.For(ctx, len(slices), workers, func(ctx context.Context, i int) error {
 		texts := make([]string, len(slices[i]))
 		for k, p := range slices[i] {
 			texts[k] = p.text

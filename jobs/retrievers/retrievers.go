@@ -37,8 +37,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/saber-math/saber/lib/lexical"
@@ -276,42 +274,4 @@ func stripThink(s string) string {
 		return s[i+len("</think>"):]
 	}
 	return s
-}
-
-// parallel runs fn(i) for i in [0, n) on up to workers goroutines, stops
-// starting new ones at the first error, and returns it.
-func parallel(ctx context.Context, n, workers int, fn func(ctx context.Context, i int) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	workers = max(1, min(workers, n))
-	var (
-		next atomic.Int64
-		wg   sync.WaitGroup
-		once sync.Once
-		err1 error
-	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
-					return
-				}
-				if err := fn(ctx, i); err != nil {
-					once.Do(func() { err1 = err; cancel(err) })
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err1 != nil {
-		return err1
-	}
-	if ctx.Err() != nil {
-		return context.Cause(ctx)
-	}
-	return nil
 }

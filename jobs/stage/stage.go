@@ -18,7 +18,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -307,42 +306,6 @@ func slurmEnv() map[string]string {
 
 // ErrNoSteps is returned for a stage without steps (a programming error).
 var ErrNoSteps = errors.New("stage has no steps")
-
-// ForEach calls fn for every i in [0, n) on up to workers goroutines. It
-// stops starting new calls at the first error or when ctx ends, waits for
-// the running ones, and returns the first error (or ctx's).
-func ForEach(ctx context.Context, n, workers int, fn func(ctx context.Context, i int) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	workers = max(1, min(workers, n))
-	var (
-		next  atomic.Int64
-		once  sync.Once
-		first error
-		wg    sync.WaitGroup
-	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
-					return
-				}
-				if err := fn(ctx, i); err != nil {
-					once.Do(func() { first = err; cancel() })
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if first != nil {
-		return first
-	}
-	return context.Cause(ctx)
-}
 
 // WriteOutput writes this shard's part of a dataset (rows sorted by the
 // dataset's key) and records it as an output for the manifest.

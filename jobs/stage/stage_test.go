@@ -185,30 +185,3 @@ func TestUpstreamNeedsCompleteDataset(t *testing.T) {
 		t.Fatalf("Upstream = %v, %v", objs, err)
 	}
 }
-
-func TestForEach(t *testing.T) {
-	var sum atomic.Int64
-	if err := ForEach(context.Background(), 1000, 4, func(_ context.Context, i int) error { sum.Add(int64(i)); return nil }); err != nil || sum.Load() != 499500 {
-		t.Fatalf("sum %d, %v", sum.Load(), err)
-	}
-	boom := errors.New("boom")
-	var calls atomic.Int64
-	err := ForEach(context.Background(), 1000, 2, func(_ context.Context, i int) error {
-		calls.Add(1)
-		if i == 10 {
-			return boom
-		}
-		return nil
-	})
-	if !errors.Is(err, boom) || calls.Load() > 20 {
-		t.Fatalf("err %v after %d calls", err, calls.Load())
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := ForEach(ctx, 10, 2, func(context.Context, int) error { return nil }); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled ctx: %v", err)
-	}
-	if err := ForEach(context.Background(), 0, 4, func(context.Context, int) error { return boom }); err != nil {
-		t.Fatalf("n=0: %v", err)
-	}
-}

@@ -13,6 +13,7 @@ import (
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/llm"
+	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/prompts"
 	"github.com/saber-math/saber/lib/summary"
 )
@@ -54,7 +55,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	rows := make([]*dataset.Summary, len(docs))
 	rejs := make([]*dataset.Reject, len(docs))
 	prog := env.Progress("summaries", int64(len(docs)))
-	err = stage.ForEach(ctx, len(docs), stage.Workers(cfg.Summarize.Workers, useLLM, lcfg), func(ctx context.Context, i int) error {
+	err = parallel.For(ctx, len(docs), stage.Workers(cfg.Summarize.Workers, useLLM, lcfg), func(ctx context.Context, i int) error {
 		d := docs[i]
 		var s summary.Summary
 		if useLLM {

@@ -21,6 +21,7 @@ import (
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/llmjson"
 	"github.com/saber-math/saber/lib/ontology"
+	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/prompts"
 	"github.com/saber-math/saber/lib/topics"
 	"github.com/saber-math/saber/shard"
@@ -207,7 +208,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	rows := make([]*dataset.TopicRow, len(docs))
 	rejs := make([]*dataset.Reject, len(docs))
 	prog := env.Progress("documents", int64(len(docs)))
-	err = stage.ForEach(ctx, len(docs), stage.Workers(cfg.Tag.Workers, useLLM, lcfg), func(ctx context.Context, i int) error {
+	err = parallel.For(ctx, len(docs), stage.Workers(cfg.Tag.Workers, useLLM, lcfg), func(ctx context.Context, i int) error {
 		d := docs[i]
 		a, err := topics.Assign(ctx, tree, scorer, topics.Text{Statement: d.Statement, Solution: d.Solution}, cfg.Tag.Tau, cfg.Tag.MaxCalls)
 		if err != nil {

@@ -1,0 +1,56 @@
+package parallel
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+)
+
+func TestFor(t *testing.T) {
+	var sum atomic.Int64
+	if err := For(context.Background(), 1000, 4, func(_ context.Context, i int) error { sum.Add(int64(i)); return nil }); err != nil || sum.Load() != 499500 {
+		t.Fatalf("sum %d, %v", sum.Load(), err)
+	}
+	boom := errors.New("boom")
+	var calls atomic.Int64
+	err := For(context.Background(), 1000, 2, func(_ context.Context, i int) error {
+		calls.Add(1)
+		if i == 10 {
+			return boom
+		}
+		return nil
+	})
+	if !errors.Is(err, boom) || calls.Load() > 20 {
+		t.Fatalf("err %v after %d calls", err, calls.Load())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := For(ctx, 10, 2, func(context.Context, int) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled ctx: %v", err)
+	}
+	if err := For(context.Background(), 0, 4, func(context.Context, int) error { return boom }); err != nil {
+		t.Fatalf("n=0: %v", err)
+	}
+}
+
+// TestForCancelsWithCause checks that the calls still running see the
+// first error as their ctx's cause, so that an HTTP call cut short says why.
+func TestForCancelsWithCause(t *testing.T) {
+	boom := errors.New("boom")
+	started := make(chan struct{})
+	var cause error
+	err := For(context.Background(), 2, 2, func(ctx context.Context, i int) error {
+		if i == 0 {
+			<-started
+			return boom
+		}
+		close(started)
+		<-ctx.Done()
+		cause = context.Cause(ctx)
+		return nil
+	})
+	if !errors.Is(err, boom) || !errors.Is(cause, boom) {
+		t.Fatalf("err %v, cause seen by the other call %v; want boom for both", err, cause)
+	}
+}
