@@ -75,28 +75,11 @@ func run(ctx context.Context, env *stage.Env) error {
 		return stage.BadInput(err)
 	}
 	env.Log = env.Log.With().Str("retriever", task.Retriever).Str("setting", task.Setting).Logger()
-	qs, err := judge.Queries(ctx, env)
+	qs, cands, err := judge.RangeQueries(ctx, env, shard.Spec{Index: task.Range, Count: task.Ranges})
 	if err != nil {
 		return err
 	}
-	lo, hi := shard.Spec{Index: task.Range, Count: task.Ranges}.Range(len(qs))
-	qs = qs[lo:hi]
-	mine := map[string]bool{}
-	for _, q := range qs {
-		mine[q.ID] = true
-	}
-	cands, err := judge.Candidates(ctx, env, mine)
-	if err != nil {
-		return err
-	}
-	want := map[string]bool{}
-	for _, q := range qs {
-		want[q.ID] = true
-		for _, d := range cands[q.ID] {
-			want[d] = true
-		}
-	}
-	texts, err := judge.Texts(ctx, env, want)
+	texts, err := judge.Texts(ctx, env, qs, cands)
 	if err != nil {
 		return err
 	}

@@ -76,9 +76,30 @@ func Queries(ctx context.Context, env *stage.Env) ([]dataset.Query, error) {
 	return qs, nil
 }
 
-// Candidates reads the candidates of the given queries, by query, each
+// RangeQueries reads the queries in range r of the benchmark's (sorted by
+// id) and their candidates, by query, each list sorted by document id: the
+// work of one shard of judge, rate or evaluate.
+func RangeQueries(ctx context.Context, env *stage.Env, r shard.Spec) ([]dataset.Query, map[string][]string, error) {
+	qs, err := Queries(ctx, env)
+	if err != nil {
+		return nil, nil, err
+	}
+	lo, hi := r.Range(len(qs))
+	qs = qs[lo:hi]
+	mine := make(map[string]bool, len(qs))
+	for _, q := range qs {
+		mine[q.ID] = true
+	}
+	cands, err := candidates(ctx, env, mine)
+	if err != nil {
+		return nil, nil, err
+	}
+	return qs, cands, nil
+}
+
+// candidates reads the candidates of the given queries, by query, each
 // list sorted by document id.
-func Candidates(ctx context.Context, env *stage.Env, queries map[string]bool) (map[string][]string, error) {
+func candidates(ctx context.Context, env *stage.Env, queries map[string]bool) (map[string][]string, error) {
 	parts, err := env.Upstream(ctx, dataset.Candidates.Name)
 	if err != nil {
 		return nil, err
@@ -103,8 +124,16 @@ func Candidates(ctx context.Context, env *stage.Env, queries map[string]bool) (m
 	return out, nil
 }
 
-// Texts reads the statement and solution of every id in want from `corpus`.
-func Texts(ctx context.Context, env *stage.Env, want map[string]bool) (map[string]*stage.Doc, error) {
+// Texts reads from `corpus` the statement and solution of the queries qs
+// and of their candidates cands, by id.
+func Texts(ctx context.Context, env *stage.Env, qs []dataset.Query, cands map[string][]string) (map[string]*stage.Doc, error) {
+	want := map[string]bool{}
+	for _, q := range qs {
+		want[q.ID] = true
+		for _, d := range cands[q.ID] {
+			want[d] = true
+		}
+	}
 	parts, err := env.Upstream(ctx, dataset.Corpus.Name)
 	if err != nil {
 		return nil, err
@@ -151,28 +180,11 @@ func newJudge(env *stage.Env) (Judge, func(), error) {
 
 func run(ctx context.Context, env *stage.Env) error {
 	cfg := env.Config
-	qs, err := Queries(ctx, env)
+	qs, cands, err := RangeQueries(ctx, env, env.Shard)
 	if err != nil {
 		return err
 	}
-	lo, hi := env.Shard.Range(len(qs))
-	qs = qs[lo:hi]
-	mine := map[string]bool{}
-	for _, q := range qs {
-		mine[q.ID] = true
-	}
-	cands, err := Candidates(ctx, env, mine)
-	if err != nil {
-		return err
-	}
-	want := map[string]bool{}
-	for _, q := range qs {
-		want[q.ID] = true
-		for _, d := range cands[q.ID] {
-			want[d] = true
-		}
-	}
-	texts, err := Texts(ctx, env, want)
+	texts, err := Texts(ctx, env, qs, cands)
 	if err != nil {
 		return err
 	}

@@ -30,19 +30,13 @@ var Stage = stage.Stage{
 
 func run(ctx context.Context, env *stage.Env) error {
 	cfg := env.Config
-	qs, err := judge.Queries(ctx, env)
+	qs, cands, err := judge.RangeQueries(ctx, env, env.Shard)
 	if err != nil {
 		return err
 	}
-	lo, hi := env.Shard.Range(len(qs))
-	qs = qs[lo:hi]
-	mine := map[string]bool{}
+	mine := make(map[string]bool, len(qs))
 	for _, q := range qs {
 		mine[q.ID] = true
-	}
-	cands, err := judge.Candidates(ctx, env, mine)
-	if err != nil {
-		return err
 	}
 	parts, err := env.Upstream(ctx, dataset.Judgments.Name)
 	if err != nil {
