@@ -3,6 +3,7 @@ package lexical
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 	"sync"
 
 	"github.com/saber-math/saber/lib/text"
@@ -155,7 +156,7 @@ func (x *index) intern(d int32) {
 			h = (w ^ uint64(n)*hashM2) * hashM1
 			h ^= h >> 32
 		} else {
-			h = hashLong(b[lo:hi], w)
+			h = hashLong(b, lo, hi, w)
 		}
 		meta := h&tagMask | uint64(min(n, 255))<<32
 		id := int32(-1)
@@ -178,7 +179,7 @@ func (x *index) intern(d int32) {
 			}
 		}
 		if id < 0 {
-			id = x.insertWord(b[lo:hi], h, w, meta, free)
+			id = x.insertWord(b, lo, hi, h, w, meta, free)
 			slots = x.words.slots
 			mask = uint64(len(slots) - 1)
 		}
@@ -241,12 +242,19 @@ func (x *index) intern(d int32) {
 	x.norder = no
 }
 
-// insertWord gives the single token tok, not in the table, the next id;
-// free is the empty slot its probe ended at.
-func (x *index) insertWord(tok []byte, h, w, meta, free uint64) int32 {
-	lo := int32(len(x.keys))
-	x.keys = append(x.keys, tok...)
-	id := x.newID(entry{hash: h, lo: lo, hi: int32(len(x.keys))})
+// insertWord gives the single token b[lo:hi], not in the table, the next
+// id; free is the empty slot its probe ended at. b has 8 bytes of slack
+// after the token, and keys keeps as much, so the bytes are copied a word
+// at a time instead of by a call to memmove.
+func (x *index) insertWord(b []byte, lo, hi int, h, w, meta, free uint64) int32 {
+	start := len(x.keys)
+	n := hi - lo
+	keys := slices.Grow(x.keys, n+8)[:start+n+8]
+	for i := 0; i < n; i += 8 {
+		binary.LittleEndian.PutUint64(keys[start+i:], binary.LittleEndian.Uint64(b[lo+i:]))
+	}
+	x.keys = keys[:start+n]
+	id := x.newID(entry{hash: h, lo: int32(start), hi: int32(start + n)})
 	sl := slot{word: w, meta: meta | uint64(id+1)}
 	if t := &x.words; 2*(t.n+1) > len(t.slots) {
 		x.rehash(t)
@@ -280,19 +288,13 @@ const tagMask = 0xffffff << 40
 // the stored bytes.
 const hashM1, hashM2 = 0x9e3779b97f4a7c15, 0xbf58476d1ce4e5b9
 
-// hashLong hashes a token of more than 8 bytes, whose first 8 bytes are w.
-func hashLong(tok []byte, w uint64) uint64 {
-	n := len(tok)
-	h := (w ^ uint64(n)*hashM2) * hashM1
-	for i := 8; i < n; i += 8 {
-		var v uint64
-		if i+8 <= n {
-			v = binary.LittleEndian.Uint64(tok[i:])
-		} else {
-			for j := n - 1; j >= i; j-- {
-				v = v<<8 | uint64(tok[j])
-			}
-		}
+// hashLong hashes the token b[lo:hi] of more than 8 bytes, whose first 8
+// bytes are w. b has 8 bytes of slack after the token, so the last,
+// partial word is one load too, masked.
+func hashLong(b []byte, lo, hi int, w uint64) uint64 {
+	h := (w ^ uint64(hi-lo)*hashM2) * hashM1
+	for i := lo + 8; i < hi; i += 8 {
+		v := binary.LittleEndian.Uint64(b[i:]) & (^uint64(0) >> (64 - 8*uint(min(hi-i, 8))))
 		h = (h ^ h>>29 ^ v) * hashM1
 	}
 	return h ^ h>>32
