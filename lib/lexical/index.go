@@ -141,7 +141,10 @@ func (x *index) intern(d int32) {
 	sp := &x.sp
 	b := sp.Bytes[:cap(sp.Bytes)] // 8 bytes of slack after every token
 	bounds := sp.Bounds
-	cur := x.cur[:0]
+	// cur gets the text's ids, singles then pairs, written by index: an
+	// append's capacity check per token costs as much as a hash step.
+	cur := slices.Grow(x.cur[:0], len(bounds)/2+len(sp.Pairs))[:len(bounds)/2+len(sp.Pairs)]
+	j := 0
 	slots := x.words.slots
 	mask := uint64(len(slots) - 1)
 	for k := 0; k+1 < len(bounds); k += 2 {
@@ -183,7 +186,8 @@ func (x *index) intern(d int32) {
 			slots = x.words.slots
 			mask = uint64(len(slots) - 1)
 		}
-		cur = append(cur, id)
+		cur[j] = id
+		j++
 	}
 	for _, k := range sp.Pairs {
 		p := uint64(cur[k])<<32 | uint64(uint32(cur[k+1]))
@@ -205,7 +209,8 @@ func (x *index) intern(d int32) {
 		if id < 0 {
 			id = x.insertPair(p, h, meta)
 		}
-		cur = append(cur, id)
+		cur[j] = id
+		j++
 	}
 
 	// Count the occurrences: cur holds the text's ids, singles then pairs.
@@ -214,32 +219,46 @@ func (x *index) intern(d int32) {
 		x.cur = cur
 		return
 	}
-	queryFirst, m, tf, no, ndocs := x.queryFirst, x.m, x.tf, x.norder, x.ndocs
-	dl, order := x.dl, x.order
-	for k, id := range cur {
-		if queryFirst {
-			order[no] = id
-			no += int(dl[id] >> 63) // first in any document
-			// A query term counts in its row; any other token in one of
-			// 8 spare slots in turn (one slot would chain every increment
-			// on the one before through memory).
-			t := int(id)*ndocs + int(d)
-			if id >= m {
-				t = int(m)*ndocs + k&7
-			}
-			tf[t]++
+	if x.queryFirst {
+		x.countQueryFirst(cur, d)
+	} else {
+		dl := x.dl
+		for _, id := range cur {
+			dl[id] = countDoc(dl[id], d)
 		}
-		// df[id]++ when id is new in d, without a branch: which
-		// occurrence is a document's first is unpredictable.
-		v := dl[id]
-		c := uint32(v>>32) ^ uint32(d)
-		dl[id] = uint64(uint32(d))<<32 | (v&0xffffffff + uint64((c|-c)>>31))
-	}
-	if !queryFirst {
 		x.seq = append(x.seq, cur...)
 	}
 	x.cur = cur
+}
+
+// countQueryFirst counts the ids of document d into a query-first index:
+// the query terms' tf, the order of first occurrence, and df.
+func (x *index) countQueryFirst(cur []int32, d int32) {
+	m, tf, no, ndocs := x.m, x.tf, x.norder, x.ndocs
+	dl, order := x.dl, x.order
+	for k, id := range cur {
+		v := dl[id]
+		order[no] = id
+		no += int(v >> 63) // first in any document
+		// A query term counts in its row; any other token in one of 8
+		// spare slots in turn (one slot would chain every increment on
+		// the one before through memory).
+		t := int(id)*ndocs + int(d)
+		if id >= m {
+			t = int(m)*ndocs + k&7
+		}
+		tf[t]++
+		dl[id] = countDoc(v, d)
+	}
 	x.norder = no
+}
+
+// countDoc returns the dl word v (last document | df) of a token that
+// occurs in document d: df+1 when d is not its last document yet, without
+// a branch, as which occurrence is a document's first is unpredictable.
+func countDoc(v uint64, d int32) uint64 {
+	c := uint32(v>>32) ^ uint32(d)
+	return uint64(uint32(d))<<32 | (v&0xffffffff + uint64((c|-c)>>31))
 }
 
 // insertWord gives the single token b[lo:hi], not in the table, the next
