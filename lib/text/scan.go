@@ -34,7 +34,13 @@ func plainBounds(b []byte, bounds []int32, masks []uint64, s string) ([]byte, []
 	// padding is separators, so a token that runs to the end of s ends at
 	// n: by the change at n inside a padded block, or by hand after a
 	// whole one.
-	bounds = slices.Grow(bounds[:0], n+1)[:n+1]
+	//
+	// The changes are taken eight at a time, written whether or not they
+	// exist (a missing one writes base+64, overwritten later or cut off),
+	// so that the loop, whose exit is mispredicted once a block, runs a
+	// few times a block instead of once a change (~20): 15% faster on MATH
+	// text. bounds has room for the 8 more.
+	bounds = slices.Grow(bounds[:0], n+9)[:n+9]
 	nb := 0
 	carry := uint64(1)
 	for k, m := range masks {
@@ -42,9 +48,25 @@ func plainBounds(b []byte, bounds []int32, masks []uint64, s string) ([]byte, []
 		carry = m >> 63
 		base := int32(64 * k)
 		for t != 0 {
-			bounds[nb] = base + int32(bits.TrailingZeros64(t))
-			nb++
+			c := bits.OnesCount64(t)
+			bb := bounds[nb : nb+8]
+			bb[0] = base + int32(bits.TrailingZeros64(t))
 			t &= t - 1
+			bb[1] = base + int32(bits.TrailingZeros64(t))
+			t &= t - 1
+			bb[2] = base + int32(bits.TrailingZeros64(t))
+			t &= t - 1
+			bb[3] = base + int32(bits.TrailingZeros64(t))
+			t &= t - 1
+			bb[4] = base + int32(bits.TrailingZeros64(t))
+			t &= t - 1
+			bb[5] = base + int32(bits.TrailingZeros64(t))
+			t &= t - 1
+			bb[6] = base + int32(bits.TrailingZeros64(t))
+			t &= t - 1
+			bb[7] = base + int32(bits.TrailingZeros64(t))
+			t &= t - 1
+			nb += min(c, 8)
 		}
 	}
 	if nb%2 == 1 {
