@@ -103,8 +103,9 @@ type mathState struct {
 	// bytes at those offsets less len(s) (a token is never empty). It is
 	// the layout of Spans, which then only narrows it to int32.
 	toks   []int
-	pairs  []int // k: tokens k and k+1 form a pair
-	bounds []int32
+	pairs  []int    // k: tokens k and k+1 form a pair
+	bounds []int32  // asciiWords' scratch
+	masks  []uint64 // asciiWords' scratch
 	fails  []failure
 }
 
@@ -400,7 +401,7 @@ func (st *mathState) words(lo, hi int) {
 
 // asciiWords is words for an ASCII s[lo:hi]: it copies the text,
 // lower-cased, into the arena and finds the runs of letters and digits in
-// the same pass, without a branch per byte (see asciiBounds). It reports
+// the same pass, without a branch per byte (see scanBounds). It reports
 // false, having done nothing, when s[lo:hi] is not ASCII.
 func (st *mathState) asciiWords(lo, hi int) bool {
 	s := st.s[lo:hi]
@@ -408,10 +409,11 @@ func (st *mathState) asciiWords(lo, hi int) bool {
 		return false
 	}
 	base := len(st.arena)
-	st.arena = slices.Grow(st.arena, len(s))
-	// The lower-cased words go straight into the arena's spare capacity.
-	_, bounds, ok := asciiBounds(st.arena[base:base], st.bounds[:0], s, &alnumClass)
-	st.bounds = bounds
+	st.arena = slices.Grow(st.arena, len(s)+72)
+	// The lower-cased words go straight into the arena's spare capacity,
+	// which is large enough for scanBounds to work in place.
+	_, bounds, masks, ok := scanBounds(st.arena[base:base], st.bounds, st.masks, s, alnumScan)
+	st.bounds, st.masks = bounds, masks
 	if !ok {
 		return false
 	}

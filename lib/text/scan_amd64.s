@@ -2,42 +2,33 @@
 
 #include "textflag.h"
 
-// BCAST broadcasts the byte c to every byte of Y register y.
-#define BCAST(c, y, x) MOVL $c, AX; MOVD AX, x; VPBROADCASTB x, y
+// The compares are signed: a byte ≥ 0x80 is negative, so it is in no
+// range and not upper case; the caller checks high for such bytes.
 
-// LOWERSPACE lower-cases the 32 bytes in y (A–Z only), stores them at off(DI),
-// and leaves in reg the 32-bit mask of its bytes in \t–\r or 0x1C–' '.
-#define LOWERSPACE(y, off, reg) \
-	VPCMPGTB Y8, y, Y2;   \
-	VPCMPGTB y, Y9, Y3;   \
-	VPAND    Y2, Y3, Y2;  \
-	VPAND    Y10, Y2, Y2; \
-	VPOR     Y2, y, Y2;   \
-	VMOVDQU  Y2, off(DI); \
-	VPCMPGTB Y11, y, Y2;  \
-	VPCMPGTB y, Y12, Y3;  \
-	VPAND    Y2, Y3, Y2;  \
-	VPCMPGTB Y13, y, Y3;  \
-	VPCMPGTB y, Y14, Y4;  \
-	VPAND    Y3, Y4, Y3;  \
-	VPOR     Y2, Y3, Y2;  \
-	VPMOVMSKB Y2, reg
+// INRANGE sets r to the bytes of y in range k of the class: y > lo−1 (at
+// off(R9)) and not y > hi (at off+32(R9)). It uses Y3.
+#define INRANGE(y, off, r) \
+	VPCMPGTB off(R9), y, r;     \
+	VPCMPGTB off+32(R9), y, Y3; \
+	VPANDN   r, Y3, r
 
-// func lowerSpaceAVX2(dst, src *byte, blocks int, masks *uint64) (high uint32)
-TEXT ·lowerSpaceAVX2(SB), NOSPLIT, $0-36
+// LOWER stores y lower-cased (A–Z only) at off(DI). It uses Y2 and Y3.
+#define LOWER(y, off) \
+	VPCMPGTB 256(R9), y, Y2; \
+	VPCMPGTB 288(R9), y, Y3; \
+	VPANDN   Y2, Y3, Y2;     \
+	VPAND    320(R9), Y2, Y2; \
+	VPOR     Y2, y, Y2;      \
+	VMOVDQU  Y2, off(DI)
+
+// func classifyAVX2(dst, src *byte, blocks int, masks *uint64, vec *[11][32]byte, nranges int) (high uint32)
+TEXT ·classifyAVX2(SB), NOSPLIT, $0-52
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ blocks+16(FP), CX
 	MOVQ masks+24(FP), R8
-	// The compares are signed: a byte ≥ 0x80 is negative, so it is
-	// neither upper case nor a separator; the caller checks high.
-	BCAST(0x40, Y8, X8)  // 'A'−1
-	BCAST(0x5b, Y9, X9)  // 'Z'+1
-	BCAST(0x20, Y10, X10)
-	BCAST(0x08, Y11, X11) // '\t'−1
-	BCAST(0x0e, Y12, X12) // '\r'+1
-	BCAST(0x1b, Y13, X13) // 0x1C−1
-	BCAST(0x21, Y14, X14) // ' '+1
+	MOVQ vec+32(FP), R9
+	MOVQ nranges+40(FP), R10
 	VPXOR Y15, Y15, Y15
 
 loop:
@@ -47,8 +38,32 @@ loop:
 	VMOVDQU 32(SI), Y1
 	VPOR    Y0, Y15, Y15
 	VPOR    Y1, Y15, Y15
-	LOWERSPACE(Y0, 0, AX)
-	LOWERSPACE(Y1, 32, BX)
+	LOWER(Y0, 0)
+	LOWER(Y1, 32)
+
+	// Y4, Y5: the bytes of Y0, Y1 in ranges 0…nranges−1 (2 to 4).
+	INRANGE(Y0, 0, Y4)
+	INRANGE(Y1, 0, Y5)
+	INRANGE(Y0, 64, Y2)
+	VPOR Y2, Y4, Y4
+	INRANGE(Y1, 64, Y2)
+	VPOR Y2, Y5, Y5
+	CMPQ R10, $2
+	JLE  store
+	INRANGE(Y0, 128, Y2)
+	VPOR Y2, Y4, Y4
+	INRANGE(Y1, 128, Y2)
+	VPOR Y2, Y5, Y5
+	CMPQ R10, $3
+	JLE  store
+	INRANGE(Y0, 192, Y2)
+	VPOR Y2, Y4, Y4
+	INRANGE(Y1, 192, Y2)
+	VPOR Y2, Y5, Y5
+
+store:
+	VPMOVMSKB Y4, AX
+	VPMOVMSKB Y5, BX
 	SHLQ $32, BX
 	ORQ  BX, AX
 	MOVQ AX, (R8)
@@ -61,5 +76,5 @@ loop:
 done:
 	VPMOVMSKB Y15, AX
 	VZEROUPPER
-	MOVL AX, high+32(FP)
+	MOVL AX, high+48(FP)
 	RET

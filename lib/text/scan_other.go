@@ -2,10 +2,10 @@
 
 package text
 
-// haveLowerSpace reports whether lowerSpace runs here: it is written for
-// amd64 only, and Tokenize scans a byte at a time elsewhere.
-const haveLowerSpace = false
+// haveClassify reports whether classify runs here: it is written for amd64
+// only, and the ASCII scanners go a byte at a time elsewhere.
+const haveClassify = false
 
-func lowerSpace(dst []byte, src string, masks []uint64) bool {
-	panic("text: lowerSpace without an implementation")
+func classify(dst []byte, src string, masks []uint64, c *scanClass) bool {
+	panic("text: classify without an implementation")
 }

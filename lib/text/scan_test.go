@@ -7,14 +7,14 @@ import (
 	"testing"
 )
 
-// TestPlainBoundsMatchesBytewise checks the 64-bytes-at-a-time scanner
+// TestScanBoundsMatchesBytewise checks the 64-bytes-at-a-time scanner
 // against the byte loop it stands in for, on texts built to hit its edges:
 // every length around the block size, tokens and separator runs across
 // block boundaries, every ASCII byte, and non-ASCII bytes in a whole
 // block and in the padded last one.
-func TestPlainBoundsMatchesBytewise(t *testing.T) {
-	if !haveLowerSpace {
-		t.Skip("no AVX2 here: Tokenize uses the byte loop only")
+func TestScanBoundsMatchesBytewise(t *testing.T) {
+	if !haveClassify {
+		t.Skip("no AVX2 here: the scanners use the byte loop only")
 	}
 	var ascii []byte
 	for c := range 128 {
@@ -47,24 +47,55 @@ func TestPlainBoundsMatchesBytewise(t *testing.T) {
 		s[at] = 0xc3
 		texts = append(texts, string(s))
 	}
-	var b []byte
-	var bounds []int32
-	var masks []uint64
-	for _, s := range texts {
-		wantB, wantBounds, wantOK := asciiBounds(nil, nil, s, &plainClass)
-		var ok bool
-		b, bounds, masks, ok = plainBounds(b, bounds, masks, s)
-		if ok != wantOK {
-			t.Fatalf("plainBounds(%q): ok = %v, want %v", s, ok, wantOK)
+	for _, c := range []*scanClass{plainScan, wordScan, alnumScan} {
+		var b []byte
+		var bounds []int32
+		var masks []uint64
+		for _, s := range texts {
+			wantB, wantBounds, wantOK := asciiBounds(nil, nil, s, c.table)
+			var ok bool
+			b, bounds, masks, ok = scanBounds(b, bounds, masks, s, c)
+			if ok != wantOK {
+				t.Fatalf("scanBounds(%q): ok = %v, want %v", s, ok, wantOK)
+			}
+			if !ok {
+				continue
+			}
+			if string(b) != string(wantB) || !slices.Equal(bounds, wantBounds) {
+				t.Fatalf("scanBounds(%q) = %q %v, want %q %v", s, b, bounds, wantB, wantBounds)
+			}
+			if cap(b) < len(b)+8 {
+				t.Fatalf("scanBounds(%q): cap %d for %d bytes: no slack", s, cap(b), len(b))
+			}
 		}
-		if !ok {
-			continue
+	}
+}
+
+// TestScanClassesMatchTables checks that every scanClass's ranges give the
+// same set of ASCII bytes as its byte-loop table.
+func TestScanClassesMatchTables(t *testing.T) {
+	for _, c := range []*scanClass{plainScan, wordScan, alnumScan} {
+		for x := range 128 {
+			in := false
+			for k := range c.nranges {
+				in = in || int(c.vec[2*k][0]) < x && x <= int(c.vec[2*k+1][0])
+			}
+			if tok := in != c.sep; tok != (c.table[x] == clsTok) {
+				t.Errorf("byte %#x: token %v by the ranges, table class %d", x, tok, c.table[x])
+			}
 		}
-		if string(b) != string(wantB) || !slices.Equal(bounds, wantBounds) {
-			t.Fatalf("plainBounds(%q) = %q %v, want %q %v", s, b, bounds, wantB, wantBounds)
-		}
-		if cap(b) < len(b)+8 {
-			t.Fatalf("plainBounds(%q): cap %d for %d bytes: no slack", s, cap(b), len(b))
+	}
+}
+
+// TestScanBoundsInPlace checks what asciiWords relies on: with capacity
+// len(s)+72, b's array is written in place.
+func TestScanBoundsInPlace(t *testing.T) {
+	for n := range 200 {
+		s := strings.Repeat("Ab1 ", n)[:n]
+		buf := make([]byte, 3, 3+n+72)
+		b, _, _, ok := scanBounds(buf[3:3], nil, nil, s, alnumScan)
+		if !ok || len(b) != n || n > 0 && &b[0] != &buf[3:4][0] {
+			t.Fatalf("len %d: scanBounds did not fill b in place", n)
 		}
 	}
 }

@@ -24,7 +24,7 @@ type Spans struct {
 	Bounds []int32
 	Pairs  []int32
 
-	masks []uint64 // plainBounds' scratch
+	masks []uint64 // scanBounds' scratch
 }
 
 // MaxSpansText is the longest text Tokenize accepts: offsets are int32,
@@ -40,9 +40,8 @@ func (sp *Spans) Token(k int) []byte { return sp.Bytes[sp.Bounds[2*k]:sp.Bounds[
 
 // Tokenize sets sp to the tokens of s by t: the same tokens as t.Append(nil,
 // s), in the same order. ASCII text (nearly all of MATH) takes a branch-free
-// path for Plain and Sklearn; for Plain on amd64 with AVX2 it is scanned 64
-// bytes at a time (plainBounds; build with -tags purego for the byte loop
-// everywhere). A Tokenizer that is not one of this package's
+// path for Plain and Sklearn, 64 bytes at a time on amd64 with AVX2
+// (scanBounds; -tags purego builds the byte loop only). A Tokenizer that is not one of this package's
 // goes through its Append. Tokenize panics on a text longer than
 // MaxSpansText bytes; callers that take arbitrary input check the length
 // first.
@@ -54,20 +53,16 @@ func (sp *Spans) Tokenize(t Tokenizer, s string) {
 	switch t.(type) {
 	case plainTokenizer, sklearnTokenizer:
 		_, plain := t.(plainTokenizer)
-		class := &wordClass
+		class := wordScan
 		if plain {
-			class = &plainClass
+			class = plainScan
 		}
 		var (
 			b      []byte
 			bounds []int32
 			ok     bool
 		)
-		if plain && haveLowerSpace {
-			b, bounds, sp.masks, ok = plainBounds(sp.Bytes, sp.Bounds, sp.masks, s)
-		} else {
-			b, bounds, ok = asciiBounds(sp.Bytes[:0], sp.Bounds[:0], s, class)
-		}
+		b, bounds, sp.masks, ok = scanBounds(sp.Bytes, sp.Bounds, sp.masks, s, class)
 		if ok {
 			// bounds alternates the starts and ends of the runs of token
 			// bytes; Sklearn drops the one-byte runs.
