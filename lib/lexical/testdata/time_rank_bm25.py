@@ -8,13 +8,15 @@ is compared against; run both on the same machine.
 Command (from lib/lexical, on the machine the Go figures come from):
     /usr/bin/python3 testdata/time_rank_bm25.py ../../../shared/data/math/MATH_test.jsonl
 
-Queries are drawn as BenchmarkBM25PerQuery draws them (not the same ones:
-Go's and Python's generators differ): 100 queries of the MATH test split,
-each with 150 other problems of its type as candidates; the query text is
-its statement, a candidate's is statement + "\\n\\n" + solution. BM25Okapi is
-gen.py's operation-for-operation copy of rank_bm25 0.2.2 (rank_bm25 is not
-packaged by Debian). Two timed regions are reported, each the median and
-mean over REPEATS passes of the 100 queries:
+Queries are those BenchmarkBM25PerQuery (bench_test.go) times, drawn the
+same way: the problems on lines 0, 50, ..., 4950 of the MATH test split, each
+with 150 other problems of its type chosen by a partial Fisher-Yates shuffle
+driven by SplitMix64 (seed 20261130); the query text is its statement, a
+candidate's is statement + "\\n\\n" + solution. Both check the selection
+against SELECTION, a digest of its line numbers. BM25Okapi is gen.py's
+operation-for-operation copy of rank_bm25 0.2.2 (rank_bm25 is not packaged by
+Debian). Three timed regions are reported, each the median and mean over
+REPEATS passes of the 100 queries:
 
   text->ranking    lower().split() of the query and candidates, BM25Okapi(),
                    get_scores(), argsort: the protocol's whole task.
@@ -26,8 +28,8 @@ mean over REPEATS passes of the 100 queries:
                    testdata/tokens ("go run" needs Go on the PATH); Python
                    has no math tokeniser to time.
 """
+import hashlib
 import json
-import random
 import os
 import statistics
 import subprocess
@@ -38,20 +40,52 @@ import numpy as np
 
 from gen import BM25Okapi, read_rows
 
-SEED = 20251130
+SEED = 20261130
 QUERIES = 100
+QUERY_STEP = 50
 CANDIDATES = 150
 REPEATS = 5
+MASK = (1 << 64) - 1
+# sha256 of the lines "q:c1,c2,...,c150\n" of the selection, first 16 hex
+# digits; bench_test.go's benchSelection is the same.
+SELECTION = "c7a6c01d9a6eb530"
+
+
+class SplitMix64:
+    """bench_test.go's splitMix64."""
+
+    def __init__(self, seed):
+        self.s = seed
+
+    def next(self):
+        self.s = (self.s + 0x9e3779b97f4a7c15) & MASK
+        z = self.s
+        z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & MASK
+        z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & MASK
+        return z ^ (z >> 31)
+
+
+def draw(pool, q, rng):
+    """bench_test.go's benchDraw."""
+    others = [i for i in pool if i != q]
+    for k in range(CANDIDATES):
+        j = k + rng.next() % (len(others) - k)
+        others[k], others[j] = others[j], others[k]
+    return others[:CANDIDATES]
 
 
 def main():
     rows, by_type = read_rows(sys.argv[1])
-    rng = random.Random(SEED)
+    rng = SplitMix64(SEED)
     tasks = []
-    for q in rng.sample(range(len(rows)), QUERIES):
-        pool = [i for i in by_type[rows[q]["type"]] if i != q]
-        docs = [rows[i]["problem"] + "\n\n" + rows[i]["solution"] for i in rng.sample(pool, CANDIDATES)]
+    digest = hashlib.sha256()
+    for q in range(0, QUERIES * QUERY_STEP, QUERY_STEP):
+        cands = draw(by_type[rows[q]["type"]], q, rng)
+        digest.update(f"{q}:{','.join(map(str, cands))}\n".encode())
+        docs = [rows[i]["problem"] + "\n\n" + rows[i]["solution"] for i in cands]
         tasks.append((rows[q]["problem"], docs))
+    if digest.hexdigest()[:16] != SELECTION:
+        sys.exit(f"selection digest {digest.hexdigest()[:16]}, want {SELECTION}: not the queries bench_test.go times")
 
     def whole(query, docs):
         bm25 = BM25Okapi([d.lower().split() for d in docs])
