@@ -104,7 +104,7 @@ func scanBounds(b []byte, bounds []int32, masks []uint64, s string, c *scanClass
 		carry = m >> 63
 		base := int32(64 * k)
 		for t != 0 {
-			c := bits.OnesCount64(t)
+			cnt := bits.OnesCount64(t)
 			bb := bounds[nb : nb+8]
 			bb[0] = base + int32(bits.TrailingZeros64(t))
 			t &= t - 1
@@ -122,7 +122,7 @@ func scanBounds(b []byte, bounds []int32, masks []uint64, s string, c *scanClass
 			t &= t - 1
 			bb[7] = base + int32(bits.TrailingZeros64(t))
 			t &= t - 1
-			nb += min(c, 8)
+			nb += min(cnt, 8)
 		}
 	}
 	if nb%2 == 1 {

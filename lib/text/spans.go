@@ -41,10 +41,10 @@ func (sp *Spans) Token(k int) []byte { return sp.Bytes[sp.Bounds[2*k]:sp.Bounds[
 // Tokenize sets sp to the tokens of s by t: the same tokens as t.Append(nil,
 // s), in the same order. ASCII text (nearly all of MATH) takes a branch-free
 // path for Plain and Sklearn, 64 bytes at a time on amd64 with AVX2
-// (scanBounds; -tags purego builds the byte loop only). A Tokenizer that is not one of this package's
-// goes through its Append. Tokenize panics on a text longer than
-// MaxSpansText bytes; callers that take arbitrary input check the length
-// first.
+// (scanBounds; -tags purego builds the byte loop only). A Tokenizer that is
+// not one of this package's goes through its Append. Tokenize panics on a
+// text longer than MaxSpansText bytes; callers that take arbitrary input
+// check the length first.
 func (sp *Spans) Tokenize(t Tokenizer, s string) {
 	if len(s) > MaxSpansText {
 		panic(fmt.Sprintf("text: Spans.Tokenize of %d bytes (max %d)", len(s), MaxSpansText))
@@ -57,12 +57,8 @@ func (sp *Spans) Tokenize(t Tokenizer, s string) {
 		if plain {
 			class = plainScan
 		}
-		var (
-			b      []byte
-			bounds []int32
-			ok     bool
-		)
-		b, bounds, sp.masks, ok = scanBounds(sp.Bytes, sp.Bounds, sp.masks, s, class)
+		b, bounds, masks, ok := scanBounds(sp.Bytes, sp.Bounds, sp.masks, s, class)
+		sp.masks = masks
 		if ok {
 			// bounds alternates the starts and ends of the runs of token
 			// bytes; Sklearn drops the one-byte runs.
