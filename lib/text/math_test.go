@@ -1,6 +1,9 @@
 package text
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -150,5 +153,39 @@ func TestMathOnMATH(t *testing.T) {
 	}
 	if avg := float64(total) / float64(len(docs)); avg < 100 || avg > 1000 {
 		t.Errorf("%.0f tokens per MATH problem on average", avg)
+	}
+}
+
+// mathOnMATHDigest pins the Math tokeniser's output on the MATH test split:
+// the number of tokens and the first 16 hex digits of the sha256 of every
+// text's tokens, each followed by "\n", and "\x00" after each text. The
+// tokeniser is our own design, so no outside reference can check it; this
+// makes any change to its output on real text a deliberate one, made
+// together with a new digest here.
+const (
+	mathOnMATHTokens = 1337173
+	mathOnMATHDigest = "73d6dcfc40ccd332"
+)
+
+func TestMathOnMATHDigest(t *testing.T) {
+	docs := readMATH(t, mathDataPath(t))
+	h := sha256.New()
+	n := 0
+	var sp Spans
+	for _, d := range docs {
+		toks := Tokens(Math, d)
+		for _, tok := range toks {
+			io.WriteString(h, tok+"\n")
+		}
+		h.Write([]byte{0})
+		n += len(toks)
+		// Spans must agree, on every text.
+		sp.Tokenize(Math, d)
+		if got := sp.strings(); !slices.Equal(got, toks) {
+			t.Fatalf("Spans and Append differ on %.80q", d)
+		}
+	}
+	if got := hex.EncodeToString(h.Sum(nil))[:16]; n != mathOnMATHTokens || got != mathOnMATHDigest {
+		t.Errorf("Math on MATH: %d tokens, digest %s; pinned %d, %s", n, got, mathOnMATHTokens, mathOnMATHDigest)
 	}
 }
