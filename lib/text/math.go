@@ -2,6 +2,7 @@ package text
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -106,6 +107,7 @@ type mathState struct {
 	pairs  []int    // k: tokens k and k+1 form a pair
 	bounds []int32  // asciiWords' scratch
 	masks  []uint64 // asciiWords' scratch
+	marks  []uint64 // bit i: s[i] is $, \ or newline
 	fails  []failure
 }
 
@@ -171,10 +173,11 @@ func (st *mathState) lit(parts ...string) {
 // run splits st.s into text and math parts.
 func (st *mathState) run() {
 	s := st.s
+	st.marks = bitmap(st.marks, s, markScan)
 	text := 0 // start of the pending text part
 	for i := 0; i < len(s); {
-		for i < len(s) && mathByte[s[i]]&opens == 0 {
-			i++
+		// To the next $ or \: the marks include newlines, for findClose.
+		for i = st.nextMark(i); i < len(s) && s[i] == '\n'; i = st.nextMark(i + 1) {
 		}
 		if i == len(s) {
 			break
@@ -248,6 +251,25 @@ func mathEnvAt(s string, i int) (string, int) {
 	return s[j:k], k + 1 - i
 }
 
+// nextMark returns the position of the first $, \ or newline of st.s at or
+// after i, or len(st.s), from the bitmap run made of them: the scans for
+// math delimiters jump from one to the next instead of testing every byte.
+func (st *mathState) nextMark(i int) int {
+	k := i >> 6
+	if k >= len(st.marks) {
+		return len(st.s)
+	}
+	if w := st.marks[k] >> (uint(i) & 63); w != 0 {
+		return i + bits.TrailingZeros64(w)
+	}
+	for k++; k < len(st.marks); k++ {
+		if w := st.marks[k]; w != 0 {
+			return k<<6 + bits.TrailingZeros64(w)
+		}
+	}
+	return len(st.s)
+}
+
 // findClose returns the position and length of the closer of a math part
 // whose content starts at from, or -1 when the text or its paragraph ends
 // first. closer is "$", "$$", `\)`, `\]` or the name of an environment,
@@ -262,10 +284,7 @@ func (st *mathState) findClose(from int, closer string) (int, int) {
 	env := closer[0] != '$' && closer[0] != '\\'
 	j := from
 	for j < len(s) {
-		for j < len(s) && mathByte[s[j]]&ends == 0 {
-			j++
-		}
-		if j == len(s) {
+		if j = st.nextMark(j); j == len(s) {
 			break
 		}
 		switch s[j] {
@@ -426,30 +445,26 @@ func (st *mathState) asciiWords(lo, hi int) bool {
 }
 
 // alnumClass is clsTok for ASCII letters and digits, clsSep for every
-// other byte.
-var alnumClass [256]uint8
+// other byte; markClass is clsTok for $, \ and newline.
+var alnumClass, markClass [256]uint8
 
 // mathByte classifies bytes for the scanners' inner loops.
 var mathByte [256]uint8
 
 const (
-	opens     uint8 = 1 << iota // $ and \ may open math
-	ends                        // $, \ and newline may end it
-	wordLower                   // a-z and 0-9
+	wordLower uint8 = 1 << iota // a-z and 0-9
 	wordUpper                   // A-Z
 	multi                       // part of a non-ASCII rune
 )
 
 func init() {
 	for c := range alnumClass {
-		alnumClass[c] = clsSep
+		alnumClass[c], markClass[c] = clsSep, clsSep
 		if c < utf8.RuneSelf && (isASCIILetter(byte(c)) || isDigit(byte(c))) {
 			alnumClass[c] = clsTok
 		}
 	}
-	mathByte['$'] |= opens | ends
-	mathByte['\\'] |= opens | ends
-	mathByte['\n'] |= ends
+	markClass['$'], markClass['\\'], markClass['\n'] = clsTok, clsTok, clsTok
 	for c := 'a'; c <= 'z'; c++ {
 		mathByte[c] |= wordLower
 		mathByte[c-'a'+'A'] |= wordUpper

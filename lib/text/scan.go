@@ -49,6 +49,10 @@ var (
 	wordScan = newScanClass(&wordClass, false, [2]byte{'0', '9'}, [2]byte{'A', 'Z'}, [2]byte{'a', 'z'}, [2]byte{'_', '_'})
 	// alnumScan: the Math tokeniser's ASCII words.
 	alnumScan = newScanClass(&alnumClass, false, [2]byte{'0', '9'}, [2]byte{'A', 'Z'}, [2]byte{'a', 'z'})
+	// markScan: the bytes where the Math tokeniser's scan for math
+	// delimiters stops: $ and \ may open math, and they and newline may
+	// end it.
+	markScan = newScanClass(&markClass, false, [2]byte{'\n', '\n'}, [2]byte{'$', '$'}, [2]byte{'\\', '\\'})
 )
 
 // scanBounds lower-cases an ASCII s into b and finds its runs of bytes of
@@ -133,3 +137,29 @@ func scanBounds(b []byte, bounds []int32, masks []uint64, s string, c *scanClass
 }
 
 var spaces = strings.Repeat(" ", 64)
+
+// bitmap sets masks to the bitmap of the bytes of s in c's ranges (bit i
+// of masks[k] for byte 64k+i; bytes ≥ 0x80 are in none), one word per 64
+// bytes, and returns it: 64 bytes at a time where classify runs, a byte at
+// a time from c's table elsewhere.
+func bitmap(masks []uint64, s string, c *scanClass) []uint64 {
+	n := len(s)
+	masks = slices.Grow(masks[:0], (n+63)/64)[:(n+63)/64]
+	if !haveClassify {
+		clear(masks)
+		for i := 0; i < n; i++ {
+			if s[i] < 0x80 && (c.table[s[i]] == clsTok) != c.sep {
+				masks[i>>6] |= 1 << (i & 63)
+			}
+		}
+		return masks
+	}
+	whole := n / 64
+	classBits(s[:64*whole], masks, c)
+	if whole < len(masks) {
+		var pad [64]byte
+		copy(pad[:], s[64*whole:])
+		classBits(unsafe.String(&pad[0], len(pad)), masks[whole:], c)
+	}
+	return masks
+}

@@ -28,3 +28,14 @@ func classify(dst []byte, src string, masks []uint64, c *scanClass) bool {
 	_, _ = dst[64*blocks-1], masks[blocks-1]
 	return classifyAVX2(&dst[0], unsafe.StringData(src), blocks, &masks[0], &c.vec, c.nranges) == 0
 }
+
+// classBits is classify without dst: it only sets masks, for the whole
+// blocks of src. A byte ≥ 0x80 is in no range.
+func classBits(src string, masks []uint64, c *scanClass) {
+	blocks := len(src) / 64
+	if blocks == 0 {
+		return
+	}
+	_ = masks[blocks-1]
+	classifyAVX2(nil, unsafe.StringData(src), blocks, &masks[0], &c.vec, c.nranges)
+}

@@ -22,6 +22,8 @@
 	VMOVDQU  Y2, off(DI)
 
 // func classifyAVX2(dst, src *byte, blocks int, masks *uint64, vec *[11][32]byte, nranges int) (high uint32)
+//
+// dst may be nil: then only the bitmaps are made.
 TEXT ·classifyAVX2(SB), NOSPLIT, $0-52
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -38,9 +40,13 @@ loop:
 	VMOVDQU 32(SI), Y1
 	VPOR    Y0, Y15, Y15
 	VPOR    Y1, Y15, Y15
+	TESTQ   DI, DI
+	JZ      ranges // no dst: the bitmap only
 	LOWER(Y0, 0)
 	LOWER(Y1, 32)
+	ADDQ $64, DI
 
+ranges:
 	// Y4, Y5: the bytes of Y0, Y1 in ranges 0…nranges−1 (2 to 4).
 	INRANGE(Y0, 0, Y4)
 	INRANGE(Y1, 0, Y5)
@@ -68,7 +74,6 @@ store:
 	ORQ  BX, AX
 	MOVQ AX, (R8)
 	ADDQ $64, SI
-	ADDQ $64, DI
 	ADDQ $8, R8
 	DECQ CX
 	JMP  loop

@@ -9,3 +9,7 @@ const haveClassify = false
 func classify(dst []byte, src string, masks []uint64, c *scanClass) bool {
 	panic("text: classify without an implementation")
 }
+
+func classBits(src string, masks []uint64, c *scanClass) {
+	panic("text: classBits without an implementation")
+}
