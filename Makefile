@@ -31,7 +31,7 @@ bench: build
 	@echo; echo "Bradley–Terry (1,000 queries × ~1,500 comparisons per op; goal ≤ 1 s on 2 cores), judge client overhead per comparison (zero-latency fake, 16 in flight), BM25 per query (150 candidates, index per query):"
 	$(GO) test -run '^$$' -bench 'BenchmarkFit1000Queries' -benchtime 3x ./lib/bt
 	$(GO) test -run '^$$' -bench 'BenchmarkJudgeOverhead|BenchmarkBM25PerQuery' -benchtime 2s ./jobs/judge ./lib/lexical
-	@echo; echo "rank_bm25's BM25Okapi (lib/lexical/testdata/gen.py's copy) on this machine, same protocol:"
+	@echo; echo "rank_bm25's BM25Okapi (lib/lexical/testdata/gen.py's copy) on this machine, same protocol and queries (median: compare with median-ms/query):"
 	@if [ -f $(MATH_TEST) ] && $(PY) -c 'import numpy' 2>/dev/null; then \
 		cd lib/lexical && $(PY) testdata/time_rank_bm25.py $(abspath $(MATH_TEST)); \
 	else echo "skipped: needs $(MATH_TEST) and $(PY) with numpy (apt-get install python3-numpy)"; fi
