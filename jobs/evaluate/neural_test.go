@@ -186,7 +186,7 @@ func checkScores(ctx context.Context, t *testing.T, cfg *config.Config, rows []d
 		var want float64
 		switch r.Retriever {
 		case "emb":
-			want = cosine(llmtest.EmbedVector(qt), llmtest.EmbedVector(dt[0]))
+			want = llmtest.Cosine(llmtest.EmbedVector(qt), llmtest.EmbedVector(dt[0]))
 		case "rr":
 			want = llmtest.RelevanceScore(qt, dt[0])
 		case "overlap":
@@ -199,16 +199,6 @@ func checkScores(ctx context.Context, t *testing.T, cfg *config.Config, rows []d
 	if seen["emb"] == 0 || seen["emb"] != seen["rr"] || plugin && seen["overlap"] != seen["emb"] {
 		t.Fatalf("rows per retriever: %v", seen)
 	}
-}
-
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 // jaccard is the example plugin's score for ASCII texts: Jaccard of the

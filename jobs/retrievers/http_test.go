@@ -28,7 +28,7 @@ func TestEmbeddingScoresAreCosinesOfTheFakesVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, d := range ds {
-		if want := cosine(llmtest.EmbedVector(q), llmtest.EmbedVector(d)); !near(got[i], want, 1e-12) {
+		if want := llmtest.Cosine(llmtest.EmbedVector(q), llmtest.EmbedVector(d)); !near(got[i], want, 1e-12) {
 			t.Fatalf("doc %d: %v, want %v", i, got[i], want)
 		}
 	}
@@ -111,8 +111,8 @@ func TestDimensions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := cosine(llmtest.Truncate(llmtest.EmbedVector("q"), 8), llmtest.Truncate(llmtest.EmbedVector("d"), 8))
-	if !near(got[0], want, 1e-12) || near(want, cosine(llmtest.EmbedVector("q"), llmtest.EmbedVector("d")), 1e-9) {
+	want := llmtest.Cosine(llmtest.Truncate(llmtest.EmbedVector("q"), 8), llmtest.Truncate(llmtest.EmbedVector("d"), 8))
+	if !near(got[0], want, 1e-12) || near(want, llmtest.Cosine(llmtest.EmbedVector("q"), llmtest.EmbedVector("d")), 1e-9) {
 		t.Errorf("with dimensions 8: %v, want %v", got[0], want)
 	}
 }
@@ -241,7 +241,7 @@ func TestRewrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := cosine(llmtest.EmbedVector("q\nREWRITTEN q"), llmtest.EmbedVector("d")); !near(got[0], want, 1e-12) {
+	if want := llmtest.Cosine(llmtest.EmbedVector("q\nREWRITTEN q"), llmtest.EmbedVector("d")); !near(got[0], want, 1e-12) {
 		t.Errorf("%v, want %v", got[0], want)
 	}
 	rec := r.(retrievers.LLMRecorder).LLMClients()
@@ -271,7 +271,7 @@ func TestFaultsAreRetried(t *testing.T) {
 		}
 		for i, d := range ds {
 			want := map[string]float64{
-				"embedding": cosine(llmtest.EmbedVector(q), llmtest.EmbedVector(d)),
+				"embedding": llmtest.Cosine(llmtest.EmbedVector(q), llmtest.EmbedVector(d)),
 				"rerank":    llmtest.RelevanceScore(q, d),
 				"chat":      (1 + llmtest.RelevanceScore(q, d)) / 2,
 			}[spec.Kind]

@@ -25,19 +25,6 @@ func build(t *testing.T, name string, spec retrievers.Spec) retrievers.Retriever
 	return r
 }
 
-// cosine is the reference: a·b / sqrt(|a|²·|b|²) in float64 over the
-// fake's float32 components (a different but equivalent formula from the
-// package's, so equality is to rounding, 1e-12).
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	return dot / math.Sqrt(na*nb)
-}
-
 // mean is the element-wise mean of the fake's vectors of texts, in float64.
 func mean(texts ...string) []float64 {
 	sum := make([]float64, llmtest.EmbedDim)
@@ -161,7 +148,7 @@ func TestFormatting(t *testing.T) {
 			if !slices.Equal(seen, []string{tt.query, tt.doc}) {
 				t.Fatalf("server saw %q, want %q", seen, []string{tt.query, tt.doc})
 			}
-			if want := cosine(llmtest.EmbedVector(tt.query), llmtest.EmbedVector(tt.doc)); !near(got[0], want, 1e-12) {
+			if want := llmtest.Cosine(llmtest.EmbedVector(tt.query), llmtest.EmbedVector(tt.doc)); !near(got[0], want, 1e-12) {
 				t.Errorf("score %v, want %v", got[0], want)
 			}
 		})

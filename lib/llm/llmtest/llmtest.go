@@ -607,10 +607,17 @@ func defaultLogprobs(_ ChatRequest, content string) []TokenLogprob {
 }
 
 // RelevanceScore is the fake cross-encoder's score of doc for query, served
-// by /rerank and /score: the cosine of EmbedVector(query) and
-// EmbedVector(doc), computed in float64 (it lies in [-1, 1]).
+// by /rerank and /score: Cosine(EmbedVector(query), EmbedVector(doc)) (it
+// lies in [-1, 1]).
 func RelevanceScore(query, doc string) float64 {
-	a, b := EmbedVector(query), EmbedVector(doc)
+	return Cosine(EmbedVector(query), EmbedVector(doc))
+}
+
+// Cosine is a·b / sqrt(‖a‖²·‖b‖²) of two fake vectors, in float64, and 0
+// when either is zero: the reference tests check embedding retrievers'
+// scores against (a different but equivalent formula from theirs, so
+// equality is to rounding).
+func Cosine(a, b []float32) float64 {
 	var dot, na, nb float64
 	for i := range a {
 		x, y := float64(a[i]), float64(b[i])
