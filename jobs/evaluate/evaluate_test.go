@@ -77,12 +77,7 @@ func readRuns(ctx context.Context, t *testing.T, cfg *config.Config) []dataset.R
 func TestEvaluate(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	input := filepath.Join(dir, "synth.jsonl")
-	f, _ := os.Create(input)
-	if err := synth.Write(f, synth.Config{N: 1500, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	input := synthInput(t, dir)
 	mk := func(run string, shards int) *config.Config {
 		cfg, err := config.Parse([]byte(fmt.Sprintf(`run: %s
 root: %s/data
@@ -182,4 +177,22 @@ func TestTexts(t *testing.T) {
 	if _, _, err := evaluate.Texts("full-statement", q, d); err == nil {
 		t.Error("unknown setting accepted")
 	}
+}
+
+// synthInput writes the generated corpus (1,500 problems, seed 3) that the
+// evaluate tests start from into dir and returns its path.
+func synthInput(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "synth.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := synth.Write(f, synth.Config{N: 1500, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

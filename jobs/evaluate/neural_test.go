@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -18,7 +17,6 @@ import (
 	"github.com/saber-math/saber/jobs/evaluate"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/llm/llmtest"
-	"github.com/saber-math/saber/lib/synth"
 	"github.com/saber-math/saber/shard"
 )
 
@@ -81,12 +79,7 @@ func TestNeuralEvaluate(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := t.TempDir()
-	input := filepath.Join(dir, "synth.jsonl")
-	f, _ := os.Create(input)
-	if err := synth.Write(f, synth.Config{N: 1500, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	input := synthInput(t, dir)
 	_, err := exec.LookPath("python3")
 	plugin := err == nil
 	srv := llmtest.NewServer(t, nil)
