@@ -1,7 +1,8 @@
 // Package parallel runs a loop's iterations on a bounded number of
 // goroutines, stopping at the first error: the one worker pool the stages
 // (queries, documents, tasks) and the retrievers (documents in flight)
-// share.
+// share. A Team runs the parts of sections too short for that, such as
+// one query's BM25 index, on helpers that spin between sections.
 package parallel
 
 import (
