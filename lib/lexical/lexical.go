@@ -48,6 +48,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/text"
 )
 
@@ -109,7 +110,21 @@ type BM25 struct {
 	K1        float64 // term-frequency saturation, ≥ 0; default 1.5
 	B         float64 // length normalisation, in [0, 1]; default 0.75
 	Epsilon   float64 // floor of negative idfs, as a fraction of the mean idf; default 0.25
+
+	// Team, when not nil, builds a query's index in parts, one per team
+	// member, each over a run of the candidates, and merges them: the
+	// documents in flight of paper C.5. The scores are the same, bit for
+	// bit, with any team or none.
+	Team *parallel.Team
 }
+
+// minPartDocs is the fewest candidates a part of a BM25 index gets: below
+// it, merging the parts' vocabularies costs more than building them in
+// parallel saves.
+const minPartDocs = 32
+
+// maxParts bounds the parts of one index.
+const maxParts = 16
 
 // NewBM25 returns BM25 with rank_bm25's defaults k1 = 1.5, b = 0.75,
 // ε = 0.25.
@@ -143,22 +158,57 @@ func (s *BM25) Score(query string, docs []string) ([]float64, error) {
 	if done {
 		return scores, err
 	}
-	x := newQueryFirstIndex(s.Tokenizer, query, docs)
-	defer x.release()
-	n, v := len(docs), x.norder
+	np := max(1, min(s.Team.Size(), len(docs)/minPartDocs, maxParts))
+	return s.score(scores, query, docs, np)
+}
+
+// score is Score with the index built in np parts (1 ≤ np ≤ maxParts),
+// run on s.Team, into scores (all 0).
+func (s *BM25) score(scores []float64, query string, docs []string, np int) ([]float64, error) {
+	// The parts' runs of documents, balanced by bytes. (Giving part 0
+	// more, as the others export after building, changed nothing
+	// measurable.)
+	var cut [maxParts + 1]int
+	var parts [maxParts]*index
+	total := 0
+	for _, d := range docs {
+		total += len(d)
+	}
+	for p, acc, d := 1, 0, 0; p < np; p++ {
+		for d < len(docs) && acc < total*p/np {
+			acc += len(docs[d])
+			d++
+		}
+		cut[p] = d
+	}
+	cut[np] = len(docs)
+	s.Team.Run(np, func(p int) {
+		y := newQueryFirstIndex(s.Tokenizer, query, docs[cut[p]:cut[p+1]])
+		if p > 0 {
+			y.export()
+		}
+		parts[p] = y
+	})
+	// Each part goes back to the pool of the core that built it, which
+	// has its buffers in cache.
+	defer s.Team.Run(np, func(p int) { parts[p].release() })
+	x := parts[0]
+	for p := 1; p < np; p++ {
+		x.merge(parts[p], p == np-1)
+	}
+	n, v := len(docs), x.norder+len(x.tail)
 	if v == 0 {
 		return scores, nil
 	}
 
 	// idf in rank_bm25's order: its dict of document frequencies is
-	// ordered by first occurrence, as x.order is, and the mean is taken
-	// before negative values are floored. The logarithms are correctly
-	// rounded, as glibc's are (see lnhalf.go).
-	order := x.order[:v]
+	// ordered by first occurrence, as x.order then x.tail are, and the
+	// mean is taken before negative values are floored. The logarithms
+	// are correctly rounded, as glibc's are (see lnhalf.go).
+	order := x.order[:x.norder]
 	logs := grow(&x.f3, n+1) // logs[k] = ln(k + 0.5), for the k needed
 	need := x.need[:0]
-	for _, id := range order {
-		df := x.df[id]
+	needs := func(df int32) {
 		for _, k := range [2]int32{int32(n) - df, df} {
 			if logs[k] == 0 {
 				logs[k] = 1 // needed; lnHalfInto sets it
@@ -166,45 +216,60 @@ func (s *BM25) Score(query string, docs []string) ([]float64, error) {
 			}
 		}
 	}
+	for _, id := range order {
+		needs(x.df[id])
+	}
+	for _, df := range x.tail {
+		needs(df)
+	}
 	lnHalfInto(logs, need)
 	x.need = need
-	idf := grow(&x.f1, len(x.df)) // by id; only the query's are read
 	sum := 0.0
 	for _, id := range order {
 		df := x.df[id]
-		w := logs[int32(n)-df] - logs[df]
-		idf[id] = w
-		sum += w
+		sum += logs[int32(n)-df] - logs[df]
+	}
+	for _, df := range x.tail {
+		sum += logs[int32(n)-df] - logs[df]
 	}
 	eps := s.Epsilon * (sum / float64(v))
 
 	// k1·(1 − b + b·|d|/avgdl) per document, evaluated as numpy does.
-	total := 0
-	for _, l := range x.dlen {
-		total += int(l)
+	total = 0
+	for _, y := range parts[:np] {
+		for _, l := range y.dlen {
+			total += int(l)
+		}
 	}
 	avgdl := float64(total) / float64(n)
 	norm := grow(&x.f2, n)
-	for d, l := range x.dlen {
-		norm[d] = s.K1 * ((1 - s.B) + s.B*float64(l)/avgdl)
+	for p, y := range parts[:np] {
+		for d, l := range y.dlen {
+			norm[cut[p]+d] = s.K1 * ((1 - s.B) + s.B*float64(l)/avgdl)
+		}
 	}
 
 	k1p1 := s.K1 + 1
 	for _, id := range x.query {
-		if x.df[id] == 0 {
+		df := x.df[id]
+		if df == 0 {
 			continue // in no document
 		}
-		w := idf[id]
+		w := logs[int32(n)-df] - logs[df]
 		if w < 0 {
 			w = eps
 		}
-		row := x.tf[int(id)*n:][:n]
-		for d, f := range row {
-			if f != 0 {
-				ff := float64(f)
-				// float64(…) forbids fusing into an FMA, which numpy
-				// does not do either.
-				scores[d] += float64(w * (ff * k1p1 / (ff + norm[d])))
+		for p, y := range parts[:np] {
+			nd := y.ndocs
+			row := y.tf[int(id)*nd:][:nd]
+			sc, nm := scores[cut[p]:][:nd], norm[cut[p]:][:nd]
+			for d, f := range row {
+				if f != 0 {
+					ff := float64(f)
+					// float64(…) forbids fusing into an FMA, which numpy
+					// does not do either.
+					sc[d] += float64(w * (ff * k1p1 / (ff + nm[d])))
+				}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package lexical
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/text"
 )
 
@@ -255,10 +257,12 @@ func naiveJaccard(q []string, docs [][]string) []float64 {
 	return out
 }
 
+const mathData = "../../../shared/data/math/MATH_test.jsonl"
+
 // mathDataPath is the MATH test split in the shared data folder (see
 // ../shared/data/README.md from the project root).
 func mathDataPath(t testing.TB) string {
-	p, _ := filepath.Abs("../../../shared/data/math/MATH_test.jsonl")
+	p, _ := filepath.Abs(mathData)
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("MATH data not present at %s", p)
 	}
@@ -519,4 +523,92 @@ func TestConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestBM25PartsSameScores builds BM25's index in parts (as a Team does)
+// and checks the scores are bit-identical to the whole index's, with every
+// tokeniser, from 2 parts to one per document, on MATH texts where present
+// and on generated math-like ones always: merging must give every token
+// the document frequency and first-occurrence rank it has in one index.
+func TestBM25PartsSameScores(t *testing.T) {
+	type query struct {
+		q    string
+		docs []string
+	}
+	var qs []query
+	rng := rand.New(rand.NewPCG(7, 8))
+	frags := []string{"the", "of", "a", "prime", "sum", "parallelogram", "$x^2+1$", `$\frac{a}{b}$`, `\(n!\)`, "$x$", "x", "mod", "$7$", "Σ", "roots"}
+	for range 20 {
+		docs := make([]string, 1+rng.IntN(40))
+		for i := range docs {
+			var b strings.Builder
+			for range rng.IntN(60) {
+				b.WriteString(frags[rng.IntN(len(frags))] + " ")
+			}
+			docs[i] = b.String()
+		}
+		qs = append(qs, query{frags[rng.IntN(len(frags))] + " " + frags[rng.IntN(len(frags))] + " sum parallelogram", docs})
+	}
+	if _, err := os.Stat(mathData); err == nil {
+		probs := readMATH(t)
+		g, _ := readGolden(t)
+		for _, gq := range g.Queries[:5] {
+			docs := make([]string, len(gq.Candidates))
+			for i, c := range gq.Candidates {
+				docs[i] = full(probs[c])
+			}
+			qs = append(qs, query{probs[gq.Query].Problem, docs}, query{full(probs[gq.Query]), docs})
+		}
+	}
+	for _, tok := range []text.Tokenizer{text.Math, text.Plain, text.Sklearn} {
+		s := NewBM25(tok)
+		for qi, q := range qs {
+			want, err := s.Score(q.q, q.docs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, np := range []int{2, 3, 7, maxParts} {
+				got, err := s.score(make([]float64, len(q.docs)), q.q, q.docs, np)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s query %d in %d parts: %v, whole index %v", s.Name(), qi, np, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestBM25Team scores through a team from many goroutines at once (run
+// with -race): one gets the team, the others score alone, and all get the
+// serial scores.
+func TestBM25Team(t *testing.T) {
+	docs := make([]string, 100)
+	for i := range docs {
+		docs[i] = fmt.Sprintf("$x^%d + %d$ is the sum of %d primes, mod %d", i%7, i%5, i%11, i%3)
+	}
+	team := parallel.NewTeam(3, parallel.DefaultSpin)
+	defer team.Close()
+	for _, tok := range []text.Tokenizer{text.Math, text.Plain} {
+		want, err := NewBM25(tok).Score("sum of primes $x^2$", docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := NewBM25(tok)
+		s.Team = team
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for range 50 {
+					got, err := s.Score("sum of primes $x^2$", docs)
+					if err != nil || !slices.Equal(got, want) {
+						t.Errorf("%s with a team: %v %v, want %v", s.Name(), got, err, want)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+	}
 }
