@@ -21,7 +21,11 @@ type Evaluate struct {
 	// statement, a blank line, the solution.
 	Settings []string `yaml:"settings" json:"settings"`
 	// Workers is the queries scored at once by a lexical retriever
-	// (default: cores); a configured retriever uses its own workers.
+	// (default: cores); a configured retriever uses its own workers. The
+	// cores left, cores / workers (at most 16), go to each query: BM25
+	// builds its index in that many parts at once (C.5's documents in
+	// flight), so workers: 1 times each query alone on every core, as the
+	// paper's latency protocol does. Scores do not change.
 	Workers int `yaml:"workers" json:"workers"`
 	// Instructions runs the instructions study (App. D.9): each configured
 	// retriever that takes an instruction is evaluated again with each of

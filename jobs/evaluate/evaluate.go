@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
@@ -87,7 +88,13 @@ func run(ctx context.Context, env *stage.Env) error {
 	// starts and warms up here, outside the timed region) and closed at
 	// the end.
 	ctx = env.Log.WithContext(ctx)
-	reg := retrievers.NewRegistry(cfg.Retrievers, retrievers.Options{Dir: cfg.Dir()})
+	// A lexical retriever scores evaluate.workers queries at once; the
+	// cores they leave go to each query's documents (C.5: documents in
+	// flight), so that workers: 1 times each query in isolation on every
+	// core, as the paper does.
+	workers := stage.Workers(cfg.Evaluate.Workers, false, cfg.LLM)
+	threads := runtime.GOMAXPROCS(0) / workers
+	reg := retrievers.NewRegistry(cfg.Retrievers, retrievers.Options{Dir: cfg.Dir(), LexicalThreads: threads})
 	ret, err := reg.Build(ctx, task.Retriever)
 	if err != nil {
 		if errors.Is(err, retrievers.ErrBadSpec) {
@@ -100,7 +107,6 @@ func run(ctx context.Context, env *stage.Env) error {
 			env.Log.Warn().Err(err).Msg("closing the retriever")
 		}
 	}()
-	workers := stage.Workers(cfg.Evaluate.Workers, false, cfg.LLM)
 	if w := reg.Workers(task.Retriever); w > 0 {
 		workers = w
 	}

@@ -73,26 +73,28 @@ func readRuns(ctx context.Context, t *testing.T, cfg *config.Config) []dataset.R
 // TestEvaluate ranks the benchmark with two retrievers in two settings:
 // every score equals the scorer called directly on the setting's texts,
 // ranks follow scores with ties by document id, and 1 or 3 query ranges
-// give the same rows.
+// give the same rows, whether queries are scored one at a time (each on
+// every core) or one per core.
 func TestEvaluate(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	input := synthInput(t, dir)
-	mk := func(run string, shards int) *config.Config {
+	mk := func(run string, shards, workers int) *config.Config {
 		cfg, err := config.Parse([]byte(fmt.Sprintf(`run: %s
 root: %s/data
 log: {progress_seconds: 0}
 ingest: {sources: [{name: s, paths: [%s], fields: {id: id, statement: statement, solution: solution, subject: domain, source: source}}]}
 calibrate: {min_eligible: 3}
 select: {k: 3, per_domain: 3, allow_shortfall: true}
-evaluate: {shards: %d, retrievers: [bm25, jaccard-no-tok], settings: [statement-full, statement-statement]}
-`, run, dir, input, shards)))
+evaluate: {shards: %d, workers: %d, retrievers: [bm25, jaccard-no-tok], settings: [statement-full, statement-statement]}
+`, run, dir, input, shards, workers)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return cfg
 	}
-	one, three := mk("one", 1), mk("three", 3)
+	// workers: 1 leaves the other cores to each query's BM25 index.
+	one, three := mk("one", 1, 0), mk("three", 3, 1)
 	if three.EvalTasks() != 12 {
 		t.Fatalf("EvalTasks = %d, want 3 × 2 × 2", three.EvalTasks())
 	}

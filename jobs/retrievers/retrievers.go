@@ -42,6 +42,7 @@ import (
 	"github.com/saber-math/saber/lib/lexical"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/ndcg"
+	"github.com/saber-math/saber/lib/parallel"
 )
 
 // A Retriever scores a query's candidate documents; higher is more
@@ -87,6 +88,11 @@ type Options struct {
 	// Dir is the directory a plugin runs in (the config file's), so that
 	// relative paths in its command resolve there; "" is the current one.
 	Dir string
+	// LexicalThreads is the cores a lexical built-in may use within one
+	// query (C.5 allows 16 documents in flight and 16 threads): BM25
+	// builds its index in up to that many parts on a parallel.Team. ≤ 1:
+	// one. The scores are the same either way.
+	LexicalThreads int
 }
 
 // Registry builds retrievers by name: the lexical built-ins and the specs
@@ -138,7 +144,13 @@ func (r *Registry) Build(ctx context.Context, name string) (Retriever, error) {
 			return nil, fmt.Errorf("retriever %q is neither a lexical built-in nor defined under retrievers: (known: %s): %w",
 				name, strings.Join(r.Names(), ", "), ErrBadSpec)
 		}
-		return &lexicalRetriever{name: name, sc: sc}, nil
+		l := &lexicalRetriever{name: name, sc: sc}
+		if b, ok := sc.(*lexical.BM25); ok && r.opt.LexicalThreads > 1 {
+			c := *b
+			c.Team = parallel.NewTeam(min(r.opt.LexicalThreads, 16), parallel.DefaultSpin)
+			l.sc, l.team = &c, c.Team
+		}
+		return l, nil
 	}
 	return build(ctx, name, spec, r.opt)
 }
@@ -213,10 +225,11 @@ func Rank(ctx context.Context, r Retriever, ids []string, query string, docs []s
 type lexicalRetriever struct {
 	name string
 	sc   lexical.Scorer
+	team *parallel.Team // nil: one thread per query
 }
 
 func (l *lexicalRetriever) Name() string { return l.name }
-func (l *lexicalRetriever) Close() error { return nil }
+func (l *lexicalRetriever) Close() error { l.team.Close(); return nil }
 func (l *lexicalRetriever) Score(ctx context.Context, query string, docs []string) ([]float64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

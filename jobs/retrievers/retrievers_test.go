@@ -220,3 +220,27 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("unknown name: %v", err)
 	}
 }
+
+// TestLexicalThreads checks that lexical retrievers built to use several
+// threads per query score as with one, and close cleanly.
+func TestLexicalThreads(t *testing.T) {
+	reg := retrievers.NewRegistry(nil, retrievers.Options{LexicalThreads: 3})
+	q, ds := "prime divisors $x^2$", docs(120)
+	for _, name := range lexical.Names() {
+		r, err := reg.Build(context.Background(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, _ := lexical.Lookup(name)
+		want, _ := sc.Score(q, ds)
+		for range 3 {
+			got, err := r.Score(context.Background(), q, ds)
+			if err != nil || !slices.Equal(got, want) {
+				t.Fatalf("%s with 3 threads: %v %v, want %v", name, got, err, want)
+			}
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
