@@ -86,7 +86,7 @@ func (t *Team) Close() {
 // Run calls fn(i) for every i in [0, n) and returns when all have
 // returned: fn(0) in the caller, the others on helpers, or all in the
 // caller when the team is nil, busy or has too few helpers. A panic in a
-// part is raised again in the caller.
+// part is raised again in the caller, once every part has returned.
 func (t *Team) Run(n int, fn func(i int)) {
 	if t == nil || n <= 1 || !t.mu.TryLock() {
 		for i := range n {
@@ -112,8 +112,13 @@ func (t *Team) Run(n int, fn func(i int)) {
 			}
 		}
 	}
-	fn(0)
-	var p any
+	// A panic in the caller's part waits for the helpers' too, so that no
+	// helper is still running when the next section is posted.
+	p := func() (p any) {
+		defer func() { p = recover() }()
+		fn(0)
+		return nil
+	}()
 	for _, h := range hs {
 		for h.done.Load() != h.seq.Load() {
 			runtime.Gosched()

@@ -107,4 +107,22 @@ func TestTeamPanicReachesCaller(t *testing.T) {
 		})
 	}()
 	runAll(t, team, 2) // the team still works
+
+	// A panic in the caller's part waits for the helper's part.
+	var helperDone atomic.Bool
+	func() {
+		defer func() {
+			if r := recover(); r != "part 0" || !helperDone.Load() {
+				t.Fatalf("recovered %v, helper done %v; want the caller's panic after the helper's part", r, helperDone.Load())
+			}
+		}()
+		team.Run(2, func(i int) {
+			if i == 0 {
+				panic("part 0")
+			}
+			time.Sleep(10 * time.Millisecond)
+			helperDone.Store(true)
+		})
+	}()
+	runAll(t, team, 2)
 }
