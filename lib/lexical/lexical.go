@@ -111,16 +111,19 @@ type BM25 struct {
 	B         float64 // length normalisation, in [0, 1]; default 0.75
 	Epsilon   float64 // floor of negative idfs, as a fraction of the mean idf; default 0.25
 
-	// Team, when not nil, builds a query's index in parts, one per team
-	// member, each over a run of the candidates, and merges them: the
-	// documents in flight of paper C.5. The scores are the same, bit for
-	// bit, with any team or none.
+	// Team, when not nil, builds a query's index on the team's members:
+	// the documents in flight of paper C.5. With the Math tokeniser each
+	// member indexes a run of the candidates and the parts are merged
+	// (score); with the others, whose tokenising is cheap next to
+	// interning, the vocabulary is split by token hash instead and needs no
+	// merge (hashed.go). The scores are the same, bit for bit, with any
+	// team or none.
 	Team *parallel.Team
 }
 
-// minPartDocs is the fewest candidates a part of a BM25 index gets: below
-// it, merging the parts' vocabularies costs more than building them in
-// parallel saves.
+// minPartDocs is the fewest candidates a team member indexes: below it,
+// merging the parts' vocabularies (or, split by hash, the members' passing
+// tokens to each other) costs more than building in parallel saves.
 const minPartDocs = 32
 
 // maxParts bounds the parts of one index.
@@ -159,6 +162,9 @@ func (s *BM25) Score(query string, docs []string) ([]float64, error) {
 		return scores, err
 	}
 	np := max(1, min(s.Team.Size(), len(docs)/minPartDocs, maxParts))
+	if np > 1 && !text.Paired(s.Tokenizer) {
+		return s.scoreHashed(scores, query, docs, np)
+	}
 	return s.score(scores, query, docs, np)
 }
 
