@@ -104,18 +104,26 @@ func Ranking[ID cmp.Ordered](ids []ID, scores []float64) ([]int, error) {
 			return nil, fmt.Errorf("ndcg: score of document %v is NaN", ids[i])
 		}
 	}
+	// No score is NaN, so < and > order them (cmp.Compare's NaN cases
+	// cost as much again); ids are compared on ties only. This is inside
+	// the timed region of every retriever (retrievers.Rank).
 	slices.SortFunc(order, func(a, b int) int {
-		if c := cmp.Compare(scores[b], scores[a]); c != 0 {
-			return c
+		switch sa, sb := scores[a], scores[b]; {
+		case sa > sb:
+			return -1
+		case sa < sb:
+			return 1
 		}
 		return cmp.Compare(ids[a], ids[b])
 	})
-	sorted := slices.Clone(ids)
-	slices.Sort(sorted)
-	for i := 1; i < len(sorted); i++ {
-		if sorted[i] == sorted[i-1] {
-			return nil, fmt.Errorf("ndcg: document id %v appears twice", sorted[i])
+	// Distinct ids, by a set rather than by sorting them: for 150 string
+	// ids sorting took as long as the ranking.
+	seen := make(map[ID]struct{}, len(ids))
+	for _, id := range ids {
+		if _, dup := seen[id]; dup {
+			return nil, fmt.Errorf("ndcg: document id %v appears twice", id)
 		}
+		seen[id] = struct{}{}
 	}
 	return order, nil
 }
