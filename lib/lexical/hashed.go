@@ -114,19 +114,6 @@ var hashedPool = sync.Pool{New: func() any { return new(hashed) }}
 // of its high half, as the tables index by the low bits.
 func partOf(h uint64, np int) int { return int((h >> 32) * uint64(np) >> 32) }
 
-// tokenHash hashes token b[lo:hi] as intern does, and gives its class; b
-// has 8 bytes of slack.
-func tokenHash(b []byte, lo, hi int) (h, class uint64) {
-	n := hi - lo
-	w := binary.LittleEndian.Uint64(b[lo : lo+8])
-	if n > 8 {
-		return hashLong(b, lo, hi, w), longClass
-	}
-	w &= ^uint64(0) >> (64 - 8*uint(n))
-	h = (w ^ uint64(n)*hashM2) * hashM1
-	return h ^ h>>32, uint64(n)
-}
-
 // scoreHashed is score for a tokeniser without pair tokens, with the
 // vocabulary split by hash into np partitions (2 ≤ np ≤ maxParts), one
 // per member of s.Team.
@@ -255,6 +242,7 @@ func (st *hashed) tokenize(tok text.Tokenizer, docs []string, lo, hi, r, np int)
 		for k := 0; k+1 < len(bounds); k += 2 {
 			lo, hi := int(bounds[k]), int(bounds[k+1])
 			n := hi - lo
+			// hashToken, inline (see there).
 			w := binary.LittleEndian.Uint64(b[lo : lo+8])
 			var h uint64
 			class := uint64(n)
@@ -298,7 +286,8 @@ func (st *hashed) hashQuery(tok text.Tokenizer, query string) {
 	st.qkeys = st.qkeys[:0]
 	for k := range nq {
 		lo, hi := int(qs.Bounds[2*k]), int(qs.Bounds[2*k+1])
-		st.qh[k], st.qcls[k] = tokenHash(qb, lo, hi)
+		st.qh[k], _ = hashToken(qb, lo, hi)
+		st.qcls[k] = uint64(min(hi-lo, longClass))
 		if st.qcls[k] == longClass {
 			st.qkeys = append(st.qkeys, qb[lo:hi]...)
 		}

@@ -206,15 +206,7 @@ func (x *index) merge(y *index, last bool) {
 // intern does the same inline, for speed.
 func (x *index) word(b []byte, lo, hi int, insert bool) int32 {
 	n := hi - lo
-	w := binary.LittleEndian.Uint64(b[lo : lo+8])
-	var h uint64
-	if n <= 8 {
-		w &= ^uint64(0) >> (64 - 8*uint(n))
-		h = (w ^ uint64(n)*hashM2) * hashM1
-		h ^= h >> 32
-	} else {
-		h = hashLong(b, lo, hi, w)
-	}
+	h, w := hashToken(b, lo, hi)
 	meta := h&tagMask | uint64(min(n, 255))<<32
 	slots := x.words.slots
 	mask := uint64(len(slots) - 1)
@@ -461,6 +453,22 @@ const tagMask = 0xffffff << 40
 // token's first 8 bytes), which settles most comparisons without reading
 // the stored bytes.
 const hashM1, hashM2 = 0x9e3779b97f4a7c15, 0xbf58476d1ce4e5b9
+
+// hashToken returns the hash of the token b[lo:hi] and its word w: the
+// token itself for one of up to 8 bytes, else its first 8 bytes. b has 8
+// bytes of slack after the token. The hot loops (index.intern,
+// hashed.tokenize) repeat it inline: as a call (Go does not inline it)
+// interning was 2% slower.
+func hashToken(b []byte, lo, hi int) (h, w uint64) {
+	n := hi - lo
+	w = binary.LittleEndian.Uint64(b[lo : lo+8])
+	if n > 8 {
+		return hashLong(b, lo, hi, w), w
+	}
+	w &= ^uint64(0) >> (64 - 8*uint(n))
+	h = (w ^ uint64(n)*hashM2) * hashM1
+	return h ^ h>>32, w
+}
 
 // hashLong hashes the token b[lo:hi] of more than 8 bytes, whose first 8
 // bytes are w. b has 8 bytes of slack after the token, so the last,
