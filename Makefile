@@ -30,10 +30,11 @@ bench: build
 	$(BIN)/saber bench $(BENCH_FLAGS)
 	@echo; echo "Bradley–Terry (1,000 queries × ~1,500 comparisons per op; goal ≤ 1 s on 2 cores), judge client overhead per comparison (zero-latency fake, 16 in flight), BM25 per query (150 candidates, index per query):"
 	$(GO) test -run '^$$' -bench 'BenchmarkFit1000Queries' -benchtime 3x ./lib/bt
-	$(GO) test -run '^$$' -bench 'BenchmarkJudgeOverhead|BenchmarkBM25PerQuery' -benchtime 2s ./jobs/judge ./lib/lexical
-	@echo; echo "rank_bm25's BM25Okapi (lib/lexical/testdata/gen.py's copy) on this machine, same protocol and queries (median: compare with median-ms/query):"
+	@# tee keeps the output live; the rc file keeps go test's status, which a pipe would lose.
+	{ $(GO) test -run '^$$' -bench 'BenchmarkJudgeOverhead|BenchmarkBM25PerQuery' -benchtime 2s ./jobs/judge ./lib/lexical; echo $$? > $(BIN)/bench-go.rc; } | tee $(BIN)/bench-go.txt; exit $$(cat $(BIN)/bench-go.rc)
+	@echo; echo "rank_bm25's BM25Okapi (lib/lexical/testdata/gen.py's copy) on this machine, same protocol and queries (median: compare with median-ms/query), then the ratios:"
 	@if [ -f $(MATH_TEST) ] && $(PY) -c 'import numpy' 2>/dev/null; then \
-		cd lib/lexical && $(PY) testdata/time_rank_bm25.py $(abspath $(MATH_TEST)); \
+		cd lib/lexical && $(PY) testdata/time_rank_bm25.py $(abspath $(MATH_TEST)) $(abspath $(BIN)/bench-go.txt); \
 	else echo "skipped: needs $(MATH_TEST) and $(PY) with numpy (apt-get install python3-numpy)"; fi
 
 lint:

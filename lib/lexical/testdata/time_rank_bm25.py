@@ -6,7 +6,13 @@ It is the reference the Go benchmark BenchmarkBM25PerQuery (bench_test.go)
 is compared against; run both on the same machine.
 
 Command (from lib/lexical, on the machine the Go figures come from):
-    /usr/bin/python3 testdata/time_rank_bm25.py ../../../shared/data/math/MATH_test.jsonl
+    /usr/bin/python3 testdata/time_rank_bm25.py ../../../shared/data/math/MATH_test.jsonl [GO_BENCH_OUTPUT]
+
+With GO_BENCH_OUTPUT, the output of `go test -bench BenchmarkBM25PerQuery`
+run just before on the same machine, it ends with each Go median's ratio to
+rank_bm25's (the issue's goal is 20x): bm25-no-tok against text->ranking,
+bm25 against math tokens->scores (which leaves rank_bm25's tokenising out,
+and ours in).
 
 Queries are those BenchmarkBM25PerQuery (bench_test.go) times, drawn the
 same way: the problems on lines 0, 50, ..., 4950 of the MATH test split, each
@@ -31,6 +37,7 @@ REPEATS passes of the 100 queries:
 import hashlib
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -107,6 +114,7 @@ def main():
         chunk = toks[k * (CANDIDATES + 1):(k + 1) * (CANDIDATES + 1)]
         math_tokenised.append((chunk[0], chunk[1:]))
 
+    medians = {}
     for name, fn, inputs in (("text->ranking", whole, tasks), ("tokens->scores", index_and_score, tokenised),
                              ("math tokens->scores", index_and_score, math_tokenised)):
         times = []
@@ -116,11 +124,28 @@ def main():
                 t0 = time.perf_counter()
                 fn(*args)
                 times.append(time.perf_counter() - t0)
+        medians[name] = statistics.median(times) * 1e3
         print(f"{name:20s} median {statistics.median(times) * 1e3:.2f} ms/query  "
               f"mean {statistics.mean(times) * 1e3:.2f} ms/query  ({len(times)} timings)")
     size = sum(len(d) for _, docs in tasks for d in docs) / len(tasks)
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}; "
           f"{size / 1e3:.1f} KB of candidate text per query")
+    if len(sys.argv) > 2:
+        print_ratios(sys.argv[2], medians)
+
+
+def print_ratios(path, medians):
+    """Each BenchmarkBM25PerQuery median in path against rank_bm25's."""
+    against = {"bm25-no-tok": "text->ranking", "bm25": "math tokens->scores"}
+    pattern = re.compile(r"BenchmarkBM25PerQuery/([\w-]+)/threads=(\d+)\S*\s.*?([\d.]+) median-ms/query")
+    with open(path) as f:
+        for line in f:
+            m = pattern.match(line)
+            if m and m.group(1) in against:
+                name, threads, ms = m.group(1), m.group(2), float(m.group(3))
+                ref = against[name]
+                print(f"{name:12s} threads={threads:2s} {ms:6.3f} ms/query: "
+                      f"{medians[ref] / ms:5.1f}x faster than rank_bm25 {ref} ({medians[ref]:.2f} ms)")
 
 
 if __name__ == "__main__":
