@@ -90,8 +90,8 @@ type Options struct {
 	Dir string
 	// LexicalThreads is the cores a lexical built-in may use within one
 	// query (C.5 allows 16 documents in flight and 16 threads): BM25
-	// builds its index in up to that many parts on a parallel.Team. ≤ 1:
-	// one. The scores are the same either way.
+	// builds its index on a parallel.Team of up to that many (see
+	// lexical.BM25.Team). ≤ 1: one. The scores are the same either way.
 	LexicalThreads int
 }
 
