@@ -537,7 +537,10 @@ func TestBM25PartsSameScores(t *testing.T) {
 	}
 	var qs []query
 	rng := rand.New(rand.NewPCG(7, 8))
-	frags := []string{"the", "of", "a", "prime", "sum", "parallelogram", "$x^2+1$", `$\frac{a}{b}$`, `\(n!\)`, "$x$", "x", "mod", "$7$", "Σ", "roots"}
+	frags := []string{"the", "of", "a", "prime", "sum", "parallelogram", "$x^2+1$", `$\frac{a}{b}$`, `\(n!\)`, "$x$", "x", "mod", "$7$", "Σ", "roots",
+		// Tokens that share their first 8 bytes, or all but their last, or
+		// differ by case only: identity must come from every byte.
+		"abcdefgh", "abcdefghi", "ABCDEFGHI", "abcdefghij", "abcdefghijklmnop", "abcdefghijklmnoq", "abcdefghijklmnopq", "école", "ÉCOLE"}
 	for range 20 {
 		docs := make([]string, 1+rng.IntN(40))
 		for i := range docs {
