@@ -122,20 +122,7 @@ func (s *BM25) scoreHashed(scores []float64, query string, docs []string, np int
 	defer hashedPool.Put(st)
 	n := len(docs)
 
-	// The runs of documents, balanced by bytes.
-	var cut [maxParts + 1]int
-	total := 0
-	for _, d := range docs {
-		total += len(d)
-	}
-	for p, acc, d := 1, 0, 0; p < np; p++ {
-		for d < n && acc < total*p/np {
-			acc += len(docs[d])
-			d++
-		}
-		cut[p] = d
-	}
-	cut[np] = n
+	cut := byteRuns(docs, np)
 
 	// The query's tokens, hashed here; each member enters its own.
 	st.hashQuery(s.Tokenizer, query)
@@ -185,7 +172,7 @@ func (s *BM25) scoreHashed(scores []float64, query string, docs []string, np int
 	avgdl := float64(tot) / float64(n)
 	norm := grow(&st.norm, n)
 	for d, l := range st.dlen {
-		norm[d] = s.K1 * ((1 - s.B) + s.B*float64(l)/avgdl)
+		norm[d] = s.lengthNorm(l, avgdl)
 	}
 	k1p1 := s.K1 + 1
 	for k, h := range st.qh {
@@ -199,13 +186,7 @@ func (s *BM25) scoreHashed(scores []float64, query string, docs []string, np int
 		if w < 0 {
 			w = eps
 		}
-		row := pt.tf[int(id)*n:][:n]
-		for d, f := range row {
-			if f != 0 {
-				ff := float64(f)
-				scores[d] += float64(w * (ff * k1p1 / (ff + norm[d])))
-			}
-		}
+		addTerm(scores, pt.tf[int(id)*n:][:n], norm, w, k1p1)
 	}
 	return scores, nil
 }

@@ -174,23 +174,10 @@ func (s *BM25) Score(query string, docs []string) ([]float64, error) {
 // score is Score with the index built in np parts (1 ≤ np ≤ maxParts),
 // run on s.Team, into scores (all 0).
 func (s *BM25) score(scores []float64, query string, docs []string, np int) ([]float64, error) {
-	// The parts' runs of documents, balanced by bytes. (Giving part 0
-	// more, as the others export after building, changed nothing
-	// measurable.)
-	var cut [maxParts + 1]int
+	// The parts' runs of documents. (Giving part 0 more, as the others
+	// export after building, changed nothing measurable.)
+	cut := byteRuns(docs, np)
 	var parts [maxParts]*index
-	total := 0
-	for _, d := range docs {
-		total += len(d)
-	}
-	for p, acc, d := 1, 0, 0; p < np; p++ {
-		for d < len(docs) && acc < total*p/np {
-			acc += len(docs[d])
-			d++
-		}
-		cut[p] = d
-	}
-	cut[np] = len(docs)
 	s.Team.Run(np, func(p int) {
 		y := newQueryFirstIndex(s.Tokenizer, query, docs[cut[p]:cut[p+1]])
 		if p > 0 {
@@ -243,8 +230,8 @@ func (s *BM25) score(scores []float64, query string, docs []string, np int) ([]f
 	}
 	eps := s.Epsilon * (sum / float64(v))
 
-	// k1·(1 − b + b·|d|/avgdl) per document, evaluated as numpy does.
-	total = 0
+	// k1·(1 − b + b·|d|/avgdl) per document.
+	total := 0
 	for _, y := range parts[:np] {
 		for _, l := range y.dlen {
 			total += int(l)
@@ -254,7 +241,7 @@ func (s *BM25) score(scores []float64, query string, docs []string, np int) ([]f
 	norm := grow(&x.f2, n)
 	for p, y := range parts[:np] {
 		for d, l := range y.dlen {
-			norm[cut[p]+d] = s.K1 * ((1 - s.B) + s.B*float64(l)/avgdl)
+			norm[cut[p]+d] = s.lengthNorm(l, avgdl)
 		}
 	}
 
@@ -271,18 +258,48 @@ func (s *BM25) score(scores []float64, query string, docs []string, np int) ([]f
 		for p, y := range parts[:np] {
 			nd := y.ndocs
 			row := y.tf[int(id)*nd:][:nd]
-			sc, nm := scores[cut[p]:][:nd], norm[cut[p]:][:nd]
-			for d, f := range row {
-				if f != 0 {
-					ff := float64(f)
-					// float64(…) forbids fusing into an FMA, which numpy
-					// does not do either.
-					sc[d] += float64(w * (ff * k1p1 / (ff + nm[d])))
-				}
-			}
+			addTerm(scores[cut[p]:][:nd], row, norm[cut[p]:][:nd], w, k1p1)
 		}
 	}
 	return scores, nil
+}
+
+// byteRuns cuts docs into np runs (1 ≤ np ≤ maxParts) of about equal
+// bytes: run p is docs[cut[p]:cut[p+1]].
+func byteRuns(docs []string, np int) (cut [maxParts + 1]int) {
+	total := 0
+	for _, d := range docs {
+		total += len(d)
+	}
+	for p, acc, d := 1, 0, 0; p < np; p++ {
+		for d < len(docs) && acc < total*p/np {
+			acc += len(docs[d])
+			d++
+		}
+		cut[p] = d
+	}
+	cut[np] = len(docs)
+	return cut
+}
+
+// lengthNorm is k1·(1 − b + b·|d|/avgdl) for a document of l tokens,
+// evaluated as numpy does.
+func (s *BM25) lengthNorm(l int32, avgdl float64) float64 {
+	return s.K1 * ((1 - s.B) + s.B*float64(l)/avgdl)
+}
+
+// addTerm adds one query token's BM25 term to the scores of the documents
+// whose counts of it are row, with lengthNorm norm and idf w. Both index
+// builds score through it, so that their scores are the same bit for bit.
+func addTerm(scores []float64, row []int32, norm []float64, w, k1p1 float64) {
+	for d, f := range row {
+		if f != 0 {
+			ff := float64(f)
+			// float64(…) forbids fusing into an FMA, which numpy does not
+			// do either.
+			scores[d] += float64(w * (ff * k1p1 / (ff + norm[d])))
+		}
+	}
 }
 
 // begin does what every Score does first: it rejects a missing tokeniser
