@@ -291,6 +291,55 @@ func (x *index) intern(d int32) {
 	// cur gets the text's ids, singles then pairs, written by index: an
 	// append's capacity check per token costs as much as a hash step.
 	cur := slices.Grow(x.cur[:0], len(bounds)/2+len(sp.Pairs))[:len(bounds)/2+len(sp.Pairs)]
+	x.internWords(b, bounds, cur)
+	j := len(bounds) / 2
+	for _, k := range sp.Pairs {
+		p := uint64(cur[k])<<32 | uint64(uint32(cur[k+1]))
+		h := mixPair(p)
+		meta := h & tagMask
+		t := &x.pairs
+		id := int32(-1)
+		pmask := uint64(len(t.slots) - 1)
+		for i := h & pmask; ; i = (i + 1) & pmask {
+			sl := t.slots[i]
+			if sl.meta == 0 {
+				break
+			}
+			if sl.word == p && sl.meta&^0xffffffff == meta {
+				id = int32(uint32(sl.meta)) - 1
+				break
+			}
+		}
+		if id < 0 {
+			id = x.insertPair(p, h, meta)
+		}
+		cur[j] = id
+		j++
+	}
+
+	// Count the occurrences: cur holds the text's ids, singles then pairs.
+	if d < 0 {
+		x.query = append(x.query, cur...)
+		x.cur = cur
+		return
+	}
+	if x.queryFirst {
+		x.countQueryFirst(cur, d)
+	} else {
+		dl := x.dl
+		for _, id := range cur {
+			dl[id] = countDoc(dl[id], d)
+		}
+		x.seq = append(x.seq, cur...)
+	}
+	x.cur = cur
+}
+
+// internWordsGo is internWords in Go: it sets cur[k] to the id of token k
+// of b (bounds alternates the tokens' starts and ends), entering the new
+// ones. Where internWordsAsm runs it is the reference that tests hold the
+// kernel to.
+func (x *index) internWordsGo(b []byte, bounds []int32, cur []int32) {
 	j := 0
 	slots := x.words.slots
 	mask := uint64(len(slots) - 1)
@@ -336,51 +385,12 @@ func (x *index) intern(d int32) {
 		cur[j] = id
 		j++
 	}
-	for _, k := range sp.Pairs {
-		p := uint64(cur[k])<<32 | uint64(uint32(cur[k+1]))
-		h := mixPair(p)
-		meta := h & tagMask
-		t := &x.pairs
-		id := int32(-1)
-		pmask := uint64(len(t.slots) - 1)
-		for i := h & pmask; ; i = (i + 1) & pmask {
-			sl := t.slots[i]
-			if sl.meta == 0 {
-				break
-			}
-			if sl.word == p && sl.meta&^0xffffffff == meta {
-				id = int32(uint32(sl.meta)) - 1
-				break
-			}
-		}
-		if id < 0 {
-			id = x.insertPair(p, h, meta)
-		}
-		cur[j] = id
-		j++
-	}
-
-	// Count the occurrences: cur holds the text's ids, singles then pairs.
-	if d < 0 {
-		x.query = append(x.query, cur...)
-		x.cur = cur
-		return
-	}
-	if x.queryFirst {
-		x.countQueryFirst(cur, d)
-	} else {
-		dl := x.dl
-		for _, id := range cur {
-			dl[id] = countDoc(dl[id], d)
-		}
-		x.seq = append(x.seq, cur...)
-	}
-	x.cur = cur
 }
 
-// countQueryFirst counts the ids of document d into a query-first index:
-// the query terms' tf, the order of first occurrence, and df.
-func (x *index) countQueryFirst(cur []int32, d int32) {
+// countQueryFirstGo counts the ids of document d into a query-first
+// index: the query terms' tf, the order of first occurrence, and df
+// (countQueryFirst; the reference for its kernel in assembly).
+func (x *index) countQueryFirstGo(cur []int32, d int32) {
 	m, tf, no, ndocs := x.m, x.tf, x.norder, x.ndocs
 	dl, order := x.dl, x.order
 	for k, id := range cur {

@@ -1,0 +1,198 @@
+//go:build amd64 && !purego
+
+package lexical
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/saber-math/saber/lib/text"
+	"golang.org/x/sys/cpu"
+)
+
+func cpuHasBMI2() bool { return cpu.X86.HasBMI2 }
+
+// kernelTexts returns queries, each with its documents, that exercise the
+// kernels' paths: tokens of 1 to 300 bytes (a length of 255 or more is
+// saturated in the slot's meta, so two such tokens that differ in length
+// meet in the byte compare), tokens sharing their first 8 bytes or all
+// but their last, NUL bytes, and documents with thousands of new tokens,
+// so that the table fills and the kernel stops to let Go rehash it
+// mid-document.
+func kernelTexts() (queries []string, docs [][]string) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	word := func() string {
+		switch rng.IntN(10) {
+		case 0: // long, sharing a prefix with many others
+			return "abcdefgh" + strings.Repeat("x", rng.IntN(300))
+		case 1: // long, differing only in the last byte
+			return "commonprefix" + string(rune('a'+rng.IntN(5)))
+		case 2: // a NUL inside
+			return "nu\x00l" + fmt.Sprint(rng.IntN(4))
+		case 3: // many distinct
+			return fmt.Sprintf("w%d", rng.IntN(50000))
+		}
+		return []string{"the", "of", "$x$", "a", "sum", "prime", "ABCDEFGH", "abcdefgh", "abcdefghi"}[rng.IntN(9)]
+	}
+	for q := range 12 {
+		var ds []string
+		for range 3 + rng.IntN(40) {
+			var b strings.Builder
+			n := rng.IntN(200)
+			if q%4 == 3 {
+				n = 6000 + rng.IntN(4000) // fills the table in one document
+			}
+			for range n {
+				b.WriteString(word())
+				b.WriteByte(" \n\t"[rng.IntN(3)])
+			}
+			ds = append(ds, b.String())
+		}
+		queries = append(queries, word()+" "+word()+" the "+word())
+		docs = append(docs, ds)
+	}
+	return queries, docs
+}
+
+// indexState is what a test compares of two indexes built from the same
+// texts.
+type indexState struct {
+	keys                       []byte
+	ent                        []entry
+	dl                         []uint64
+	seq, start, query          []int32
+	tf, order, dlen            []int32
+	norder, words, pairs, nkey int
+	slots                      []slot
+}
+
+func snapshot(x *index) indexState {
+	s := indexState{
+		keys: slices.Clone(x.keys), ent: slices.Clone(x.ent), dl: slices.Clone(x.dl),
+		seq: slices.Clone(x.seq), start: slices.Clone(x.start), query: slices.Clone(x.query),
+		norder: x.norder, words: x.words.n, pairs: x.pairs.n, nkey: len(x.keys),
+	}
+	if x.queryFirst {
+		s.tf = slices.Clone(x.tf[:int(x.m)*x.ndocs+8]) // the spare slots too: both fill them alike
+		s.order = slices.Clone(x.order[:x.norder])
+		s.dlen = slices.Clone(x.dlen)
+	}
+	// The table as a set: its size, hence where a key sits, depends on
+	// what the pooled index held before.
+	for _, sl := range x.words.slots {
+		if sl.meta != 0 {
+			s.slots = append(s.slots, sl)
+		}
+	}
+	slices.SortFunc(s.slots, func(a, b slot) int { return int(a.meta&0xffffffff) - int(b.meta&0xffffffff) })
+	return s
+}
+
+// TestInternWordsAsm builds both kinds of index with the kernels of
+// intern_amd64.s and with their Go loops, and checks that every id, key,
+// entry, table slot, document frequency, count and order is the same.
+func TestInternWordsAsm(t *testing.T) {
+	if !haveInternAsm {
+		t.Skip("no BMI2 here: the kernels do not run")
+	}
+	defer func() { haveInternAsm = true }()
+	queries, docs := kernelTexts()
+	compareKernels(t, queries, docs, true)
+	t.Run("MATH", func(t *testing.T) {
+		probs := readMATH(t)
+		qs, cands, _ := benchSelect(probs)
+		queries, docs := []string(nil), [][]string(nil)
+		for k, q := range qs[:10] {
+			ds := make([]string, len(cands[k]))
+			for i, c := range cands[k] {
+				ds[i] = full(probs[c])
+			}
+			queries = append(queries, probs[q].Problem)
+			docs = append(docs, ds)
+		}
+		compareKernels(t, queries, docs, false)
+	})
+}
+
+// compareKernels is TestInternWordsAsm on queries and their docs; fills
+// says every fourth query's documents fill the table (kernelTexts').
+func compareKernels(t *testing.T, queries []string, docs [][]string, fills bool) {
+	for qi, query := range queries {
+		for _, tok := range []text.Tokenizer{text.Plain, text.Math, text.Sklearn} {
+			for _, queryFirst := range []bool{false, true} {
+				var got [2]indexState
+				for i, asm := range []bool{true, false} {
+					haveInternAsm = asm
+					var x *index
+					if queryFirst {
+						x = newQueryFirstIndex(tok, query, docs[qi])
+					} else {
+						x = newIndex(tok, query, docs[qi])
+					}
+					got[i] = snapshot(x)
+					x.release()
+				}
+				haveInternAsm = true
+				a, g := got[0], got[1]
+				name := fmt.Sprintf("query %d %s queryFirst=%v", qi, tok.Name(), queryFirst)
+				if fills && a.words < 2048 && qi%4 == 3 && tok == text.Plain {
+					t.Errorf("%s: %d words: the table never filled", name, a.words)
+				}
+				for _, c := range []struct {
+					what string
+					same bool
+				}{
+					{"keys", slices.Equal(a.keys, g.keys)},
+					{"entries", slices.Equal(a.ent, g.ent)},
+					{"dl", slices.Equal(a.dl, g.dl)},
+					{"documents' ids", slices.Equal(a.seq, g.seq) && slices.Equal(a.start, g.start)},
+					{"query's ids", slices.Equal(a.query, g.query)},
+					{"tf", slices.Equal(a.tf, g.tf)},
+					{"order", slices.Equal(a.order, g.order) && a.norder == g.norder},
+					{"lengths", slices.Equal(a.dlen, g.dlen)},
+					{"table", slices.Equal(a.slots, g.slots) && a.words == g.words && a.pairs == g.pairs},
+				} {
+					if !c.same {
+						t.Errorf("%s: kernel and Go differ in %s", name, c.what)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestInternLongCollision has a long token meet, at its first slot, an
+// entry with its meta (hash tag and length, saturated at 255) and first
+// word but other bytes: the 300-byte token it is a prefix of, or one of
+// its length that differs in its second word or its last byte. (Hashes
+// make such a meeting rare, so the test places the entry.) It must not
+// take that token's id, with the kernel or without.
+func TestInternLongCollision(t *testing.T) {
+	defer func() { haveInternAsm = true }()
+	long := strings.Repeat("abcdefghij", 30)
+	for _, c := range []struct{ a, b string }{
+		{long, long[:280]},
+		{"abcdefgh12345678zz", "abcdefgh12345679zz"},
+		{"abcdefgh12345678zz", "abcdefgh12345678zy"},
+	} {
+		for _, asm := range []bool{true, false} {
+			haveInternAsm = asm && cpuHasBMI2()
+			x := newIndex(text.Plain, "", []string{c.a})
+			idA := x.seq[0]
+			h, w := hashToken([]byte(c.b+"        "), 0, len(c.b))
+			meta := h&tagMask | uint64(min(len(c.a), 255))<<32
+			t1 := &x.words
+			t1.slots[h&uint64(len(t1.slots)-1)] = slot{word: w, meta: meta | uint64(idA+1)}
+			t1.n++
+			x.sp.Tokenize(text.Plain, c.b)
+			x.intern(1)
+			if got := x.seq[len(x.seq)-1]; got == idA {
+				t.Errorf("asm=%v: %q took the id of %q", asm, c.b, c.a)
+			}
+			x.release()
+		}
+	}
+}

@@ -1,0 +1,13 @@
+//go:build !amd64 || purego
+
+package lexical
+
+// internWords sets cur[k] to the id of token k of b, entering the new
+// ones (internWordsGo; amd64 has a kernel in assembly).
+func (x *index) internWords(b []byte, bounds []int32, cur []int32) {
+	x.internWordsGo(b, bounds, cur)
+}
+
+// countQueryFirst counts the ids of document d into a query-first index
+// (countQueryFirstGo; amd64 has a kernel in assembly).
+func (x *index) countQueryFirst(cur []int32, d int32) { x.countQueryFirstGo(cur, d) }
