@@ -205,9 +205,8 @@ func (x *index) merge(y *index, last bool) {
 // next id if insert, else −1. b has 8 bytes of slack after the token.
 // intern does the same inline, for speed.
 func (x *index) word(b []byte, lo, hi int, insert bool) int32 {
-	n := hi - lo
-	h, w := hashToken(b, lo, hi)
-	meta := h&tagMask | uint64(min(n, 255))<<32
+	h, _ := hashToken(b, lo, hi)
+	meta := wordClass(hi-lo) << 32
 	slots := x.words.slots
 	mask := uint64(len(slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
@@ -216,11 +215,11 @@ func (x *index) word(b []byte, lo, hi int, insert bool) int32 {
 			if !insert {
 				return -1
 			}
-			return x.insertWord(b, lo, hi, h, w, meta, i)
+			return x.insertWord(b, lo, hi, h, meta, i)
 		}
-		if sl.meta&^0xffffffff == meta && sl.word == w {
-			c := int32(uint32(sl.meta)) - 1
-			if n <= 8 || bytes.Equal(x.keys[x.ent[c].lo:x.ent[c].hi], b[lo:hi]) {
+		if sl.key == h && sl.meta&^idMask == meta {
+			c := int32(uint32(sl.meta))
+			if meta>>32 < longClass || bytes.Equal(x.keys[x.ent[c].lo:x.ent[c].hi], b[lo:hi]) {
 				return c
 			}
 		}
@@ -231,7 +230,6 @@ func (x *index) word(b []byte, lo, hi int, insert bool) int32 {
 // next id if insert, else −1.
 func (x *index) pair(p uint64, insert bool) int32 {
 	h := mixPair(p)
-	meta := h & tagMask
 	t := &x.pairs
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
@@ -240,10 +238,10 @@ func (x *index) pair(p uint64, insert bool) int32 {
 			if !insert {
 				return -1
 			}
-			return x.insertPair(p, h, meta)
+			return x.insertPair(p, h)
 		}
-		if sl.word == p && sl.meta&^0xffffffff == meta {
-			return int32(uint32(sl.meta)) - 1
+		if sl.key == p {
+			return int32(uint32(sl.meta))
 		}
 	}
 }
@@ -296,7 +294,6 @@ func (x *index) intern(d int32) {
 	for _, k := range sp.Pairs {
 		p := uint64(cur[k])<<32 | uint64(uint32(cur[k+1]))
 		h := mixPair(p)
-		meta := h & tagMask
 		t := &x.pairs
 		id := int32(-1)
 		pmask := uint64(len(t.slots) - 1)
@@ -305,13 +302,13 @@ func (x *index) intern(d int32) {
 			if sl.meta == 0 {
 				break
 			}
-			if sl.word == p && sl.meta&^0xffffffff == meta {
-				id = int32(uint32(sl.meta)) - 1
+			if sl.key == p {
+				id = int32(uint32(sl.meta))
 				break
 			}
 		}
 		if id < 0 {
-			id = x.insertPair(p, h, meta)
+			id = x.insertPair(p, h)
 		}
 		cur[j] = id
 		j++
@@ -357,7 +354,7 @@ func (x *index) internWordsGo(b []byte, bounds []int32, cur []int32) {
 		} else {
 			h = hashLong(b, lo, hi, w)
 		}
-		meta := h&tagMask | uint64(min(n, 255))<<32
+		meta := wordClass(n) << 32
 		id := int32(-1)
 		var free uint64 // the empty slot that ends the probe
 		for i := h & mask; ; i = (i + 1) & mask {
@@ -366,11 +363,10 @@ func (x *index) internWordsGo(b []byte, bounds []int32, cur []int32) {
 				free = i
 				break
 			}
-			// The slot holds the first 8 bytes, the length and 24 bits of
-			// the hash: for tokens of up to 8 bytes that decides, without
-			// reading anything else.
-			if sl.meta&^0xffffffff == meta && sl.word == w {
-				c := int32(uint32(sl.meta)) - 1
+			// The slot holds the hash and the class: for a token of up
+			// to 8 bytes that decides, without reading anything else.
+			if sl.key == h && sl.meta&^idMask == meta {
+				c := int32(uint32(sl.meta))
 				if n <= 8 || bytes.Equal(x.keys[x.ent[c].lo:x.ent[c].hi], b[lo:hi]) {
 					id = c
 					break
@@ -378,7 +374,7 @@ func (x *index) internWordsGo(b []byte, bounds []int32, cur []int32) {
 			}
 		}
 		if id < 0 {
-			id = x.insertWord(b, lo, hi, h, w, meta, free)
+			id = x.insertWord(b, lo, hi, h, meta, free)
 			slots = x.words.slots
 			mask = uint64(len(slots) - 1)
 		}
@@ -422,7 +418,7 @@ func countDoc(v uint64, d int32) uint64 {
 // id; free is the empty slot its probe ended at. b has 8 bytes of slack
 // after the token, and keys keeps as much, so the bytes are copied a word
 // at a time instead of by a call to memmove.
-func (x *index) insertWord(b []byte, lo, hi int, h, w, meta, free uint64) int32 {
+func (x *index) insertWord(b []byte, lo, hi int, h, meta, free uint64) int32 {
 	start := len(x.keys)
 	n := hi - lo
 	keys := slices.Grow(x.keys, n+8)[:start+n+8]
@@ -431,7 +427,7 @@ func (x *index) insertWord(b []byte, lo, hi int, h, w, meta, free uint64) int32 
 	}
 	x.keys = keys[:start+n]
 	id := x.newID(entry{hash: h, lo: int32(start), hi: int32(start + n)})
-	sl := slot{word: w, meta: meta | uint64(id+1)}
+	sl := slot{key: h, meta: meta | uint64(id)}
 	if t := &x.words; 2*(t.n+1) > len(t.slots) {
 		x.rehash(t)
 		t.put(h, sl)
@@ -442,26 +438,35 @@ func (x *index) insertWord(b []byte, lo, hi int, h, w, meta, free uint64) int32 
 	return id
 }
 
-// insertPair gives the pair p, not in the table, the next id.
-func (x *index) insertPair(p, h, meta uint64) int32 {
+// insertPair gives the pair p, hashed to h, not in the table, the next id.
+func (x *index) insertPair(p, h uint64) int32 {
 	t := &x.pairs
 	if 2*(t.n+1) > len(t.slots) {
 		x.rehash(t)
 	}
 	id := x.newID(entry{hash: h, lo: ^int32(p >> 32), hi: int32(uint32(p))})
-	t.put(h, slot{word: p, meta: meta | uint64(id+1)})
+	t.put(h, slot{key: p, meta: pairClass<<32 | uint64(id)})
 	return id
 }
 
-// tagMask selects the 24 bits of a hash kept in a slot.
-const tagMask = 0xffffff << 40
+// A slot's meta is its key's class << 32 | its id. The class of a single
+// token is its length up to 8 bytes, longClass for a longer one; that of
+// a pair is pairClass. It is never 0, so that meta is 0 only for an empty
+// slot.
+const (
+	pairClass = longClass + 1
+	idMask    = 0xffffffff
+)
+
+// wordClass is the class of a token of n bytes.
+func wordClass(n int) uint64 { return uint64(min(n, longClass)) }
 
 // Tokens are hashed by hand, not by Go's maphash, which costs a call and
 // more per token than the whole table lookup here. A token of up to 8
 // bytes, most of them, hashes its bytes as one little-endian word w (inline
-// in intern); a longer one goes through hashLong. The slots keep w (a long
-// token's first 8 bytes), which settles most comparisons without reading
-// the stored bytes.
+// in intern); a longer one goes through hashLong. For a given length n ≤
+// 8, w ↦ (w ^ n·M2)·M1 then h ^ h>>32 is a bijection, so that a slot's
+// hash and class (the length) identify such a token without its bytes.
 const hashM1, hashM2 = 0x9e3779b97f4a7c15, 0xbf58476d1ce4e5b9
 
 // hashToken returns the hash of the token b[lo:hi] and its word w: the
@@ -521,10 +526,10 @@ type table struct {
 	n     int
 }
 
-// slot is a table entry: the key's first 8 bytes (or a pair's packed ids)
-// and meta = 24 bits of hash | length (8 bits, saturated) | id+1 (32
-// bits); meta is 0 for an empty slot.
-type slot struct{ word, meta uint64 }
+// slot is a table entry: key is a single token's hash, or a pair's packed
+// ids, and meta = class << 32 | id (see pairClass); meta is 0 for an
+// empty slot.
+type slot struct{ key, meta uint64 }
 
 func (t *table) reset() {
 	if t.slots == nil {
@@ -555,7 +560,7 @@ func (x *index) rehash(t *table) {
 	t.n = 0
 	for _, sl := range old {
 		if sl.meta != 0 {
-			t.put(x.ent[int32(uint32(sl.meta))-1].hash, sl)
+			t.put(x.ent[int32(uint32(sl.meta))].hash, sl)
 		}
 	}
 }

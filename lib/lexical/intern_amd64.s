@@ -13,18 +13,17 @@ GLOBL internM2<>(SB), RODATA|NOPTR, $8
 //
 // Registers in the loop: R8 the text, R9 the current token's bounds, R11
 // its cur element, R12 the slots, R13 mask<<4 (slot offsets are the index
-// × 16); per token AX its first word (masked to the token when short), BX
-// the hash and then the slot's meta without id, CX the length, DX the
-// probed slot's offset, SI and DI the start and end. R10 and R14 are
-// scratch. The rare paths (long tokens' bytes, inserts) spill to the frame
-// and reload the bounds from R9.
-TEXT ·internWordsAsm(SB), NOSPLIT, $32-8
+// × 16); per token AX its first word, BX its hash, CX its length, DX the
+// probed slot's offset, SI and DI its start and end, R14 the slot's meta.
+// R10 is scratch. The rare paths (long tokens' bytes, inserts) reload a
+// and the bounds from memory.
+TEXT ·internWordsAsm(SB), NOSPLIT, $24-8
 	MOVQ a+0(FP), R10
 	MOVQ internArgs_b(R10), R8
 	MOVQ internArgs_bounds(R10), R9
 	MOVQ internArgs_nb(R10), AX
 	LEAQ (R9)(AX*8), AX
-	MOVQ AX, end-32(SP)
+	MOVQ AX, end-8(SP)
 	MOVQ internArgs_k(R10), AX
 	MOVQ internArgs_cur(R10), R11
 	LEAQ (R11)(AX*4), R11
@@ -34,7 +33,7 @@ TEXT ·internWordsAsm(SB), NOSPLIT, $32-8
 	SHLQ $4, R13
 
 loop:
-	CMPQ R9, end-32(SP)
+	CMPQ R9, end-8(SP)
 	JAE  done
 	MOVLQSX 0(R9), SI
 	MOVLQSX 4(R9), DI
@@ -45,46 +44,32 @@ loop:
 	JHI  long
 
 	// A short token: w masked to its n bytes, h = (w ^ n·M2)·M1, h ^= h>>32.
-	LEAQ  (CX*8), R14
-	BZHIQ R14, AX, AX
+	LEAQ  (CX*8), R10
+	BZHIQ R10, AX, AX
 	MOVQ  CX, BX
 	IMULQ internM2<>(SB), BX
 	XORQ  AX, BX
 	IMULQ internM1<>(SB), BX
-	MOVQ  BX, R14
-	SHRQ  $32, R14
-	XORQ  R14, BX
-
-hashed:
-	// BX = h, CX = n. The first slot, and meta = h&tagMask | min(n, 255)<<32.
-	MOVQ BX, h-8(SP)
-	MOVQ BX, DX
-	SHLQ $4, DX
-	ANDQ R13, DX
-	SHRQ $40, BX
-	SHLQ $40, BX
-	MOVQ CX, R14
-	CMPQ R14, $255
-	JLS  2(PC)
-	MOVQ $255, R14
-	SHLQ $32, R14
-	ORQ  R14, BX
+	MOVQ  BX, R10
+	SHRQ  $32, R10
+	XORQ  R10, BX
+	MOVQ  BX, DX
+	SHLQ  $4, DX
+	ANDQ  R13, DX
 
 probe:
+	// Hash and class (the length, CX) identify a short token.
 	MOVQ  8(R12)(DX*1), R14
 	TESTQ R14, R14
 	JZ    insert
-	XORQ  BX, R14
-	SHRQ  $32, R14
-	JNZ   next
-	CMPQ  0(R12)(DX*1), AX
+	CMPQ  0(R12)(DX*1), BX
 	JNE   next
-	CMPQ  CX, $8
-	JHI   cmpbytes
+	MOVQ  R14, R10
+	SHRQ  $32, R10
+	CMPQ  R10, CX
+	JNE   next
 
 hit:
-	MOVL 8(R12)(DX*1), R14
-	DECL R14
 	MOVL R14, (R11)
 	ADDQ $8, R9
 	ADDQ $4, R11
@@ -131,55 +116,71 @@ longend:
 	XORQ R14, BX
 	MOVQ DI, CX
 	SUBQ SI, CX
-	JMP  hashed
+	MOVQ BX, DX
+	SHLQ $4, DX
+	ANDQ R13, DX
+
+probelong:
+	// A long token: hash and class (longClass) first, then its bytes.
+	MOVQ  8(R12)(DX*1), R14
+	TESTQ R14, R14
+	JZ    insert
+	CMPQ  0(R12)(DX*1), BX
+	JNE   nextlong
+	MOVQ  R14, R10
+	SHRQ  $32, R10
+	CMPQ  R10, $const_longClass
+	JEQ   cmpbytes
+
+nextlong:
+	ADDQ $16, DX
+	ANDQ R13, DX
+	JMP  probelong
 
 cmpbytes:
-	// A long token whose meta and first word match slot DX's: compare the
-	// lengths, then the bytes after the first word, word by word, the
-	// last masked (keys, like the text, has room for a word past every
-	// key).
+	// Compare the lengths, then the bytes word by word, the last masked
+	// (keys, like the text, has room for a word past every key). SI, DI,
+	// AX and R10 are scratch; SI and DI are reloaded from the bounds.
 	MOVQ    DX, slot-16(SP)
-	MOVQ    BX, meta-24(SP)
-	MOVL    8(R12)(DX*1), R14
-	DECL    R14
-	SHLQ    $4, R14
-	MOVQ    a+0(FP), R10
-	ADDQ    internArgs_ent(R10), R14
-	MOVLQSX 12(R14), DI
-	MOVLQSX 8(R14), R14
-	SUBQ    R14, DI
+	MOVL    R14, R10
+	SHLQ    $4, R10
+	MOVQ    a+0(FP), AX
+	ADDQ    internArgs_ent(AX), R10
+	MOVLQSX 12(R10), DI
+	MOVLQSX 8(R10), R10
+	SUBQ    R10, DI
 	CMPQ    DI, CX
 	JNE     cmpne
-	ADDQ    internArgs_keys(R10), R14
+	ADDQ    internArgs_keys(AX), R10
 	ADDQ    R8, SI
-	MOVQ    $8, R10
+	XORL    AX, AX
 
 cmpword:
 	MOVQ    CX, DI
-	SUBQ    R10, DI
+	SUBQ    AX, DI
 	JLE     cmpeq
-	MOVQ    (R14)(R10*1), DX
-	XORQ    (SI)(R10*1), DX
+	MOVQ    (R10)(AX*1), DX
+	XORQ    (SI)(AX*1), DX
 	SHLQ    $3, DI
-	MOVL    $64, BX
-	CMPQ    DI, BX
-	CMOVQHI BX, DI
+	MOVL    $64, R14
+	CMPQ    DI, R14
+	CMOVQHI R14, DI
 	BZHIQ   DI, DX, DX
 	TESTQ   DX, DX
 	JNZ     cmpne
-	ADDQ    $8, R10
+	ADDQ    $8, AX
 	JMP     cmpword
 
 cmpeq:
 	MOVQ slot-16(SP), DX
+	MOVQ 8(R12)(DX*1), R14
 	JMP  hit
 
 cmpne:
 	MOVQ    slot-16(SP), DX
-	MOVQ    meta-24(SP), BX
 	MOVLQSX 0(R9), SI
 	MOVLQSX 4(R9), DI
-	JMP     next
+	JMP     nextlong
 
 insert:
 	// Slot DX is empty: the token is new. Stop before the table would be
@@ -191,31 +192,34 @@ insert:
 	JHI  done
 	MOVQ R14, internArgs_tn(R10)
 
-	// id = nid: the slot, cur, dl[id] = last −1 | df 0. (order only
-	// grows by one, which the caller does: its elements past norder are
-	// written before they are read.)
+	// id = nid: the slot {h, class<<32 | id}, cur, dl[id] = last −1 |
+	// df 0. (order only grows by one, which the caller does: its elements
+	// past norder are written before they are read.)
 	MOVQ internArgs_nid(R10), R14
-	MOVQ AX, 0(R12)(DX*1)
-	LEAQ 1(R14), AX
-	ORQ  BX, AX
+	MOVQ BX, 0(R12)(DX*1)
+	MOVQ CX, AX
+	CMPQ AX, $const_longClass
+	JLS  2(PC)
+	MOVQ $const_longClass, AX
+	SHLQ $32, AX
+	ORQ  R14, AX
 	MOVQ AX, 8(R12)(DX*1)
 	MOVL R14, (R11)
 	MOVQ internArgs_dl(R10), AX
-	MOVQ $0xffffffff00000000, BX
-	MOVQ BX, (AX)(R14*8)
+	MOVQ $0xffffffff00000000, DX
+	MOVQ DX, (AX)(R14*8)
 
 	// ent[id] = {h, nkeys, nkeys+n}; the bytes to keys[nkeys:], a word
 	// at a time.
-	MOVQ R14, BX
-	SHLQ $4, BX
-	ADDQ internArgs_ent(R10), BX
-	MOVQ h-8(SP), AX
-	MOVQ AX, 0(BX)
+	MOVQ R14, DX
+	SHLQ $4, DX
+	ADDQ internArgs_ent(R10), DX
+	MOVQ BX, 0(DX)
 	MOVQ internArgs_nkeys(R10), AX
-	MOVL AX, 8(BX)
-	LEAQ (AX)(CX*1), DX
-	MOVL DX, 12(BX)
-	MOVQ DX, internArgs_nkeys(R10)
+	MOVL AX, 8(DX)
+	LEAQ (AX)(CX*1), BX
+	MOVL BX, 12(DX)
+	MOVQ BX, internArgs_nkeys(R10)
 	ADDQ internArgs_keys(R10), AX
 	ADDQ R8, SI
 	XORL BX, BX

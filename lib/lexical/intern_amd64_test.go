@@ -87,7 +87,7 @@ func snapshot(x *index) indexState {
 			s.slots = append(s.slots, sl)
 		}
 	}
-	slices.SortFunc(s.slots, func(a, b slot) int { return int(a.meta&0xffffffff) - int(b.meta&0xffffffff) })
+	slices.SortFunc(s.slots, func(a, b slot) int { return int(a.meta&idMask) - int(b.meta&idMask) })
 	return s
 }
 
@@ -164,16 +164,17 @@ func compareKernels(t *testing.T, queries []string, docs [][]string, fills bool)
 	}
 }
 
-// TestInternLongCollision has a long token meet, at its first slot, an
-// entry with its meta (hash tag and length, saturated at 255) and first
-// word but other bytes: the 300-byte token it is a prefix of, or one of
-// its length that differs in its second word or its last byte. (Hashes
-// make such a meeting rare, so the test places the entry.) It must not
-// take that token's id, with the kernel or without.
-func TestInternLongCollision(t *testing.T) {
+// TestInternCollisions has a token meet, at its first slot, an entry
+// with its hash but for another token a: one of another length (its
+// class differs), or a long token of the same class whose bytes differ in
+// length, in their second word or in their last byte. (Hashes make such
+// meetings rare, so the test places the entry.) It must not take a's id,
+// with the kernel or without.
+func TestInternCollisions(t *testing.T) {
 	defer func() { haveInternAsm = true }()
 	long := strings.Repeat("abcdefghij", 30)
 	for _, c := range []struct{ a, b string }{
+		{"abc", "ab"},
 		{long, long[:280]},
 		{"abcdefgh12345678zz", "abcdefgh12345679zz"},
 		{"abcdefgh12345678zz", "abcdefgh12345678zy"},
@@ -182,10 +183,9 @@ func TestInternLongCollision(t *testing.T) {
 			haveInternAsm = asm && cpuHasBMI2()
 			x := newIndex(text.Plain, "", []string{c.a})
 			idA := x.seq[0]
-			h, w := hashToken([]byte(c.b+"        "), 0, len(c.b))
-			meta := h&tagMask | uint64(min(len(c.a), 255))<<32
+			h, _ := hashToken([]byte(c.b+"        "), 0, len(c.b))
 			t1 := &x.words
-			t1.slots[h&uint64(len(t1.slots)-1)] = slot{word: w, meta: meta | uint64(idA+1)}
+			t1.slots[h&uint64(len(t1.slots)-1)] = slot{key: h, meta: wordClass(len(c.a))<<32 | uint64(idA)}
 			t1.n++
 			x.sp.Tokenize(text.Plain, c.b)
 			x.intern(1)
