@@ -52,7 +52,8 @@ type index struct {
 	gid              []int32  // merge's map of another index's ids to ours
 	tail             []int32  // merge's df of the last part's new tokens
 	exp              []uint64 // export's records
-	long             []byte   // export's bytes of long tokens
+	sb               []int32  // export's single tokens' bounds in kexp
+	kexp             []byte   // export's copy of keys
 	need             []int32
 	f1, f2, f3       []float64
 }
@@ -106,79 +107,69 @@ func newQueryFirstIndex(tok text.Tokenizer, query string, docs []string) *index 
 	return x
 }
 
-// export writes what merge needs of x into x.exp and x.long, in order of
-// first occurrence: for every token, its first 8 bytes (for a pair, its
-// ids packed), id<<32 | df, and its length (−1 for a pair); the bytes of
-// tokens over 8 bytes go to long, with 8 bytes of slack. A part of an
-// index exports on the core that built it, so that the merging core reads
-// one compact array instead of the part's arrays: reading those from
+// singleMark marks a single token in export's records, where a pair has
+// its ids (< 2³¹ each).
+const singleMark = ^uint64(0)
+
+// export writes what merge needs of x, in order of first occurrence:
+// into x.exp, for every token its ids packed if a pair, else singleMark,
+// then id<<32 | df; into x.sb, the single tokens' bounds in
+// x.kexp, a copy of their bytes (keys) with 8 bytes of slack. A part of
+// an index exports on the core that built it, so that the merging core
+// reads compact arrays instead of the part's own: reading those from
 // another core costs a part as much again on its next query, when it
 // writes them back (measured: ~60 µs of 200 per half of 150 candidates).
 func (x *index) export() {
-	exp := slices.Grow(x.exp[:0], 3*x.norder)[:3*x.norder]
-	long := x.long[:0]
-	keys := x.keys[:cap(x.keys)]
+	exp := slices.Grow(x.exp[:0], 2*x.norder)[:2*x.norder]
+	sb := x.sb[:0]
 	for k, id := range x.order[:x.norder] {
 		e := x.ent[id]
-		var w uint64
-		n := int64(-1)
+		p := singleMark
 		if e.lo >= 0 {
-			n = int64(e.hi - e.lo)
-			w = binary.LittleEndian.Uint64(keys[e.lo:])
-			if n <= 8 {
-				w &= ^uint64(0) >> (64 - 8*uint(n))
-			} else {
-				long = append(long, keys[e.lo:e.hi]...)
-			}
+			sb = append(sb, e.lo, e.hi)
 		} else {
-			w = uint64(^e.lo)<<32 | uint64(uint32(e.hi))
+			p = uint64(^e.lo)<<32 | uint64(uint32(e.hi))
 		}
-		exp[3*k] = w
-		exp[3*k+1] = uint64(id)<<32 | x.dl[id]&0xffffffff
-		exp[3*k+2] = uint64(n)
+		exp[2*k] = p
+		exp[2*k+1] = uint64(id)<<32 | x.dl[id]&0xffffffff
 	}
-	x.exp = exp
-	x.long = append(long, 0, 0, 0, 0, 0, 0, 0, 0)
+	x.exp, x.sb = exp, sb
+	x.kexp = append(x.kexp[:0], x.keys[:len(x.keys)+8]...) // keys keeps 8 bytes of slack
 }
 
 // merge adds y, a query-first index of the same query over the documents
 // after x's, to x, as if x had been built over both document lists, from
-// y's export: y's tokens that x lacks get ids in y's order of first
-// occurrence (after x's own), and the document frequencies are summed.
-// When y is the last part, its new tokens other than the query's get no
-// id, as no later part can have them, and merge costs lookups only: tail
-// gets the document frequencies of all its new tokens (the query's
-// included), in order, which is all BM25 needs of them; x.order then
-// tail is the order of first occurrence. Only x's ent, keys, tables,
-// order, tail and df change: ndocs, tf and dlen stay by each index's own
-// documents (BM25 reads them per part). The query's ids, 0…m−1, are the
-// same in both, as both interned the same query first.
+// y's export: y's single tokens are interned into x first, in y's order
+// of first occurrence (by internWords, as a text of their own), then the
+// pairs, and the document frequencies are summed. When y is the last part,
+// its new tokens other than the query's need no place in x.order, as no
+// later part can have them: tail gets the document frequencies of all its
+// new tokens (the query's included), in order, which is all BM25 needs of
+// them, and a new pair is not entered; x.order then tail is the order of
+// first occurrence. Only x's ent, keys, tables, order, tail and df
+// change: ndocs, tf and dlen stay by each index's own documents (BM25
+// reads them per part). The query's ids, 0…m−1, are the same in both, as
+// both interned the same query first.
 func (x *index) merge(y *index, last bool) {
-	gid := grow(&x.gid, len(y.ent)) // y's ids to x's; −1: none (last)
-	var short [16]byte
-	long, off := y.long, 0
-	for k := 0; k < len(y.exp); k += 3 {
-		w, iddf, n := y.exp[k], y.exp[k+1], int64(y.exp[k+2])
+	gid := grow(&x.gid, len(y.ent)) // y's ids to x's; −1: none
+	singles := slices.Grow(x.cur[:0], len(y.sb)/2)[:len(y.sb)/2]
+	x.cur = singles
+	x.internWords(y.kexp, y.sb, singles)
+	j := 0
+	for k := 0; k < len(y.exp); k += 2 {
+		p, iddf := y.exp[k], y.exp[k+1]
 		id := int32(iddf >> 32)
-		lo := off
-		if n > 8 {
-			off += int(n)
-		}
-		g := id
-		switch {
-		case id < x.m:
-		case n < 0:
-			a, b := gid[w>>32], gid[uint32(w)]
+		var g int32
+		if p == singleMark {
+			g = singles[j]
+			j++
+		} else {
+			a, b := gid[p>>32], gid[uint32(p)]
 			if a < 0 || b < 0 {
 				g = -1 // a pair with a new token is new
 			} else {
 				g = x.pair(uint64(a)<<32|uint64(b), !last)
 			}
-		case n <= 8:
-			binary.LittleEndian.PutUint64(short[:], w)
-			g = x.word(short[:], 0, int(n), !last)
-		default:
-			g = x.word(long, lo, off, !last)
 		}
 		gid[id] = g
 		df := iddf & 0xffffffff
@@ -189,7 +180,7 @@ func (x *index) merge(y *index, last bool) {
 		v := x.dl[g]
 		if v>>63 != 0 { // in no document of x's
 			if last {
-				x.tail = append(x.tail, int32(df)) // a query token
+				x.tail = append(x.tail, int32(df))
 			} else {
 				x.order[x.norder] = g
 				x.norder++
@@ -199,31 +190,6 @@ func (x *index) merge(y *index, last bool) {
 		x.dl[g] = v + df
 	}
 	x.setDF()
-}
-
-// word returns the id of the single token b[lo:hi]; when x lacks it, the
-// next id if insert, else −1. b has 8 bytes of slack after the token.
-// intern does the same inline, for speed.
-func (x *index) word(b []byte, lo, hi int, insert bool) int32 {
-	h, _ := hashToken(b, lo, hi)
-	meta := wordClass(hi-lo) << 32
-	slots := x.words.slots
-	mask := uint64(len(slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		sl := slots[i]
-		if sl.meta == 0 {
-			if !insert {
-				return -1
-			}
-			return x.insertWord(b, lo, hi, h, meta, i)
-		}
-		if sl.key == h && sl.meta&^idMask == meta {
-			c := int32(uint32(sl.meta))
-			if meta>>32 < longClass || bytes.Equal(x.keys[x.ent[c].lo:x.ent[c].hi], b[lo:hi]) {
-				return c
-			}
-		}
-	}
 }
 
 // pair returns the id of the pair p (packed ids); when x lacks it, the
@@ -343,17 +309,7 @@ func (x *index) internWordsGo(b []byte, bounds []int32, cur []int32) {
 	for k := 0; k+1 < len(bounds); k += 2 {
 		lo, hi := int(bounds[k]), int(bounds[k+1])
 		n := hi - lo
-		// Hash (see hashLong); a short token is one load, as b has 8
-		// bytes of slack after it.
-		w := binary.LittleEndian.Uint64(b[lo : lo+8])
-		var h uint64
-		if n <= 8 {
-			w &= ^uint64(0) >> (64 - 8*uint(n))
-			h = (w ^ uint64(n)*hashM2) * hashM1
-			h ^= h >> 32
-		} else {
-			h = hashLong(b, lo, hi, w)
-		}
+		h := hashToken(b, lo, hi)
 		meta := wordClass(n) << 32
 		id := int32(-1)
 		var free uint64 // the empty slot that ends the probe
@@ -454,7 +410,8 @@ func (x *index) insertPair(p, h uint64) int32 {
 // a pair is pairClass. It is never 0, so that meta is 0 only for an empty
 // slot.
 const (
-	pairClass = longClass + 1
+	longClass = 9
+	pairClass = 10
 	idMask    = 0xffffffff
 )
 
@@ -462,27 +419,24 @@ const (
 func wordClass(n int) uint64 { return uint64(min(n, longClass)) }
 
 // Tokens are hashed by hand, not by Go's maphash, which costs a call and
-// more per token than the whole table lookup here. A token of up to 8
-// bytes, most of them, hashes its bytes as one little-endian word w (inline
-// in intern); a longer one goes through hashLong. For a given length n ≤
+// more per token than the whole table lookup here (intern_amd64.s repeats
+// it). A token of up to 8 bytes, most of them, hashes its bytes as one
+// little-endian word w; a longer one goes through hashLong. For a given length n ≤
 // 8, w ↦ (w ^ n·M2)·M1 then h ^ h>>32 is a bijection, so that a slot's
 // hash and class (the length) identify such a token without its bytes.
 const hashM1, hashM2 = 0x9e3779b97f4a7c15, 0xbf58476d1ce4e5b9
 
-// hashToken returns the hash of the token b[lo:hi] and its word w: the
-// token itself for one of up to 8 bytes, else its first 8 bytes. b has 8
-// bytes of slack after the token. The hot loops (index.intern,
-// hashed.tokenize) repeat it inline: as a call (Go does not inline it)
-// interning was 2% slower.
-func hashToken(b []byte, lo, hi int) (h, w uint64) {
+// hashToken returns the hash of the token b[lo:hi]; b has 8 bytes of
+// slack after the token, so that a short token is one load.
+func hashToken(b []byte, lo, hi int) uint64 {
 	n := hi - lo
-	w = binary.LittleEndian.Uint64(b[lo : lo+8])
+	w := binary.LittleEndian.Uint64(b[lo : lo+8])
 	if n > 8 {
-		return hashLong(b, lo, hi, w), w
+		return hashLong(b, lo, hi, w)
 	}
 	w &= ^uint64(0) >> (64 - 8*uint(n))
-	h = (w ^ uint64(n)*hashM2) * hashM1
-	return h ^ h>>32, w
+	h := (w ^ uint64(n)*hashM2) * hashM1
+	return h ^ h>>32
 }
 
 // hashLong hashes the token b[lo:hi] of more than 8 bytes, whose first 8

@@ -112,21 +112,21 @@ type BM25 struct {
 	Epsilon   float64 // floor of negative idfs, as a fraction of the mean idf; default 0.25
 
 	// Team, when not nil, builds a query's index on the team's members:
-	// the documents in flight of paper C.5. With the Math tokeniser each
-	// member indexes a run of the candidates and the parts are merged
-	// (score); with the others, whose tokenising is cheap next to
-	// interning, the vocabulary is split by token hash instead and needs no
-	// merge (hashed.go). The scores are the same, bit for bit, with any
-	// team or none. A team serves one Score at a time: concurrent callers
+	// the documents in flight of paper C.5. Each member indexes a run of
+	// the candidates and the parts are merged (score); the scores are the
+	// same, bit for bit, with any team or none. It pays with the Math
+	// tokeniser, whose tokenising is most of the work (1.5× on 2 threads
+	// in RUNBOOK §12), and hardly with the others, which are bound by
+	// interning. A team serves one Score at a time: concurrent callers
 	// that find it busy build alone, in parts, which is slower than with no
-	// team (by ~25% for bm25-no-tok), so give each concurrent caller its
-	// own team or none, as evaluate does.
+	// team, so give each concurrent caller its own team or none, as
+	// evaluate does.
 	Team *parallel.Team
 }
 
 // minPartDocs is the fewest candidates a team member indexes: below it,
-// merging the parts' vocabularies (or, split by hash, the members' passing
-// tokens to each other) costs more than building in parallel saves.
+// merging the parts' vocabularies costs more than building in parallel
+// saves.
 const minPartDocs = 32
 
 // maxParts bounds the parts of one index.
@@ -165,9 +165,6 @@ func (s *BM25) Score(query string, docs []string) ([]float64, error) {
 		return scores, err
 	}
 	np := max(1, min(s.Team.Size(), len(docs)/minPartDocs, maxParts))
-	if np > 1 && !text.Paired(s.Tokenizer) {
-		return s.scoreHashed(scores, query, docs, np)
-	}
 	return s.score(scores, query, docs, np)
 }
 

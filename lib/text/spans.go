@@ -32,13 +32,6 @@ type Spans struct {
 // text, then up to 12 bytes for each of its bytes: ";" is op:semicolon).
 const MaxSpansText = math.MaxInt32 / 16
 
-// Paired reports whether Tokenize can give t's texts pair tokens (Pairs):
-// only the Math tokeniser does.
-func Paired(t Tokenizer) bool {
-	_, ok := t.(mathTokenizer)
-	return ok
-}
-
 // Len returns the number of single tokens.
 func (sp *Spans) Len() int { return len(sp.Bounds) / 2 }
 

@@ -71,16 +71,3 @@ func TestSpansDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
-
-// TestPaired checks Paired against what Tokenize gives: only Math makes
-// pair tokens.
-func TestPaired(t *testing.T) {
-	const s = `$x^2 + \frac{a}{b}$ and the sum of primes`
-	for _, tok := range []Tokenizer{Plain, Sklearn, Math} {
-		var sp Spans
-		sp.Tokenize(tok, s)
-		if got, want := Paired(tok), len(sp.Pairs) > 0; got != want {
-			t.Errorf("Paired(%s) = %v, but Tokenize gives %d pairs", tok.Name(), got, len(sp.Pairs))
-		}
-	}
-}
