@@ -11,6 +11,28 @@ import (
 // haveClassify reports whether classify runs here: it needs AVX2.
 var haveClassify = cpu.X86.HasAVX2
 
+// haveChangesAVX512 reports whether changesAVX512 runs here.
+var haveChangesAVX512 = cpu.X86.HasAVX512F
+
+// changesAVX512 is changesGo in assembly, on blocks words of masks: each
+// block's changes are compressed out of a vector of their positions, 16
+// bits of the block at a time, without a branch per change.
+//
+//go:noescape
+func changesAVX512(masks *uint64, blocks int, flip uint64, bounds *int32) (nb int)
+
+// changes is changesGo, in assembly where AVX-512 runs.
+func changes(bounds []int32, masks []uint64, flip uint64) int {
+	if !haveChangesAVX512 || len(masks) == 0 {
+		return changesGo(bounds, masks, flip)
+	}
+	// The kernel writes 16 positions at a time past those it found.
+	if len(bounds) < 64*len(masks)+changesSlack {
+		panic("text: changes: bounds too short")
+	}
+	return changesAVX512(&masks[0], len(masks), flip, &bounds[0])
+}
+
 // classifyAVX2 is classify in assembly, on blocks×64 bytes.
 //
 //go:noescape

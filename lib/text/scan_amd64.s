@@ -83,3 +83,83 @@ done:
 	VZEROUPPER
 	MOVL AX, high+48(FP)
 	RET
+
+// The positions 0…15 of a block's first 16 bits, as dwords.
+DATA changesIdx<>+0(SB)/4, $0
+DATA changesIdx<>+4(SB)/4, $1
+DATA changesIdx<>+8(SB)/4, $2
+DATA changesIdx<>+12(SB)/4, $3
+DATA changesIdx<>+16(SB)/4, $4
+DATA changesIdx<>+20(SB)/4, $5
+DATA changesIdx<>+24(SB)/4, $6
+DATA changesIdx<>+28(SB)/4, $7
+DATA changesIdx<>+32(SB)/4, $8
+DATA changesIdx<>+36(SB)/4, $9
+DATA changesIdx<>+40(SB)/4, $10
+DATA changesIdx<>+44(SB)/4, $11
+DATA changesIdx<>+48(SB)/4, $12
+DATA changesIdx<>+52(SB)/4, $13
+DATA changesIdx<>+56(SB)/4, $14
+DATA changesIdx<>+60(SB)/4, $15
+GLOBL changesIdx<>(SB), RODATA|NOPTR, $64
+
+// CHANGES16 writes the positions of the low 16 bits of BX, Z0 (the
+// block's base) plus zi (their offsets in the block), at bounds[AX:], 16
+// dwords whatever their number, and adds their number to AX.
+#define CHANGES16(zi) \
+	KMOVW       BX, K1;         \
+	VPADDD      zi, Z0, Z1;     \
+	VPCOMPRESSD Z1, K1, Z2;     \
+	VMOVDQU32   Z2, (DI)(AX*4); \
+	MOVWLZX     BX, DX;         \
+	POPCNTL     DX, DX;         \
+	ADDQ        DX, AX;         \
+	SHRQ        $16, BX
+
+// func changesAVX512(masks *uint64, blocks int, flip uint64, bounds *int32) (nb int)
+TEXT ·changesAVX512(SB), NOSPLIT, $0-40
+	MOVQ masks+0(FP), SI
+	MOVQ blocks+8(FP), CX
+	MOVQ flip+16(FP), R8
+	MOVQ bounds+24(FP), DI
+	XORQ AX, AX  // nb
+	MOVQ $1, R9  // carry: the byte before the text is a separator
+	XORL R10, R10 // the block's base
+
+	// Z4…Z7: the offsets 0…15, 16…31, 32…47, 48…63.
+	VMOVDQU32    changesIdx<>(SB), Z4
+	MOVL         $16, R11
+	VPBROADCASTD R11, Z3
+	VPADDD       Z3, Z4, Z5
+	VPADDD       Z3, Z5, Z6
+	VPADDD       Z3, Z6, Z7
+
+block:
+	TESTQ CX, CX
+	JZ    blocksdone
+
+	// t = m ^ (m<<1 | carry), m = the block ^ flip.
+	MOVQ (SI), DX
+	XORQ R8, DX
+	MOVQ DX, BX
+	SHLQ $1, BX
+	ORQ  R9, BX
+	XORQ DX, BX
+	SHRQ $63, DX
+	MOVQ DX, R9
+
+	VPBROADCASTD R10, Z0
+	CHANGES16(Z4)
+	CHANGES16(Z5)
+	CHANGES16(Z6)
+	CHANGES16(Z7)
+
+	ADDQ $8, SI
+	ADDL $64, R10
+	DECQ CX
+	JMP  block
+
+blocksdone:
+	VZEROUPPER
+	MOVQ AX, nb+32(FP)
+	RET

@@ -13,3 +13,6 @@ func classify(dst []byte, src string, masks []uint64, c *scanClass) bool {
 func classBits(src string, masks []uint64, c *scanClass) {
 	panic("text: classBits without an implementation")
 }
+
+// changes is changesGo: the kernel in assembly is for amd64 only.
+func changes(bounds []int32, masks []uint64, flip uint64) int { return changesGo(bounds, masks, flip) }
