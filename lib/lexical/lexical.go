@@ -201,19 +201,26 @@ func (s *BM25) score(scores []float64, query string, docs []string, np int) ([]f
 	order := x.order[:x.norder]
 	logs := grow(&x.f3, n+1) // logs[k] = ln(k + 0.5), for the k needed
 	need := x.need[:0]
-	needs := func(df int32) {
-		for _, k := range [2]int32{int32(n) - df, df} {
-			if logs[k] == 0 {
-				logs[k] = 1 // needed; lnHalfInto sets it
-				need = append(need, k)
+	if v >= n+1 {
+		// Every k: fewer than the tokens to look at for the k they need.
+		for k := range int32(n + 1) {
+			need = append(need, k)
+		}
+	} else {
+		needs := func(df int32) {
+			for _, k := range [2]int32{int32(n) - df, df} {
+				if logs[k] == 0 {
+					logs[k] = 1 // needed; lnHalfInto sets it
+					need = append(need, k)
+				}
 			}
 		}
-	}
-	for _, id := range order {
-		needs(x.df[id])
-	}
-	for _, df := range x.tail {
-		needs(df)
+		for _, id := range order {
+			needs(x.df[id])
+		}
+		for _, df := range x.tail {
+			needs(df)
+		}
 	}
 	lnHalfInto(logs, need)
 	x.need = need
