@@ -16,11 +16,12 @@ import (
 // are pooled, so that scoring many queries reuses their buffers instead of
 // allocating them again.
 //
-// A text's tokens arrive as text.Spans and are interned in a loop with its
-// state in locals, in two open-addressing hash tables of our own: one
-// keyed by the token's bytes, one by the pair of ids of a math pair token
-// "a b". This avoids a string and a call per token and costs a fraction of
-// a Go map lookup.
+// A text's tokens arrive as text.Spans and are interned in a loop (in
+// assembly on amd64: intern_amd64.s), in two open-addressing hash tables
+// of our own: one keyed by the token's hash and class (its bytes compared
+// only for a token over 8 bytes), one by the pair of ids of a math pair
+// token "a b". This avoids a string and a call per token and costs a
+// fraction of a Go map lookup.
 type index struct {
 	seq    []int32 // the documents' token ids, concatenated
 	start  []int32 // document d is seq[start[d]:start[d+1]]
