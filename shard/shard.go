@@ -1,10 +1,10 @@
-// Package shard plans shards and records their completion.
+// Package shard plans shards: which of a stage's n shards this process is,
+// and which keys it owns.
 //
 // A stage runs as n shards; shard i owns the i-th contiguous range of its
 // sorted keys. The shard comes from --shard i/n or, on Slurm, from the array
-// environment. A shard is done when its completion manifest exists; the
-// manifest is written last and write-once, so nothing half-written is ever
-// visible as done.
+// environment. The package is pure planning: where a shard's outputs and
+// completion manifests live is artifacts/layout's business.
 package shard
 
 import (
@@ -119,35 +119,4 @@ func (s Spec) Range(n int) (lo, hi int) {
 		hi++
 	}
 	return lo, hi
-}
-
-// PartName is the file name of shard i of n for a dataset: part-00002-of-00007.
-func PartName(s Spec, ext string) string {
-	return fmt.Sprintf("part-%05d-of-%05d%s", s.Index, s.Count, ext)
-}
-
-// DataKey is <run>/<dataset>/part-<i>-of-<n>.parquet.
-func DataKey(run, dataset string, s Spec) string {
-	return run + "/" + dataset + "/" + PartName(s, ".parquet")
-}
-
-// DoneKey is <run>/<dataset>/_done/part-<i>-of-<n>.json.
-func DoneKey(run, dataset string, s Spec) string {
-	return run + "/" + dataset + "/_done/" + PartName(s, ".json")
-}
-
-// ParsePartName inverts PartName; ok is false for other names.
-func ParsePartName(name, ext string) (s Spec, ok bool) {
-	var i, n int
-	if !strings.HasSuffix(name, ext) {
-		return Spec{}, false
-	}
-	if _, err := fmt.Sscanf(strings.TrimSuffix(name, ext), "part-%05d-of-%05d", &i, &n); err != nil {
-		return Spec{}, false
-	}
-	s = Spec{Index: i, Count: n}
-	if PartName(s, ext) != name || s.Check() != nil {
-		return Spec{}, false
-	}
-	return s, true
 }

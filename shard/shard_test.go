@@ -86,21 +86,3 @@ func TestRangeCoversAll(t *testing.T) {
 		}
 	}
 }
-
-func TestPartNames(t *testing.T) {
-	s := Spec{2, 7}
-	if got := DataKey("r", "corpus", s); got != "r/corpus/part-00002-of-00007.parquet" {
-		t.Errorf("DataKey = %s", got)
-	}
-	if got := DoneKey("r", "corpus", s); got != "r/corpus/_done/part-00002-of-00007.json" {
-		t.Errorf("DoneKey = %s", got)
-	}
-	if got, ok := ParsePartName("part-00002-of-00007.json", ".json"); !ok || got != s {
-		t.Errorf("ParsePartName = %v, %v", got, ok)
-	}
-	for _, bad := range []string{"part-2-of-7.json", "part-00007-of-00007.json", "x.json", "part-00002-of-00007.parquet"} {
-		if _, ok := ParsePartName(bad, ".json"); ok {
-			t.Errorf("ParsePartName(%q) accepted", bad)
-		}
-	}
-}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pipeline"
@@ -148,7 +149,7 @@ func Plan(ctx context.Context, cfg *config.Config, root store.Store, stages []st
 			n := step.Count(cfg)
 			p := StepPlan{Stage: st, Step: step, Shards: n}
 			for i := 0; i < n; i++ {
-				done, err := shard.Done(ctx, root, shard.DoneKey(cfg.Run, step.Dataset, shard.Spec{Index: i, Count: n}))
+				done, err := layout.Done(ctx, root, layout.DoneKey(cfg.Run, step.Dataset, shard.Spec{Index: i, Count: n}))
 				if err != nil {
 					return nil, err
 				}

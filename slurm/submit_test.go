@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pipeline"
-	"github.com/saber-math/saber/shard"
 )
 
 // fakeRunner records commands and answers like a tiny cluster.
@@ -81,8 +81,8 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 	// Mark ingest shards 1, 2 and 6 done: the others must be submitted.
 	root := openRoot(t, cfg)
 	for _, i := range []int{1, 2, 6} {
-		m := &shard.Manifest{Stage: "ingest", Run: "demo", Shard: i, Shards: 10}
-		if err := shard.WriteDone(ctx, root, shard.DoneKey("demo", "problems", m.Spec()), m); err != nil {
+		m := &layout.Manifest{Stage: "ingest", Run: "demo", Shard: i, Shards: 10}
+		if err := layout.WriteDone(ctx, root, layout.DoneKey("demo", "problems", m.Spec()), m); err != nil {
 			t.Fatal(err)
 		}
 	}

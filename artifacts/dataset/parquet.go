@@ -14,8 +14,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
-	"github.com/saber-math/saber/shard"
 )
 
 // Dataset names one dataset and the order of its rows.
@@ -47,38 +47,38 @@ func writerOptions() []parquet.WriterOption {
 // Write sorts rows by the dataset's key and writes them to key with Replace:
 // the object appears whole or not at all. It returns the object's hash for
 // the shard manifest.
-func (d Dataset[T]) Write(ctx context.Context, st store.Store, key string, rows []T) (shard.Object, error) {
+func (d Dataset[T]) Write(ctx context.Context, st store.Store, key string, rows []T) (layout.Object, error) {
 	sort.SliceStable(rows, func(i, j int) bool { return d.Compare(&rows[i], &rows[j]) < 0 })
 	return WriteRows(ctx, st, key, rows)
 }
 
 // WriteRows writes rows in the order given.
-func WriteRows[T any](ctx context.Context, st store.Store, key string, rows []T) (shard.Object, error) {
+func WriteRows[T any](ctx context.Context, st store.Store, key string, rows []T) (layout.Object, error) {
 	uri := st.URI(key)
 	w, err := st.Create(ctx, key, store.Replace)
 	if err != nil {
-		return shard.Object{}, fmt.Errorf("create %s: %w", uri, err)
+		return layout.Object{}, fmt.Errorf("create %s: %w", uri, err)
 	}
 	defer w.Abort()
 	h := sha256.New()
 	pw := parquet.NewGenericWriter[T](io.MultiWriter(w, h), writerOptions()...)
 	for start := 0; start < len(rows); start += rowGroupRows {
 		if err := ctx.Err(); err != nil {
-			return shard.Object{}, err
+			return layout.Object{}, err
 		}
 		end := min(start+rowGroupRows, len(rows))
 		if _, err := pw.Write(rows[start:end]); err != nil {
-			return shard.Object{}, fmt.Errorf("write %s: %w", uri, err)
+			return layout.Object{}, fmt.Errorf("write %s: %w", uri, err)
 		}
 	}
 	if err := pw.Close(); err != nil {
-		return shard.Object{}, fmt.Errorf("write %s: %w", uri, err)
+		return layout.Object{}, fmt.Errorf("write %s: %w", uri, err)
 	}
 	info, err := w.Commit()
 	if err != nil {
-		return shard.Object{}, fmt.Errorf("commit %s: %w", uri, err)
+		return layout.Object{}, fmt.Errorf("commit %s: %w", uri, err)
 	}
-	return shard.Object{URI: uri, Key: key, SHA256: hexSum(h), Size: info.Size, Rows: int64(len(rows))}, nil
+	return layout.Object{URI: uri, Key: key, SHA256: hexSum(h), Size: info.Size, Rows: int64(len(rows))}, nil
 }
 
 func hexSum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)) }
@@ -206,7 +206,7 @@ func typeName(n parquet.Node) string {
 // ReadRange reads rows [lo, hi) of a dataset whose parts hold contiguous
 // runs of its rows in order (as every stage writes them), into T. Parts
 // outside the range are not opened; rows counts come from the manifests.
-func ReadRange[T any](ctx context.Context, st store.Store, parts []shard.Object, lo, hi int) ([]T, error) {
+func ReadRange[T any](ctx context.Context, st store.Store, parts []layout.Object, lo, hi int) ([]T, error) {
 	out := make([]T, 0, max(hi-lo, 0))
 	offset := 0
 	for _, p := range parts {
@@ -239,7 +239,7 @@ func ReadRange[T any](ctx context.Context, st store.Store, parts []shard.Object,
 }
 
 // TotalRows sums the parts' row counts.
-func TotalRows(parts []shard.Object) int {
+func TotalRows(parts []layout.Object) int {
 	n := 0
 	for _, p := range parts {
 		n += int(p.Rows)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/lib/ndcg"
 	"github.com/saber-math/saber/shard"
@@ -94,17 +95,17 @@ func fakeRun(t *testing.T, dir string) (cfg string, want float64) {
 	}
 	for _, w := range []struct {
 		ds  string
-		put func(key string) (shard.Object, error)
+		put func(key string) (layout.Object, error)
 	}{
-		{"ratings", func(k string) (shard.Object, error) { return dataset.Ratings.Write(ctx, root, k, ratings) }},
-		{"runs", func(k string) (shard.Object, error) { return dataset.Runs.Write(ctx, root, k, runs) }},
+		{"ratings", func(k string) (layout.Object, error) { return dataset.Ratings.Write(ctx, root, k, ratings) }},
+		{"runs", func(k string) (layout.Object, error) { return dataset.Runs.Write(ctx, root, k, runs) }},
 	} {
-		o, err := w.put(shard.DataKey("r", w.ds, one))
+		o, err := w.put(layout.DataKey("r", w.ds, one))
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := &shard.Manifest{Stage: w.ds, Step: "map", Run: "r", Shard: 0, Shards: 1, Rows: o.Rows, Outputs: []shard.Object{o}}
-		if err := shard.WriteDone(ctx, root, shard.DoneKey("r", w.ds, one), m); err != nil {
+		m := &layout.Manifest{Stage: w.ds, Step: "map", Run: "r", Shard: 0, Shards: 1, Rows: o.Rows, Outputs: []layout.Object{o}}
+		if err := layout.WriteDone(ctx, root, layout.DoneKey("r", w.ds, one), m); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -8,10 +8,10 @@ import (
 	"io"
 	"sort"
 
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/stage"
-	"github.com/saber-math/saber/shard"
 )
 
 func cmdStats(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -56,8 +56,8 @@ listed as such.
 	for _, st := range sel {
 		for _, step := range st.Steps {
 			s := stepStats{Stage: st.Name, Step: step.Name, Stats: map[string]int64{}}
-			ms, err := shard.Complete(ctx, root, cfg.Run, step.Dataset)
-			var inc *shard.IncompleteError
+			ms, err := layout.Complete(ctx, root, cfg.Run, step.Dataset)
+			var inc *layout.IncompleteError
 			switch {
 			case errors.As(err, &inc):
 				s.Note = inc.Msg

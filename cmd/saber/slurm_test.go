@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/artifacts/store/storetest"
 	"github.com/saber-math/saber/jobs/pipeline"
@@ -83,7 +84,7 @@ func hashes(t *testing.T, root string) map[string]string {
 	}
 	m := map[string]string{}
 	for _, ds := range []string{"problems", "signatures", "corpus"} {
-		ms, err := shard.Complete(ctx, st, "slurmtest", ds)
+		ms, err := layout.Complete(ctx, st, "slurmtest", ds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,7 +326,7 @@ func TestSlurmRunbookCommands(t *testing.T) {
 	id := strings.TrimSpace(strings.Split(run("sbatch", "--parsable", "--array=7", script), ";")[0])
 	deadline := time.Now().Add(5 * time.Minute)
 	for {
-		if done, _ := shard.Done(context.Background(), st, shard.DoneKey("slurmtest", "problems", shard.Spec{Index: 7, Count: 8})); done {
+		if done, _ := layout.Done(context.Background(), st, layout.DoneKey("slurmtest", "problems", shard.Spec{Index: 7, Count: 8})); done {
 			break
 		}
 		if time.Now().After(deadline) {

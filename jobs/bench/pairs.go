@@ -29,6 +29,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	aontology "github.com/saber-math/saber/artifacts/ontology"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/pairs"
@@ -319,7 +320,7 @@ func runPairsSize(ctx context.Context, opt PairsOptions, gen *corpusdist.Generat
 			rows = append(rows, r...)
 			results[i] = nil
 		}
-		obj, err := dataset.Pairs.Write(ctx, st, shard.DataKey("bench", dataset.Pairs.Name, spec), rows)
+		obj, err := dataset.Pairs.Write(ctx, st, layout.DataKey("bench", dataset.Pairs.Name, spec), rows)
 		row.Write += time.Since(t0)
 		if err != nil {
 			return row, nil, nil, err

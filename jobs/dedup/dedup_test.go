@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/ingest"
@@ -32,7 +33,7 @@ func mathDir(t *testing.T) string {
 
 // runAll runs ingest (2 shards) and dedup (n shards + reduce) in-process
 // under run name and returns the reduce manifest.
-func runAll(t *testing.T, rootDir, run, inputs string, n int) *shard.Manifest {
+func runAll(t *testing.T, rootDir, run, inputs string, n int) *layout.Manifest {
 	t.Helper()
 	ctx := context.Background()
 	y := fmt.Sprintf(`run: %s
@@ -66,7 +67,7 @@ dedup:
 			}
 		}
 	}
-	m, err := shard.ReadDone(ctx, root, shard.DoneKey(run, "corpus", shard.Spec{Index: 0, Count: 1}))
+	m, err := layout.ReadDone(ctx, root, layout.DoneKey(run, "corpus", shard.Spec{Index: 0, Count: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestAgainstBruteForce(t *testing.T) {
 	}
 	var probs []dataset.Problem
 	for i := 0; i < 2; i++ {
-		p, err := dataset.Read[dataset.Problem](ctx, root, shard.DataKey("bf", "problems", shard.Spec{Index: i, Count: 2}))
+		p, err := dataset.Read[dataset.Problem](ctx, root, layout.DataKey("bf", "problems", shard.Spec{Index: i, Count: 2}))
 		if err != nil {
 			t.Fatal(err)
 		}

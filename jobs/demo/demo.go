@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pipeline"
@@ -162,7 +163,7 @@ func summarize(ctx context.Context, cfg *config.Config, scfg synth.Config, out i
 	if err != nil {
 		return err
 	}
-	ingest, err := shard.Complete(ctx, root, cfg.Run, dataset.Problems.Name)
+	ingest, err := layout.Complete(ctx, root, cfg.Run, dataset.Problems.Name)
 	if err != nil {
 		return err
 	}
@@ -173,14 +174,14 @@ func summarize(ctx context.Context, cfg *config.Config, scfg synth.Config, out i
 			rejected += v
 		}
 	}
-	red, err := shard.Complete(ctx, root, cfg.Run, dataset.Corpus.Name)
+	red, err := layout.Complete(ctx, root, cfg.Run, dataset.Corpus.Name)
 	if err != nil {
 		return err
 	}
 	rs := red[0].Stats
 	var dups []dataset.Duplicate
 	for _, o := range red[0].Outputs {
-		if o.Key == shard.DataKey(cfg.Run, dataset.Duplicates.Name, shard.Spec{Index: 0, Count: 1}) {
+		if o.Key == layout.DataKey(cfg.Run, dataset.Duplicates.Name, shard.Spec{Index: 0, Count: 1}) {
 			if dups, err = dataset.Read[dataset.Duplicate](ctx, root, o.Key); err != nil {
 				return err
 			}
@@ -281,7 +282,7 @@ func summarize(ctx context.Context, cfg *config.Config, scfg synth.Config, out i
 
 // readAll reads every part of ds, found through the manifests of done.
 func readAll[T any](ctx context.Context, root store.Store, run, done, ds string) ([]T, error) {
-	ms, err := shard.Complete(ctx, root, run, done)
+	ms, err := layout.Complete(ctx, root, run, done)
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +303,7 @@ func readAll[T any](ctx context.Context, root store.Store, run, done, ds string)
 
 // sumStats adds up the statistics of every shard manifest of a dataset.
 func sumStats(ctx context.Context, root store.Store, run, ds string) (map[string]int64, error) {
-	ms, err := shard.Complete(ctx, root, run, ds)
+	ms, err := layout.Complete(ctx, root, run, ds)
 	if err != nil {
 		return nil, err
 	}

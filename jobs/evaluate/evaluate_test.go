@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/evaluate"
@@ -50,7 +51,7 @@ func stagesThrough(t *testing.T, name string) []stage.Stage {
 func readRuns(ctx context.Context, t *testing.T, cfg *config.Config) []dataset.RunRow {
 	t.Helper()
 	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
-	ms, err := shard.Complete(ctx, root, cfg.Run, "runs")
+	ms, err := layout.Complete(ctx, root, cfg.Run, "runs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ evaluate: {shards: %d, workers: %d, retrievers: [bm25, jaccard-no-tok], settings
 	// Recompute every query's scores directly.
 	root, _ := store.Open(ctx, one.RootURI(), store.Options{})
 	docs := map[string]*stage.Doc{}
-	ms, _ := shard.Complete(ctx, root, "one", "corpus")
+	ms, _ := layout.Complete(ctx, root, "one", "corpus")
 	for _, m := range ms {
 		for _, o := range m.Outputs {
 			if strings.Contains(o.Key, "/corpus/") {

@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/evaluate"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/llm/llmtest"
-	"github.com/saber-math/saber/shard"
 )
 
 // neuralConfig is a small benchmark (select: 3 candidates per category)
@@ -131,10 +131,10 @@ func TestNeuralEvaluate(t *testing.T) {
 	}
 }
 
-func manifests(ctx context.Context, t *testing.T, cfg *config.Config) []*shard.Manifest {
+func manifests(ctx context.Context, t *testing.T, cfg *config.Config) []*layout.Manifest {
 	t.Helper()
 	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
-	ms, err := shard.Complete(ctx, root, cfg.Run, "runs")
+	ms, err := layout.Complete(ctx, root, cfg.Run, "runs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func corpus(ctx context.Context, t *testing.T, cfg *config.Config) map[string]*s
 	t.Helper()
 	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
 	docs := map[string]*stage.Doc{}
-	ms, _ := shard.Complete(ctx, root, cfg.Run, "corpus")
+	ms, _ := layout.Complete(ctx, root, cfg.Run, "corpus")
 	for _, m := range ms {
 		for _, o := range m.Outputs {
 			if strings.Contains(o.Key, "/corpus/") {
@@ -229,7 +229,7 @@ func jaccard(q, d string) float64 {
 func checkTimings(ctx context.Context, t *testing.T, cfg *config.Config, delay time.Duration) {
 	t.Helper()
 	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
-	ms, _ := shard.Complete(ctx, root, cfg.Run, "runs")
+	ms, _ := layout.Complete(ctx, root, cfg.Run, "runs")
 	ratios := map[string][]float64{}
 	for _, m := range ms {
 		for _, o := range m.Outputs {

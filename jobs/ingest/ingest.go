@@ -20,10 +20,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
-	"github.com/saber-math/saber/shard"
 )
 
 // Stage is the ingest stage.
@@ -183,7 +183,7 @@ func run(ctx context.Context, env *stage.Env) error {
 		if err != nil {
 			return err
 		}
-		env.AddInput(shard.Object{URI: in.uri, SHA256: sum, Size: size})
+		env.AddInput(layout.Object{URI: in.uri, SHA256: sum, Size: size})
 	}
 	prog.Finish()
 

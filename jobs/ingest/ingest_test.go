@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
@@ -58,11 +59,11 @@ func runShards(t *testing.T, cfg *config.Config, n int) ([]dataset.Problem, []da
 		if _, err := stage.RunShard(ctx, cfg, Stage, Stage.Steps[0], spec, root, zerolog.Nop(), stage.Options{}); err != nil {
 			return nil, nil, err
 		}
-		p, err := dataset.Read[dataset.Problem](ctx, root, shard.DataKey(cfg.Run, "problems", spec))
+		p, err := dataset.Read[dataset.Problem](ctx, root, layout.DataKey(cfg.Run, "problems", spec))
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := dataset.Read[dataset.Reject](ctx, root, shard.DataKey(cfg.Run, "rejects", spec))
+		r, err := dataset.Read[dataset.Reject](ctx, root, layout.DataKey(cfg.Run, "rejects", spec))
 		if err != nil {
 			t.Fatal(err)
 		}

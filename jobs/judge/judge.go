@@ -30,6 +30,7 @@ import (
 	"sort"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
@@ -211,7 +212,7 @@ func run(ctx context.Context, env *stage.Env) error {
 		ts[i], byQuery[q.ID] = tr, tr
 	}
 
-	ck := checkpoints{st: env.Out, prefix: path.Join(cfg.Run, "_checkpoints", "judge", shard.PartName(env.Shard, ""))}
+	ck := checkpoints{st: env.Out, prefix: path.Join(cfg.Run, "_checkpoints", "judge", layout.PartName(env.Shard, ""))}
 	done, rows, timings, err := ck.load(ctx)
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/judge"
@@ -155,7 +156,7 @@ func hashes(ctx context.Context, t *testing.T, cfg *config.Config, datasets ...s
 	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
 	out := map[string]string{}
 	for _, ds := range datasets {
-		ms, err := shard.Complete(ctx, root, cfg.Run, ds)
+		ms, err := layout.Complete(ctx, root, cfg.Run, ds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,7 +278,7 @@ func TestJudgeUnderFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
-	ms, err := shard.Complete(ctx, root, "j", "judgments")
+	ms, err := layout.Complete(ctx, root, "j", "judgments")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +311,7 @@ func TestJudgeUnderFaults(t *testing.T) {
 		t.Errorf("%d invalid rows, manifests say %d", rowsInvalid, invalid)
 	}
 	cands := map[[2]string]bool{}
-	cm, _ := shard.Complete(ctx, root, "j", "candidates")
+	cm, _ := layout.Complete(ctx, root, "j", "candidates")
 	for _, m := range cm {
 		for _, o := range m.Outputs {
 			if strings.Contains(o.Key, "/candidates/") {
@@ -321,7 +322,7 @@ func TestJudgeUnderFaults(t *testing.T) {
 			}
 		}
 	}
-	rm, _ := shard.Complete(ctx, root, "j", "ratings")
+	rm, _ := layout.Complete(ctx, root, "j", "ratings")
 	rated := 0
 	for _, m := range rm {
 		rows, _ := dataset.Read[dataset.Rating](ctx, root, m.Outputs[0].Key)

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/dedup"
@@ -147,7 +148,7 @@ pairs: {shards: %d}
 	if _, err := stage.RunShard(ctx, cfg1, Stage, step, shard.Spec{Index: 0, Count: 1}, root, zerolog.Nop(), stage.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	one, err := dataset.Read[dataset.Pair](ctx, root, shard.DataKey("p3", "pairs", shard.Spec{Index: 0, Count: 1}))
+	one, err := dataset.Read[dataset.Pair](ctx, root, layout.DataKey("p3", "pairs", shard.Spec{Index: 0, Count: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func readPairs(t *testing.T, st store.Store, run string, n int) []dataset.Pair {
 	t.Helper()
 	var out []dataset.Pair
 	for i := 0; i < n; i++ {
-		rows, err := dataset.Read[dataset.Pair](context.Background(), st, shard.DataKey(run, "pairs", shard.Spec{Index: i, Count: n}))
+		rows, err := dataset.Read[dataset.Pair](context.Background(), st, layout.DataKey(run, "pairs", shard.Spec{Index: i, Count: n}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
-	"github.com/saber-math/saber/shard"
 )
 
 // ScanByQuery streams the parts of `pairs` in order and calls fn once per
@@ -14,7 +14,7 @@ import (
 // task over the whole corpus's pairs. fn owns rows. Rows of one query are
 // joined even if they span parts, and a query seen again after another one
 // (parts out of order) is an error, since that would split its counts.
-func ScanByQuery(ctx context.Context, st store.Store, parts []shard.Object, fn func(query string, rows []dataset.Pair) error) error {
+func ScanByQuery(ctx context.Context, st store.Store, parts []layout.Object, fn func(query string, rows []dataset.Pair) error) error {
 	var (
 		cur  string
 		rows []dataset.Pair

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
@@ -178,7 +179,7 @@ summarize: {shards: 2, backend: llm}
 		}
 		return nil
 	})
-	ms, _ := shard.Complete(ctx, root, "llm", "topics")
+	ms, _ := layout.Complete(ctx, root, "llm", "topics")
 	if ms[0].Stats["llm_calls"]+ms[0].Stats["llm_cached"] == 0 {
 		t.Errorf("no llm statistics in the manifest: %v", ms[0].Stats)
 	}
@@ -187,11 +188,11 @@ summarize: {shards: 2, backend: llm}
 
 func readAll[T any](t *testing.T, st store.Store, run, ds string) []T {
 	t.Helper()
-	ms, err := shard.Complete(context.Background(), st, run, ds)
+	ms, err := layout.Complete(context.Background(), st, run, ds)
 	if err != nil {
 		// Reject datasets share their stage's manifests.
 		owner := map[string]string{"tag_rejects": "topics", "summary_rejects": "summaries"}[ds]
-		if ms, err = shard.Complete(context.Background(), st, run, owner); err != nil {
+		if ms, err = layout.Complete(context.Background(), st, run, owner); err != nil {
 			t.Fatal(err)
 		}
 	}

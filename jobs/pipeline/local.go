@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
@@ -117,7 +118,7 @@ func RunLocal(ctx context.Context, cfg *config.Config, stages []stage.Stage, opt
 			var todo []shard.Spec
 			for i := 0; i < n; i++ {
 				spec := shard.Spec{Index: i, Count: n}
-				done, err := shard.Done(ctx, root, shard.DoneKey(cfg.Run, step.Dataset, spec))
+				done, err := layout.Done(ctx, root, layout.DoneKey(cfg.Run, step.Dataset, spec))
 				if err != nil {
 					return runs, err
 				}
@@ -187,7 +188,7 @@ func runShard(ctx context.Context, bin string, st stage.Stage, step stage.Step, 
 	if opt.Force {
 		args = append(args, "--force")
 	}
-	logPath := filepath.Join(opt.LogDir, fmt.Sprintf("%s-%s-%s.log", st.Name, step.Name, shard.PartName(spec, "")))
+	logPath := filepath.Join(opt.LogDir, fmt.Sprintf("%s-%s-%s.log", st.Name, step.Name, layout.PartName(spec, "")))
 	r := ShardRun{Stage: st.Name, Step: step.Name, Shard: spec, Log: logPath}
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/artifacts/store/storetest"
 	"github.com/saber-math/saber/jobs/config"
@@ -126,7 +127,7 @@ func outputHashes(t *testing.T, st store.Store, run string, datasets ...string) 
 	t.Helper()
 	m := map[string]string{}
 	for _, ds := range datasets {
-		ms, err := shard.Complete(context.Background(), st, run, ds)
+		ms, err := layout.Complete(context.Background(), st, run, ds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +182,7 @@ func TestMATHRunRerunVerify(t *testing.T) {
 
 	// Tamper with one stored object: verify must say so.
 	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
-	key := shard.DataKey("math", "duplicates", shard.Spec{Index: 0, Count: 1})
+	key := layout.DataKey("math", "duplicates", shard.Spec{Index: 0, Count: 1})
 	if _, err := store.Put(ctx, root, key, []byte("tampered"), store.Replace); err != nil {
 		t.Fatal(err)
 	}
@@ -213,8 +214,8 @@ func TestMATHRunRerunVerify(t *testing.T) {
 			t.Errorf("%s: 3 shards %s, 7 shards %s", k, h3[k], h7[k])
 		}
 	}
-	m3, _ := shard.ReadDone(ctx, root, shard.DoneKey("math", "corpus", shard.Spec{Index: 0, Count: 1}))
-	m7, _ := shard.ReadDone(ctx, root7, shard.DoneKey("math", "corpus", shard.Spec{Index: 0, Count: 1}))
+	m3, _ := layout.ReadDone(ctx, root, layout.DoneKey("math", "corpus", shard.Spec{Index: 0, Count: 1}))
+	m7, _ := layout.ReadDone(ctx, root7, layout.DoneKey("math", "corpus", shard.Spec{Index: 0, Count: 1}))
 	if m3.Outputs[1].SHA256 != m7.Outputs[1].SHA256 {
 		t.Errorf("duplicates: 3 shards %s, 7 shards %s", m3.Outputs[1].SHA256, m7.Outputs[1].SHA256)
 	}
@@ -249,8 +250,8 @@ func TestKill9MidWrite(t *testing.T) {
 				time.Sleep(delay * time.Millisecond)
 				cmd.Process.Signal(syscall.SIGKILL)
 				err := cmd.Wait()
-				doneKey := shard.DoneKey("math", step.Dataset, shard.Spec{Index: 0, Count: 1})
-				done, _ := shard.Done(ctx, root, doneKey)
+				doneKey := layout.DoneKey("math", step.Dataset, shard.Spec{Index: 0, Count: 1})
+				done, _ := layout.Done(ctx, root, doneKey)
 				var ee *exec.ExitError
 				if errors.As(err, &ee) && ee.ProcessState.Sys().(syscall.WaitStatus).Signaled() {
 					killed++

@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
@@ -69,9 +70,9 @@ select: {k: 3, per_domain: 5, allow_shortfall: true}
 	}
 	one, three, reseeded := run("one", 1, 42), run("three", 3, 42), run("seed", 3, 43)
 	keys := []string{
-		shard.DataKey("", dataset.Thresholds.Name, shard.Spec{Index: 0, Count: 1})[1:],
-		shard.DataKey("", dataset.Queries.Name, shard.Spec{Index: 0, Count: 1})[1:],
-		shard.DataKey("", dataset.Candidates.Name, shard.Spec{Index: 0, Count: 1})[1:],
+		layout.DataKey("", dataset.Thresholds.Name, shard.Spec{Index: 0, Count: 1})[1:],
+		layout.DataKey("", dataset.Queries.Name, shard.Spec{Index: 0, Count: 1})[1:],
+		layout.DataKey("", dataset.Candidates.Name, shard.Spec{Index: 0, Count: 1})[1:],
 		"reports/calibrate.csv", "reports/calibrate.md", "reports/select.md", "reports/select.json",
 	}
 	for _, k := range keys {

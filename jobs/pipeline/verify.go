@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
@@ -41,8 +42,8 @@ func Verify(ctx context.Context, cfg *config.Config, st stage.Stage, step stage.
 	if err != nil {
 		return nil, stage.BadInput(err)
 	}
-	doneKey := shard.DoneKey(cfg.Run, step.Dataset, spec)
-	m, err := shard.ReadDone(ctx, root, doneKey)
+	doneKey := layout.DoneKey(cfg.Run, step.Dataset, spec)
+	m, err := layout.ReadDone(ctx, root, doneKey)
 	if errors.Is(err, store.ErrNotExist) {
 		return nil, stage.BadInput(fmt.Errorf("%s %s shard %s is not done (no %s): nothing to verify", st.Name, step.Name, spec, root.URI(doneKey)))
 	}
@@ -60,7 +61,7 @@ func Verify(ctx context.Context, cfg *config.Config, st stage.Stage, step stage.
 	if err != nil {
 		return nil, fmt.Errorf("recompute: %w", err)
 	}
-	got := map[string]shard.Object{}
+	got := map[string]layout.Object{}
 	for _, o := range res.Outputs {
 		got[o.Key] = o
 	}

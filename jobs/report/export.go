@@ -10,10 +10,10 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/artifacts/trec"
 	"github.com/saber-math/saber/jobs/stage"
-	"github.com/saber-math/saber/shard"
 )
 
 // Files ExportTREC writes under its directory.
@@ -56,12 +56,12 @@ type ExportSummary struct {
 
 // completeParts returns the objects of a complete dataset, done under
 // doneDataset's manifests.
-func completeParts(ctx context.Context, st store.Store, run, doneDataset, ds string) ([]shard.Object, error) {
-	ms, err := shard.Complete(ctx, st, run, doneDataset)
+func completeParts(ctx context.Context, st store.Store, run, doneDataset, ds string) ([]layout.Object, error) {
+	ms, err := layout.Complete(ctx, st, run, doneDataset)
 	if err != nil {
 		return nil, err
 	}
-	var out []shard.Object
+	var out []layout.Object
 	for _, m := range ms {
 		for _, o := range m.Outputs {
 			if strings.HasPrefix(o.Key, run+"/"+ds+"/") {

@@ -19,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/artifacts/trec"
 	"github.com/saber-math/saber/jobs/config"
@@ -87,13 +88,13 @@ func fabricate(t *testing.T, root store.Store, run string, o fabOptions) *fake {
 		}
 	}
 	one := shard.Spec{Index: 0, Count: 1}
-	put := func(done string, spec shard.Spec, objs ...shard.Object) {
-		m := &shard.Manifest{Stage: done, Step: "map", Run: run, Shard: spec.Index, Shards: spec.Count, Outputs: objs}
-		if err := shard.WriteDone(ctx, root, shard.DoneKey(run, done, spec), m); err != nil {
+	put := func(done string, spec shard.Spec, objs ...layout.Object) {
+		m := &layout.Manifest{Stage: done, Step: "map", Run: run, Shard: spec.Index, Shards: spec.Count, Outputs: objs}
+		if err := layout.WriteDone(ctx, root, layout.DoneKey(run, done, spec), m); err != nil {
 			t.Fatal(err)
 		}
 	}
-	must := func(o shard.Object, err error) shard.Object {
+	must := func(o layout.Object, err error) layout.Object {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
@@ -101,9 +102,9 @@ func fabricate(t *testing.T, root store.Store, run string, o fabOptions) *fake {
 		return o
 	}
 	put("candidates", one,
-		must(dataset.Queries.Write(ctx, root, shard.DataKey(run, "queries", one), slices.Clone(f.queries))),
-		must(dataset.Candidates.Write(ctx, root, shard.DataKey(run, "candidates", one), cands)))
-	put("ratings", one, must(dataset.Ratings.Write(ctx, root, shard.DataKey(run, "ratings", one), ratings)))
+		must(dataset.Queries.Write(ctx, root, layout.DataKey(run, "queries", one), slices.Clone(f.queries))),
+		must(dataset.Candidates.Write(ctx, root, layout.DataKey(run, "candidates", one), cands)))
+	put("ratings", one, must(dataset.Ratings.Write(ctx, root, layout.DataKey(run, "ratings", one), ratings)))
 
 	n := o.ranges * len(o.retrievers) * len(testSettings)
 	for ri, r := range o.retrievers {
@@ -150,8 +151,8 @@ func fabricate(t *testing.T, root store.Store, run string, o fabOptions) *fake {
 					f.runs[sys][row.Query] = append(f.runs[sys][row.Query], row)
 				}
 				put("runs", spec,
-					must(dataset.Timings.Write(ctx, root, shard.DataKey(run, "timings", spec), timings)),
-					must(dataset.Runs.Write(ctx, root, shard.DataKey(run, "runs", spec), rows)))
+					must(dataset.Timings.Write(ctx, root, layout.DataKey(run, "timings", spec), timings)),
+					must(dataset.Runs.Write(ctx, root, layout.DataKey(run, "runs", spec), rows)))
 			}
 		}
 	}
@@ -279,7 +280,7 @@ func TestReportMatchesLibNDCG(t *testing.T) {
 	}
 
 	// results: means per domain and overall, and reproducible intervals.
-	res, err := dataset.Read[dataset.Result](context.Background(), root, shard.DataKey("r", "results", shard.Spec{Index: 0, Count: 1}))
+	res, err := dataset.Read[dataset.Result](context.Background(), root, layout.DataKey("r", "results", shard.Spec{Index: 0, Count: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}

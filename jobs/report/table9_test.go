@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/shard"
@@ -69,7 +70,7 @@ report: {resamples: 50, k: 5}
 	if len(rows) != 2 || !slices.Equal(rows[0], []string{"retriever", "default", "I1", "I3"}) || rows[1][0] != "emb" {
 		t.Fatalf("table9.csv:\n%s", b)
 	}
-	results, err := dataset.Read[dataset.Result](ctx, root, shard.DataKey("r", dataset.Results.Name, shard.Spec{Index: 0, Count: 1}))
+	results, err := dataset.Read[dataset.Result](ctx, root, layout.DataKey("r", dataset.Results.Name, shard.Spec{Index: 0, Count: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}

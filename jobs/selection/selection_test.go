@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/calibrate"
 	"github.com/saber-math/saber/jobs/config"
@@ -37,17 +38,17 @@ func fabricate(t *testing.T, root store.Store, run string, nDocs, pairShards int
 		topics = append(topics, dataset.TopicRow{ID: ids[i], Domain: domains[i%len(domains)]})
 	}
 	topics[3].Domain = "" // a document without topics: never a query
-	write := func(ds string, spec shard.Spec, put func(key string) (shard.Object, error)) {
-		o, err := put(shard.DataKey(run, ds, spec))
+	write := func(ds string, spec shard.Spec, put func(key string) (layout.Object, error)) {
+		o, err := put(layout.DataKey(run, ds, spec))
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := &shard.Manifest{Stage: ds, Step: "map", Run: run, Shard: spec.Index, Shards: spec.Count, Rows: o.Rows, Outputs: []shard.Object{o}}
-		if err := shard.WriteDone(ctx, root, shard.DoneKey(run, ds, spec), m); err != nil {
+		m := &layout.Manifest{Stage: ds, Step: "map", Run: run, Shard: spec.Index, Shards: spec.Count, Rows: o.Rows, Outputs: []layout.Object{o}}
+		if err := layout.WriteDone(ctx, root, layout.DoneKey(run, ds, spec), m); err != nil {
 			t.Fatal(err)
 		}
 	}
-	write("topics", shard.Spec{Index: 0, Count: 1}, func(key string) (shard.Object, error) {
+	write("topics", shard.Spec{Index: 0, Count: 1}, func(key string) (layout.Object, error) {
 		return dataset.Topics.Write(ctx, root, key, topics)
 	})
 	perQuery := make([][]dataset.Pair, nDocs)
@@ -83,7 +84,7 @@ func fabricate(t *testing.T, root store.Store, run string, nDocs, pairShards int
 		for q := lo; q < hi; q++ {
 			rows = append(rows, perQuery[q]...)
 		}
-		write("pairs", spec, func(key string) (shard.Object, error) { return dataset.Pairs.Write(ctx, root, key, rows) })
+		write("pairs", spec, func(key string) (layout.Object, error) { return dataset.Pairs.Write(ctx, root, key, rows) })
 	}
 }
 
@@ -160,7 +161,7 @@ func TestSelectionDeterministicAndValid(t *testing.T) {
 // checkSelection checks every promise of select against the pairs.
 func checkSelection(t *testing.T, ctx context.Context, cfg *config.Config, root store.Store) {
 	t.Helper()
-	read := func(ds string) string { return shard.DataKey(cfg.Run, ds, shard.Spec{Index: 0, Count: 1}) }
+	read := func(ds string) string { return layout.DataKey(cfg.Run, ds, shard.Spec{Index: 0, Count: 1}) }
 	th, err := dataset.Read[dataset.Threshold](ctx, root, read("thresholds"))
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +179,7 @@ func checkSelection(t *testing.T, ctx context.Context, cfg *config.Config, root 
 		t.Fatal(err)
 	}
 	all := map[[2]string]dataset.Pair{}
-	ms, _ := shard.Complete(ctx, root, cfg.Run, "pairs")
+	ms, _ := layout.Complete(ctx, root, cfg.Run, "pairs")
 	for _, m := range ms {
 		rows, _ := dataset.Read[dataset.Pair](ctx, root, m.Outputs[0].Key)
 		for _, p := range rows {
@@ -242,7 +243,7 @@ func TestCalibrateCountsEveryGridPoint(t *testing.T) {
 	}
 	// Count eligibility naively from the pairs, point by point.
 	byQuery := map[string][]dataset.Pair{}
-	ms, _ := shard.Complete(ctx, root, "c", "pairs")
+	ms, _ := layout.Complete(ctx, root, "c", "pairs")
 	for _, m := range ms {
 		rows, _ := dataset.Read[dataset.Pair](ctx, root, m.Outputs[0].Key)
 		for _, p := range rows {
@@ -318,7 +319,7 @@ func TestShortfall(t *testing.T) {
 	if !strings.Contains(string(md), "select stopped") {
 		t.Errorf("report does not say select stopped:\n%s", md)
 	}
-	if done, _ := shard.Done(ctx, root, shard.DoneKey("short", "candidates", shard.Spec{Index: 0, Count: 1})); done {
+	if done, _ := layout.Done(ctx, root, layout.DoneKey("short", "candidates", shard.Spec{Index: 0, Count: 1})); done {
 		t.Fatal("a failed select left a completion manifest")
 	}
 
@@ -328,7 +329,7 @@ func TestShortfall(t *testing.T) {
 	if code != stage.ExitOK {
 		t.Fatalf("select --allow-shortfall: exit %d\n%s", code, stderr.String())
 	}
-	qs, err := dataset.Read[dataset.Query](ctx, root, shard.DataKey("short", "queries", shard.Spec{Index: 0, Count: 1}))
+	qs, err := dataset.Read[dataset.Query](ctx, root, layout.DataKey("short", "queries", shard.Spec{Index: 0, Count: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +339,7 @@ func TestShortfall(t *testing.T) {
 			geo++
 		}
 	}
-	th, _ := dataset.Read[dataset.Threshold](ctx, root, shard.DataKey("short", "thresholds", shard.Spec{Index: 0, Count: 1}))
+	th, _ := dataset.Read[dataset.Threshold](ctx, root, layout.DataKey("short", "thresholds", shard.Spec{Index: 0, Count: 1}))
 	var elig int64
 	for _, r := range th {
 		if r.Scope == "Geometry" {

@@ -6,9 +6,9 @@ import (
 	"net"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/lib/llm"
-	"github.com/saber-math/saber/shard"
 )
 
 // Exit codes shared by every binary (SPEC §2).
@@ -47,7 +47,7 @@ func ExitCode(err error) int {
 		cfg   *config.Error
 		sch   *dataset.SchemaError
 		notpq *dataset.NotParquetError
-		inc   *shard.IncompleteError
+		inc   *layout.IncompleteError
 		ne    net.Error
 	)
 	switch {

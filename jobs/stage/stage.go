@@ -23,6 +23,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/lib/seed"
@@ -95,36 +96,36 @@ type Env struct {
 	bar              io.Writer
 
 	mu      sync.Mutex
-	inputs  []shard.Object
-	outputs []shard.Object
+	inputs  []layout.Object
+	outputs []layout.Object
 	stats   map[string]int64
 }
 
 // DataKey is the key of this shard's part of dataset.
-func (e *Env) DataKey(dataset string) string { return shard.DataKey(e.Config.Run, dataset, e.Shard) }
+func (e *Env) DataKey(dataset string) string { return layout.DataKey(e.Config.Run, dataset, e.Shard) }
 
 // Seed derives the seed for key in this stage (never from the shard).
 func (e *Env) Seed(key string) uint64 { return seed.Derive(e.Config.Seed, e.Stage, key) }
 
 // AddInput records an object the shard read.
-func (e *Env) AddInput(o shard.Object) {
+func (e *Env) AddInput(o layout.Object) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.inputs = append(e.inputs, o)
 }
 
 // AddOutput records an object the shard wrote.
-func (e *Env) AddOutput(o shard.Object) {
+func (e *Env) AddOutput(o layout.Object) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.outputs = append(e.outputs, o)
 }
 
 // Outputs returns the objects written so far.
-func (e *Env) Outputs() []shard.Object {
+func (e *Env) Outputs() []layout.Object {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return append([]shard.Object(nil), e.outputs...)
+	return append([]layout.Object(nil), e.outputs...)
 }
 
 // Count adds n to a named statistic kept in the manifest.
@@ -156,20 +157,20 @@ func (e *Env) Progress(what string, total int64) *Progress {
 // Upstream returns the objects of a complete upstream dataset, in shard
 // order, from its manifests, and records them as inputs. The hashes are the
 // manifests' own: every output's hash was taken as it was written.
-func (e *Env) Upstream(ctx context.Context, dataset string) ([]shard.Object, error) {
+func (e *Env) Upstream(ctx context.Context, dataset string) ([]layout.Object, error) {
 	return e.UpstreamVia(ctx, dataset, dataset)
 }
 
 // UpstreamVia is Upstream for a dataset written beside another by the same
 // step, whose manifests live under that other dataset (select's `queries`,
 // marked done under `candidates`; dedup's `duplicates`, under `corpus`).
-func (e *Env) UpstreamVia(ctx context.Context, done, dataset string) ([]shard.Object, error) {
-	ms, err := shard.Complete(ctx, e.In, e.Config.Run, done)
+func (e *Env) UpstreamVia(ctx context.Context, done, dataset string) ([]layout.Object, error) {
+	ms, err := layout.Complete(ctx, e.In, e.Config.Run, done)
 	if err != nil {
 		return nil, err
 	}
 	prefix := e.Config.Run + "/" + dataset + "/"
-	var objs []shard.Object
+	var objs []layout.Object
 	for _, m := range ms {
 		for _, o := range m.Outputs {
 			if strings.HasPrefix(o.Key, prefix) {
@@ -220,8 +221,8 @@ type Options struct {
 // Result is what a shard run did.
 type Result struct {
 	Skipped  bool
-	Manifest *shard.Manifest
-	Outputs  []shard.Object
+	Manifest *layout.Manifest
+	Outputs  []layout.Object
 }
 
 // RunShard runs one shard of a step with completion handling.
@@ -230,10 +231,10 @@ func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec
 	if opt.Out != nil {
 		out = opt.Out
 	}
-	doneKey := shard.DoneKey(cfg.Run, step.Dataset, spec)
+	doneKey := layout.DoneKey(cfg.Run, step.Dataset, spec)
 	log = log.With().Str("step", step.Name).Str("shard", spec.String()).Logger()
 	if !opt.SkipDoneCheck {
-		done, err := shard.Done(ctx, out, doneKey)
+		done, err := layout.Done(ctx, out, doneKey)
 		if err != nil {
 			return Result{}, fmt.Errorf("check %s: %w", out.URI(doneKey), err)
 		}
@@ -277,12 +278,12 @@ func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec
 		}
 	}
 	host, _ := os.Hostname()
-	m := &shard.Manifest{
+	m := &layout.Manifest{
 		Stage: st.Name, Step: step.Name, Run: cfg.Run, Shard: spec.Index, Shards: spec.Count,
 		Rows: rows, Outputs: outs, Inputs: env.inputs, ConfigHash: cfg.Hash(), CodeVersion: CodeVersion(),
 		Started: started, Finished: time.Now().UTC(), Host: host, Slurm: slurmEnv(), Stats: env.Stats(),
 	}
-	if err := shard.WriteDone(ctx, out, doneKey, m); err != nil {
+	if err := layout.WriteDone(ctx, out, doneKey, m); err != nil {
 		return Result{}, err
 	}
 	log.Info().Int64("rows", rows).Dur("took", time.Since(started)).Str("manifest", out.URI(doneKey)).Msg("shard done")
@@ -331,6 +332,6 @@ func WriteReport(ctx context.Context, env *Env, name string, data []byte) error 
 		return fmt.Errorf("write %s: %w", env.Out.URI(key), err)
 	}
 	sum := sha256.Sum256(data)
-	env.AddOutput(shard.Object{URI: env.Out.URI(key), Key: key, SHA256: hex.EncodeToString(sum[:]), Size: info.Size})
+	env.AddOutput(layout.Object{URI: env.Out.URI(key), Key: key, SHA256: hex.EncodeToString(sum[:]), Size: info.Size})
 	return nil
 }

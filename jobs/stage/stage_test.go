@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/lib/llm"
@@ -102,7 +103,7 @@ func TestDoneShardIsSkippedWithoutIO(t *testing.T) {
 	if err != nil || res.Skipped || runs.Load() != 2 || st.deletes.Load() != 1 {
 		t.Fatalf("force: %+v, %v, runs %d", res, err, runs.Load())
 	}
-	if done, _ := shard.Done(ctx, st, shard.DoneKey("r", "problems", spec)); !done {
+	if done, _ := layout.Done(ctx, st, layout.DoneKey("r", "problems", spec)); !done {
 		t.Error("no marker after --force")
 	}
 }
@@ -133,7 +134,7 @@ func TestFailureAndInterruptLeaveNoMarker(t *testing.T) {
 			if ExitCode(err) != tt.wantCode {
 				t.Errorf("exit %d (%v), want %d", ExitCode(err), err, tt.wantCode)
 			}
-			if done, _ := shard.Done(context.Background(), st, shard.DoneKey("r", "problems", spec)); done {
+			if done, _ := layout.Done(context.Background(), st, layout.DoneKey("r", "problems", spec)); done {
 				t.Error("failed shard has a completion marker")
 			}
 		})
@@ -151,7 +152,7 @@ func TestExitCodes(t *testing.T) {
 		{&config.Error{Problems: []string{"x"}}, ExitBadInput},
 		{&dataset.SchemaError{URI: "u", Column: "c"}, ExitBadInput},
 		{&dataset.NotParquetError{URI: "u", Err: errors.New("x")}, ExitBadInput},
-		{&shard.IncompleteError{Dataset: "d"}, ExitBadInput},
+		{&layout.IncompleteError{Dataset: "d"}, ExitBadInput},
 		{fmt.Errorf("x: %w", context.Canceled), ExitTempFail},
 		{ErrInterrupted, ExitTempFail},
 		{fmt.Errorf("document d: %w", fmt.Errorf("llm: chat: giving up after 8 attempts: %w (%w)", errors.New("HTTP 503"), llm.ErrExhausted)), ExitTempFail},

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	defaultontology "github.com/saber-math/saber/artifacts/ontology"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
@@ -24,7 +25,6 @@ import (
 	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/prompts"
 	"github.com/saber-math/saber/lib/topics"
-	"github.com/saber-math/saber/shard"
 )
 
 // Stage is the tag stage.
@@ -40,7 +40,7 @@ var Stage = stage.Stage{
 
 // LoadTree reads the configured ontology (or the built-in default) and
 // returns its tree and the SHA-256 of the files read ("" for the default).
-func LoadTree(ctx context.Context, cfg *config.Config) (*ontology.Tree, []shard.Object, error) {
+func LoadTree(ctx context.Context, cfg *config.Config) (*ontology.Tree, []layout.Object, error) {
 	t := cfg.Tag
 	if t.Ontology == "" {
 		dag, err := defaultontology.Default()
@@ -50,7 +50,7 @@ func LoadTree(ctx context.Context, cfg *config.Config) (*ontology.Tree, []shard.
 		tree, err := build(dag, t.Roots)
 		return tree, nil, err
 	}
-	read := func(p string) ([]byte, shard.Object, error) {
+	read := func(p string) ([]byte, layout.Object, error) {
 		uri := cfg.Resolve(p)
 		dir, base := filepath.Split(uri)
 		if strings.Contains(uri, "://") {
@@ -59,20 +59,20 @@ func LoadTree(ctx context.Context, cfg *config.Config) (*ontology.Tree, []shard.
 		}
 		st, err := store.Open(ctx, dir, cfg.Storage)
 		if err != nil {
-			return nil, shard.Object{}, stage.BadInput(err)
+			return nil, layout.Object{}, stage.BadInput(err)
 		}
 		b, err := store.ReadAll(ctx, st, base)
 		if err != nil {
-			return nil, shard.Object{}, stage.BadInput(fmt.Errorf("tag.ontology: %w", err))
+			return nil, layout.Object{}, stage.BadInput(fmt.Errorf("tag.ontology: %w", err))
 		}
 		sum := sha256.Sum256(b)
-		return b, shard.Object{URI: uri, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}, nil
+		return b, layout.Object{URI: uri, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}, nil
 	}
 	body, obj, err := read(t.Ontology)
 	if err != nil {
 		return nil, nil, err
 	}
-	objs := []shard.Object{obj}
+	objs := []layout.Object{obj}
 	format := t.OntologyFormat
 	if format == "auto" {
 		switch strings.ToLower(filepath.Ext(t.Ontology)) {

@@ -1,4 +1,4 @@
-package shard
+package layout
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/shard"
 )
 
 func TestManifestWriteOnceAndComplete(t *testing.T) {
@@ -54,5 +55,54 @@ func TestManifestWriteOnceAndComplete(t *testing.T) {
 	}
 	if _, err := Complete(ctx, st, "r", "nothing"); !errors.As(err, &inc) {
 		t.Fatalf("empty dataset: %v", err)
+	}
+}
+
+func TestManifestObjects(t *testing.T) {
+	m := &Manifest{Run: "r", Outputs: []Object{
+		{Key: "r/corpus/part-00000-of-00001.parquet"},
+		{Key: "r/duplicates/part-00000-of-00001.parquet"},
+		{Key: "r/corpus_extra/part-00000-of-00001.parquet"},
+		{Key: "r/reports/corpus.md"},
+	}}
+	got := m.Objects("corpus")
+	if len(got) != 1 || got[0].Key != "r/corpus/part-00000-of-00001.parquet" {
+		t.Fatalf("Objects(corpus) = %v", got)
+	}
+}
+
+func TestPartNames(t *testing.T) {
+	s := shard.Spec{Index: 2, Count: 7}
+	if got := DataKey("r", "corpus", s); got != "r/corpus/part-00002-of-00007.parquet" {
+		t.Errorf("DataKey = %s", got)
+	}
+	if got := DoneKey("r", "corpus", s); got != "r/corpus/_done/part-00002-of-00007.json" {
+		t.Errorf("DoneKey = %s", got)
+	}
+	if got := CheckpointPrefix("r", "judge", s); got != "r/_checkpoints/judge/part-00002-of-00007" {
+		t.Errorf("CheckpointPrefix = %s", got)
+	}
+	if got, ok := ParsePartName("part-00002-of-00007.json", ".json"); !ok || got != s {
+		t.Errorf("ParsePartName = %v, %v", got, ok)
+	}
+	for _, bad := range []string{"part-2-of-7.json", "part-00007-of-00007.json", "x.json", "part-00002-of-00007.parquet"} {
+		if _, ok := ParsePartName(bad, ".json"); ok {
+			t.Errorf("ParsePartName(%q) accepted", bad)
+		}
+	}
+}
+
+func TestDatasetOf(t *testing.T) {
+	for key, want := range map[string]string{
+		"r/corpus/part-00000-of-00001.parquet":       "corpus",
+		"r/corpus/_done/part-00000-of-00001.json":    "",
+		"r/reports/table1.md":                        "",
+		"r/_cache/llm/ab/abcd":                       "",
+		"other/corpus/part-00000-of-00001.parquet":   "",
+		"r/_checkpoints/judge/part-00000-of-00001/x": "",
+	} {
+		if got := DatasetOf("r", key); got != want {
+			t.Errorf("DatasetOf(%q) = %q, want %q", key, got, want)
+		}
 	}
 }

@@ -1,0 +1,96 @@
+// Package layout owns every path under a run's root, <root>/<run>/, and the
+// completion manifests that say what is done there. Nothing else builds a
+// key of a run: stages, the executor, Slurm submission, verify and the
+// release all ask this package, so the layout is changed (and documented,
+// in FORMAT.md beside this file) in one place.
+//
+//	<run>/<dataset>/part-<i>-of-<n>.parquet        shard i's rows of a dataset
+//	<run>/<dataset>/_done/part-<i>-of-<n>.json     its completion manifest
+//	<run>/reports/<name>                           human-readable reports
+//	<run>/_cache/llm/<xx>/<sha256>                 cached LLM answers (write-once)
+//	<run>/_checkpoints/<stage>/part-<i>-of-<n>/    a shard's checkpoints (judge rounds)
+//	<run>/_jobs.json                               Slurm job ids of `saber submit`
+//
+// A shard is done when the manifest of every dataset its step writes
+// exists. Each is a full copy of the step's manifest (what was read, what
+// was written, what determined the bytes), written last and write-once, so
+// nothing half-written is ever visible as done, and any one of them tells
+// a reviewer the whole story of the shard.
+package layout
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/saber-math/saber/shard"
+)
+
+// PartName is the file name of shard i of n for a dataset: part-00002-of-00007.
+func PartName(s shard.Spec, ext string) string {
+	return fmt.Sprintf("part-%05d-of-%05d%s", s.Index, s.Count, ext)
+}
+
+// ParsePartName inverts PartName; ok is false for other names.
+func ParsePartName(name, ext string) (s shard.Spec, ok bool) {
+	var i, n int
+	if !strings.HasSuffix(name, ext) {
+		return shard.Spec{}, false
+	}
+	if _, err := fmt.Sscanf(strings.TrimSuffix(name, ext), "part-%05d-of-%05d", &i, &n); err != nil {
+		return shard.Spec{}, false
+	}
+	s = shard.Spec{Index: i, Count: n}
+	if PartName(s, ext) != name || s.Check() != nil {
+		return shard.Spec{}, false
+	}
+	return s, true
+}
+
+// DatasetPrefix is <run>/<dataset>/, under which a dataset's parts live.
+func DatasetPrefix(run, dataset string) string { return run + "/" + dataset + "/" }
+
+// DataKey is <run>/<dataset>/part-<i>-of-<n>.parquet.
+func DataKey(run, dataset string, s shard.Spec) string {
+	return DatasetPrefix(run, dataset) + PartName(s, ".parquet")
+}
+
+// DonePrefix is <run>/<dataset>/_done/, under which a dataset's manifests live.
+func DonePrefix(run, dataset string) string { return DatasetPrefix(run, dataset) + "_done/" }
+
+// DoneKey is <run>/<dataset>/_done/part-<i>-of-<n>.json.
+func DoneKey(run, dataset string, s shard.Spec) string {
+	return DonePrefix(run, dataset) + PartName(s, ".json")
+}
+
+// ReportsPrefix is <run>/reports/.
+func ReportsPrefix(run string) string { return run + "/reports/" }
+
+// ReportKey is <run>/reports/<name>.
+func ReportKey(run, name string) string { return ReportsPrefix(run) + name }
+
+// LLMCachePrefix is where the LLM client caches answers, shared by every
+// stage and shard of the run: <run>/_cache/llm.
+func LLMCachePrefix(run string) string { return run + "/_cache/llm" }
+
+// CheckpointPrefix is where one shard of a stage keeps its checkpoints:
+// <run>/_checkpoints/<stage>/part-<i>-of-<n>.
+func CheckpointPrefix(run, stage string, s shard.Spec) string {
+	return run + "/_checkpoints/" + stage + "/" + PartName(s, "")
+}
+
+// JobsKey is where `saber submit` records the run's Slurm job ids.
+func JobsKey(run string) string { return run + "/_jobs.json" }
+
+// DatasetOf returns the dataset a key of the run belongs to
+// (<run>/<dataset>/part-…), or "" for reports, caches and other keys.
+func DatasetOf(run, key string) string {
+	rest, ok := strings.CutPrefix(key, run+"/")
+	if !ok {
+		return ""
+	}
+	ds, name, ok := strings.Cut(rest, "/")
+	if !ok || strings.HasPrefix(ds, "_") || ds == "reports" || strings.Contains(name, "/") {
+		return ""
+	}
+	return ds
+}

@@ -1,0 +1,226 @@
+package layout
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/shard"
+)
+
+// Object is one input or output object with its content hash.
+type Object struct {
+	URI    string `json:"uri"`
+	Key    string `json:"key,omitempty"`
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+	Rows   int64  `json:"rows,omitempty"`
+	// Dataset is the run dataset the object is a part of; empty for a
+	// report or a file outside the run (a raw source, an ontology).
+	Dataset string `json:"dataset,omitempty"`
+	// Unread marks an input part the shard did not open: only its row
+	// count (from its manifest) placed the shard's range. Its SHA-256 is
+	// then the writer's; every other input's was taken from the bytes as
+	// they were read.
+	Unread bool `json:"unread,omitempty"`
+}
+
+// Manifest marks a shard of a step done and says what it read, what it
+// wrote and what determined the bytes. Outputs' hashes are what `saber
+// verify` recomputes; inputs' hashes tie the shard to exactly the data it
+// saw; Config, InputsHash and CodeVersion are what staleness compares.
+type Manifest struct {
+	Stage string `json:"stage"`
+	Step  string `json:"step"`
+	Run   string `json:"run"`
+	// Dataset is the dataset under whose _done/ this copy lives, and
+	// Format that dataset's format version (FORMAT.md).
+	Dataset string `json:"dataset,omitempty"`
+	Format  int    `json:"format,omitempty"`
+	Shard   int    `json:"shard"`
+	Shards  int    `json:"shards"`
+	// Rows are Dataset's rows in this shard.
+	Rows int64 `json:"rows"`
+	// Outputs are every object the shard wrote, of every dataset and
+	// report of its step.
+	Outputs []Object `json:"outputs"`
+	Inputs  []Object `json:"inputs"`
+	// Config holds the configuration that determines the shard's bytes,
+	// one dotted key per leaf ("dedup.threshold": "0.8"), and ConfigHash
+	// its SHA-256; InputsHash covers the inputs' keys and hashes; Hash
+	// covers all three and CodeVersion.
+	Config      map[string]string `json:"config,omitempty"`
+	ConfigHash  string            `json:"config_hash"`
+	InputsHash  string            `json:"inputs_hash,omitempty"`
+	Hash        string            `json:"hash,omitempty"`
+	CodeVersion string            `json:"code_version"`
+	Started     time.Time         `json:"started"`
+	Finished    time.Time         `json:"finished"`
+	Host        string            `json:"host,omitempty"`
+	Slurm       map[string]string `json:"slurm,omitempty"`
+	Stats       map[string]int64  `json:"stats,omitempty"`
+}
+
+// Spec returns the manifest's shard.
+func (m *Manifest) Spec() shard.Spec { return shard.Spec{Index: m.Shard, Count: m.Shards} }
+
+// Objects returns the outputs of the manifest that are parts of dataset.
+func (m *Manifest) Objects(dataset string) []Object {
+	prefix := DatasetPrefix(m.Run, dataset)
+	var out []Object
+	for _, o := range m.Outputs {
+		if strings.HasPrefix(o.Key, prefix) && !strings.Contains(o.Key[len(prefix):], "/") {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// WriteDone writes the manifest write-once. If another run of the same shard
+// won the race, its manifest is accepted when its outputs hash the same.
+func WriteDone(ctx context.Context, st store.Store, key string, m *Manifest) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode manifest %s: %w", st.URI(key), err)
+	}
+	_, err = store.Put(ctx, st, key, append(data, '\n'), store.Once)
+	if errors.Is(err, store.ErrExist) {
+		old, rerr := ReadDone(ctx, st, key)
+		if rerr != nil {
+			return fmt.Errorf("write %s: exists and unreadable: %w", st.URI(key), rerr)
+		}
+		if !sameOutputs(old.Outputs, m.Outputs) {
+			return fmt.Errorf("write %s: another run finished this shard with different outputs", st.URI(key))
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("write manifest %s: %w", st.URI(key), err)
+	}
+	return nil
+}
+
+func sameOutputs(a, b []Object) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key || a[i].SHA256 != b[i].SHA256 {
+			return false
+		}
+	}
+	return true
+}
+
+// ReadDone reads a manifest; a missing one wraps store.ErrNotExist.
+func ReadDone(ctx context.Context, st store.Store, key string) (*Manifest, error) {
+	data, err := store.ReadAll(ctx, st, key)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("decode manifest %s: %w", st.URI(key), err)
+	}
+	return &m, nil
+}
+
+// Done reports whether a manifest exists.
+func Done(ctx context.Context, st store.Store, key string) (bool, error) {
+	_, err := st.Stat(ctx, key)
+	if errors.Is(err, store.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// IncompleteError says a dataset is not (yet) fully written.
+type IncompleteError struct {
+	Dataset string
+	Msg     string
+}
+
+func (e *IncompleteError) Error() string { return "dataset " + e.Dataset + ": " + e.Msg }
+
+// Manifests reads every manifest of a dataset, in key order, whatever their
+// shard counts; a name that is not a part name is skipped.
+func Manifests(ctx context.Context, st store.Store, run, dataset string) ([]*Manifest, error) {
+	prefix := DonePrefix(run, dataset)
+	infos, err := st.List(ctx, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", st.URI(prefix), err)
+	}
+	var out []*Manifest
+	for _, in := range infos {
+		s, ok := ParsePartName(path.Base(in.Key), ".json")
+		if !ok || path.Dir(in.Key)+"/" != prefix {
+			continue
+		}
+		m, err := ReadDone(ctx, st, in.Key)
+		if err != nil {
+			return nil, err
+		}
+		if m.Spec() != s {
+			return nil, fmt.Errorf("manifest %s says shard %s", st.URI(in.Key), m.Spec())
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// Complete reads every manifest of a dataset and checks they form one full
+// set of shards 0..n-1 of the same n. It returns them in shard order.
+func Complete(ctx context.Context, st store.Store, run, dataset string) ([]*Manifest, error) {
+	ms, err := Manifests(ctx, st, run, dataset)
+	if err != nil {
+		return nil, err
+	}
+	return CompleteSet(dataset, st.URI(DonePrefix(run, dataset)), ms)
+}
+
+// CompleteSet checks that ms (one dataset's manifests) form one full set
+// of shards 0..n-1 of the same n, and returns them in shard order; where
+// names the manifests' folder in messages.
+func CompleteSet(dataset, where string, ms []*Manifest) ([]*Manifest, error) {
+	byCount := map[int][]*Manifest{}
+	for _, m := range ms {
+		byCount[m.Shards] = append(byCount[m.Shards], m)
+	}
+	if len(byCount) == 0 {
+		return nil, &IncompleteError{Dataset: dataset, Msg: fmt.Sprintf("no completed shards under %s (run its stage first)", where)}
+	}
+	if len(byCount) > 1 {
+		counts := make([]int, 0, len(byCount))
+		for n := range byCount {
+			counts = append(counts, n)
+		}
+		sort.Ints(counts)
+		return nil, &IncompleteError{Dataset: dataset, Msg: fmt.Sprintf("manifests for several shard counts %v under %s; the stale ones go with `saber run --rerun-stale`", counts, where)}
+	}
+	for n, set := range byCount {
+		sort.Slice(set, func(i, j int) bool { return set[i].Shard < set[j].Shard })
+		if len(set) != n {
+			var missing []int
+			have := map[int]bool{}
+			for _, m := range set {
+				have[m.Shard] = true
+			}
+			for i := 0; i < n; i++ {
+				if !have[i] {
+					missing = append(missing, i)
+				}
+			}
+			return nil, &IncompleteError{Dataset: dataset, Msg: fmt.Sprintf("%d of %d shards done; missing %v", len(set), n, missing)}
+		}
+		return set, nil
+	}
+	panic("unreachable")
+}
