@@ -32,6 +32,8 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 	"github.com/rs/zerolog"
 	"golang.org/x/time/rate"
+
+	"github.com/saber-math/saber/lib/llm/internal/dialhook"
 )
 
 // ErrPermanent is wrapped by errors that retrying cannot fix: the server
@@ -117,6 +119,8 @@ type Client struct {
 	apiKey  string // only ever handed to the SDK and to redact
 	timeout time.Duration
 
+	transport *http.Transport // every request's; dialhook may reroute its dials
+
 	chat   openai.ChatCompletionService
 	embed  openai.EmbeddingService
 	raw    openai.Client // only Options set: Post to endpoints the SDK lacks (rerank.go)
@@ -187,6 +191,7 @@ func New(cfg Config, cache Cache) (*Client, error) {
 		cache:       cache,
 		apiKey:      key,
 		timeout:     cfg.timeout(),
+		transport:   tr,
 		chat:        openai.NewChatCompletionService(opts...),
 		embed:       openai.NewEmbeddingService(opts...),
 		raw:         openai.Client{Options: opts},
@@ -216,6 +221,17 @@ func New(cfg Config, cache Cache) (*Client, error) {
 		c.params.ReasoningEffort = shared.ReasoningEffort(cfg.ReasoningEffort)
 	}
 	return c, nil
+}
+
+// init lets llmtest connect a client to its in-memory server
+// (llmtest.Server.Connect): the dial replaces the network, and no proxy
+// comes between.
+func init() {
+	dialhook.SetDial = func(client any, dial dialhook.Dial) {
+		tr := client.(*Client).transport
+		tr.Proxy = nil
+		tr.DialContext = dial
+	}
 }
 
 // Config returns the configuration in use, defaults filled in.

@@ -4,10 +4,17 @@
 // Cohere's /rerank and vLLM's /score, an optional fixed delay per request,
 // and injected faults (error statuses, slow, malformed, empty and truncated
 // answers) so that retry paths are exercised without a model.
+//
+// NewServer listens on a loopback TCP port. NewPipeServer serves the same
+// fake over in-memory connections instead, for tests that run inside a
+// testing/synctest bubble, where every wait (the delay, a slow fault, the
+// client's backoff, timeout and rate limit) takes fake time: such a test
+// asserts exact durations, whatever the load on the machine.
 package llmtest
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
@@ -26,6 +33,7 @@ import (
 	"time"
 
 	"github.com/saber-math/saber/lib/llm"
+	"github.com/saber-math/saber/lib/llm/internal/dialhook"
 )
 
 // ChatRequest is what the Handler sees of a chat completion request.
@@ -118,6 +126,7 @@ type Server struct {
 	URL string
 
 	srv     *httptest.Server
+	pipe    *pipeListener // NewPipeServer's; nil for NewServer
 	handler Handler
 
 	mu       sync.Mutex
@@ -139,14 +148,38 @@ type Server struct {
 	conns       atomic.Int64
 }
 
-// NewServer starts a server answering chats with h (nil: Echo); it is closed
-// on t.Cleanup.
+// NewServer starts a server answering chats with h (nil: Echo) on a
+// loopback TCP port; it is closed on t.Cleanup.
 func NewServer(t testing.TB, h Handler) *Server {
 	t.Helper()
+	return newServer(t, h, nil)
+}
+
+// NewPipeServer starts the server NewServer does, but on in-memory
+// connections (net.Pipe), which a testing/synctest bubble can wait on:
+// create it inside synctest.Test with the bubble's t, and Connect every
+// client to it before its first request. Its URL names no listening socket
+// (port 0 on the loopback address), so a client that is not connected fails
+// at once instead of reaching anything. It is closed on t.Cleanup.
+func NewPipeServer(t testing.TB, h Handler) *Server {
+	t.Helper()
+	return newServer(t, h, &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})})
+}
+
+// Connect makes every connection c opens from now on one to s, a
+// NewPipeServer; call it before c's first request.
+func (s *Server) Connect(c *llm.Client) {
+	if s.pipe == nil {
+		panic("llmtest: Connect needs a server from NewPipeServer")
+	}
+	dialhook.SetDial(c, s.pipe.dial)
+}
+
+func newServer(t testing.TB, h Handler, pipe *pipeListener) *Server {
 	if h == nil {
 		h = Echo
 	}
-	s := &Server{handler: h, rng: rand.New(rand.NewPCG(0, 0)), paths: map[string]int64{}}
+	s := &Server{handler: h, pipe: pipe, rng: rand.New(rand.NewPCG(0, 0)), paths: map[string]int64{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.serveChat)
 	mux.HandleFunc("POST /v1/embeddings", s.serveEmbeddings)
@@ -154,7 +187,11 @@ func NewServer(t testing.TB, h Handler) *Server {
 	mux.HandleFunc("POST /rerank", s.serveRerank)
 	mux.HandleFunc("POST /v1/score", s.serveScore)
 	mux.HandleFunc("POST /score", s.serveScore)
-	s.srv = httptest.NewUnstartedServer(s.count(mux))
+	if pipe == nil {
+		s.srv = httptest.NewUnstartedServer(s.count(mux))
+	} else {
+		s.srv = &httptest.Server{Listener: pipe, Config: &http.Server{Handler: s.count(mux)}}
+	}
 	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
 		if st == http.StateNew {
 			s.conns.Add(1)
@@ -168,6 +205,52 @@ func NewServer(t testing.TB, h Handler) *Server {
 
 // Close stops the server; later requests fail to connect.
 func (s *Server) Close() { s.srv.Close() }
+
+// pipeListener is NewPipeServer's listener: dial hands Accept the server's
+// end of a new net.Pipe. Both block only on channels, which a synctest
+// bubble sees as durably blocked.
+type pipeListener struct {
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return nil
+}
+
+func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
+
+func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
+	client, server := net.Pipe()
+	var err error
+	select {
+	case l.conns <- server:
+		return client, nil
+	case <-l.done:
+		err = net.ErrClosed
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	client.Close()
+	server.Close()
+	return nil, &net.OpError{Op: "dial", Net: "pipe", Addr: pipeAddr{}, Err: err}
+}
+
+type pipeAddr struct{}
+
+func (pipeAddr) Network() string { return "pipe" }
+func (pipeAddr) String() string  { return "127.0.0.1:0" }
 
 // SetFaults replaces the fault configuration and restarts its generator.
 func (s *Server) SetFaults(f Faults) {
