@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -64,6 +66,15 @@ func newClient(t testing.TB, srv *llmtest.Server, cache llm.Cache, tweak func(*l
 		t.Fatal(err)
 	}
 	llm.SetBackoff(c, time.Millisecond, 10*time.Millisecond)
+	return c
+}
+
+// newPipeClient is newClient connected to srv, a NewPipeServer, for tests
+// inside a synctest bubble.
+func newPipeClient(t testing.TB, srv *llmtest.Server, cache llm.Cache, tweak func(*llm.Config)) *llm.Client {
+	t.Helper()
+	c := newClient(t, srv, cache, tweak)
+	srv.Connect(c)
 	return c
 }
 
@@ -374,23 +385,47 @@ func TestConnectionsAreReused(t *testing.T) {
 	}
 }
 
+// TestRateLimit: 21 requests at once at 20/s with a burst of 1 reach the
+// server evenly spaced, one every 50 ms of synctest's clock from the first:
+// 20 within the first second, the 21st at 1 s.
 func TestRateLimit(t *testing.T) {
-	srv := llmtest.NewServer(t, nil)
-	c := newClient(t, srv, nil, func(cfg *llm.Config) { cfg.RatePerSecond = 20 })
-	start := time.Now()
-	var wg sync.WaitGroup
-	for range 21 {
-		wg.Go(func() {
-			if _, err := c.Chat(context.Background(), userReq("x")); err != nil {
-				t.Error(err)
-			}
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		var mu sync.Mutex
+		var at []time.Duration // arrivals at the server
+		srv := llmtest.NewPipeServer(t, func(llmtest.ChatRequest) string {
+			mu.Lock()
+			at = append(at, time.Since(start))
+			mu.Unlock()
+			return "x"
 		})
-	}
-	wg.Wait()
-	// 21 requests at 20/s with a burst of 1: the last leaves 1s after the first.
-	if el := time.Since(start); el < 950*time.Millisecond || el > 3*time.Second {
-		t.Errorf("21 requests at 20/s took %v, want about 1s", el)
-	}
+		c := newPipeClient(t, srv, nil, func(cfg *llm.Config) { cfg.RatePerSecond = 20 })
+		var wg sync.WaitGroup
+		for range 21 {
+			wg.Go(func() {
+				if _, err := c.Chat(context.Background(), userReq("x")); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if len(at) != 21 {
+			t.Fatalf("%d requests arrived, want 21", len(at))
+		}
+		slices.Sort(at)
+		inFirstSecond := 0
+		for i, d := range at {
+			if d < time.Second {
+				inFirstSecond++
+			}
+			if want := time.Duration(i) * 50 * time.Millisecond; d != want {
+				t.Errorf("request %d arrived at %v, want %v", i, d, want)
+			}
+		}
+		if inFirstSecond != 20 {
+			t.Errorf("%d requests in the first second at 20/s", inFirstSecond)
+		}
+	})
 }
 
 func TestCacheHitMakesNoRequest(t *testing.T) {
