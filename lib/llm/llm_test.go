@@ -270,22 +270,28 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 	}
 }
 
+// TestPerRequestTimeout: each attempt is cut at its own timeout (0.2 s)
+// while the server would take 10 s, and the timeout is retried: two
+// attempts, exactly 0.4 s on synctest's clock with the backoff off.
 func TestPerRequestTimeout(t *testing.T) {
-	srv := llmtest.NewServer(t, nil)
-	srv.SetFaults(llmtest.Faults{Rate: 1, Kinds: []llmtest.Fault{llmtest.FaultSlow}, SlowDelay: 10 * time.Second})
-	c := newClient(t, srv, nil, func(cfg *llm.Config) { cfg.TimeoutSeconds = 0.2; cfg.MaxAttempts = 2 })
-	start := time.Now()
-	resp, err := c.Chat(context.Background(), userReq("x"))
-	el := time.Since(start)
-	if err == nil || errors.Is(err, llm.ErrPermanent) || !strings.Contains(err.Error(), "timeout") {
-		t.Fatalf("err = %v, want a retryable timeout", err)
-	}
-	if el < 400*time.Millisecond || el > 2*time.Second {
-		t.Errorf("took %v, want about 2 × 0.2s", el)
-	}
-	if resp.Attempts != 2 || c.Stats().ErrorsByKind["timeout"] != 2 {
-		t.Errorf("attempts %d, stats %+v", resp.Attempts, c.Stats())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		srv := llmtest.NewPipeServer(t, nil)
+		srv.SetFaults(llmtest.Faults{Rate: 1, Kinds: []llmtest.Fault{llmtest.FaultSlow}, SlowDelay: 10 * time.Second})
+		c := newPipeClient(t, srv, nil, func(cfg *llm.Config) { cfg.TimeoutSeconds = 0.2; cfg.MaxAttempts = 2 })
+		llm.SetBackoff(c, 0, 0)
+		start := time.Now()
+		resp, err := c.Chat(context.Background(), userReq("x"))
+		el := time.Since(start)
+		if err == nil || errors.Is(err, llm.ErrPermanent) || !strings.Contains(err.Error(), "timeout") {
+			t.Fatalf("err = %v, want a retryable timeout", err)
+		}
+		if el != 400*time.Millisecond || resp.Latency != el {
+			t.Errorf("took %v (latency %v), want exactly 2 × 0.2s", el, resp.Latency)
+		}
+		if resp.Attempts != 2 || srv.Requests() != 2 || c.Stats().ErrorsByKind["timeout"] != 2 {
+			t.Errorf("attempts %d, requests %d, stats %+v", resp.Attempts, srv.Requests(), c.Stats())
+		}
+	})
 }
 
 func TestCallerDeadlineWins(t *testing.T) {
