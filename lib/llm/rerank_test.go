@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/saber-math/saber/lib/llm"
@@ -212,17 +214,40 @@ func TestChatNoCache(t *testing.T) {
 	}
 }
 
+// TestFakeDelay: the fake waits its delay before answering each request,
+// so one request takes exactly the delay and five requests two at a time
+// take ⌈5/2⌉ delays, as SetDelay promises. The clock is synctest's: the
+// durations are exact however loaded the machine.
 func TestFakeDelay(t *testing.T) {
-	srv := llmtest.NewServer(t, nil)
-	srv.SetDelay(50 * time.Millisecond)
-	c := newClient(t, srv, nil, nil)
-	start := time.Now()
-	if _, err := c.Embed(context.Background(), []string{"a"}); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(start); d < 50*time.Millisecond || d > 500*time.Millisecond {
-		t.Errorf("one request took %v with a 50 ms delay", d)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		const delay = 50 * time.Millisecond
+		srv := llmtest.NewPipeServer(t, nil)
+		srv.SetDelay(delay)
+		c := newPipeClient(t, srv, nil, func(cfg *llm.Config) { cfg.Concurrency = 2 })
+		start := time.Now()
+		if _, err := c.Embed(context.Background(), []string{"a"}); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d != delay {
+			t.Errorf("one request took %v with a %v delay", d, delay)
+		}
+		start = time.Now()
+		var wg sync.WaitGroup
+		for range 5 {
+			wg.Go(func() {
+				if _, err := c.Embed(context.Background(), []string{"b"}); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if d := time.Since(start); d != 3*delay {
+			t.Errorf("5 requests 2 at a time took %v, want ⌈5/2⌉ × %v = %v", d, delay, 3*delay)
+		}
+		if n := srv.MaxInFlight(); n != 2 {
+			t.Errorf("%d requests in flight, want 2", n)
+		}
+	})
 }
 
 func TestRerankSendsTheAPIKey(t *testing.T) {
