@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/saber-math/saber/jobs/retrievers"
@@ -294,8 +295,7 @@ func TestFaultsAreRetried(t *testing.T) {
 // TestTimingHarness checks that Rank, the timed region evaluate uses,
 // measures what the batching implies. The fake waits 50 ms per request
 // whatever it carries, so a query's time is (sequential request rounds) ×
-// 50 ms, plus a few ms of overhead. With the default 16 documents in
-// flight and 150 candidates:
+// 50 ms. With the default 16 documents in flight and 150 candidates:
 //
 //   - embedding, 16 texts a request, one at a time: the query rides in the
 //     first request, ⌈(1+150)/16⌉ = 10 rounds = 500 ms;
@@ -305,53 +305,56 @@ func TestFaultsAreRetried(t *testing.T) {
 //   - embedding with a rewrite: the rewrite is one more round, before the
 //     embeddings and inside the timed region: 11 rounds = 550 ms.
 //
-// The median over 5 queries must lie within 20% of that value.
+// The server is in memory and the clock synctest's, which advances only
+// when every goroutine waits: the work between the waits takes no time, so
+// each query's time is exactly that value on any machine, and is the time
+// the whole Rank call took.
 func TestTimingHarness(t *testing.T) {
-	if testing.Short() {
-		t.Skip("timing test (about 15 s)")
-	}
-	srv := llmtest.NewServer(t, func(req llmtest.ChatRequest) string {
-		if p := relevance(req); p >= 0 {
-			return fmt.Sprint(p)
-		}
-		return "rewritten"
-	})
-	const delay = 50 * time.Millisecond
-	srv.SetDelay(delay)
-	chat := retrievers.Spec{Kind: "chat", Model: "gen", Prompt: "Q: {query}\nD: {doc}\nRelevant?", Parser: "number"}
-	rw := &retrievers.Rewrite{Model: "chat", Prompt: "Rewrite {query}"}
-	ds := docs(150)
-	ids := make([]string, len(ds))
-	for i := range ids {
-		ids[i] = fmt.Sprintf("d%03d", i)
-	}
-	for _, tt := range []struct {
-		name   string
-		spec   retrievers.Spec
-		rounds int
-	}{
-		{"embedding 16/request", retrievers.Spec{Kind: "embedding", Model: "emb"}, 10},
-		{"embedding 1/request ×16", retrievers.Spec{Kind: "embedding", Model: "emb", BatchSize: 1}, 10},
-		{"rerank 16/request", retrievers.Spec{Kind: "rerank", Model: "rr"}, 10},
-		{"chat ×16", chat, 10},
-		{"embedding with rewrite", retrievers.Spec{Kind: "embedding", Model: "emb", Rewrite: rw}, 11},
-	} {
-		spec := tt.spec
-		spec.BaseURL = srv.URL
-		r := build(t, "t", spec)
-		var took []time.Duration
-		for k := 0; k < 5; k++ {
-			_, _, d, err := retrievers.Rank(context.Background(), r, ids, fmt.Sprintf("query %d", k), ds)
-			if err != nil {
-				t.Fatal(err)
+	synctest.Test(t, func(t *testing.T) {
+		srv := llmtest.NewPipeServer(t, func(req llmtest.ChatRequest) string {
+			if p := relevance(req); p >= 0 {
+				return fmt.Sprint(p)
 			}
-			took = append(took, d)
+			return "rewritten"
+		})
+		const delay = 50 * time.Millisecond
+		srv.SetDelay(delay)
+		chat := retrievers.Spec{Kind: "chat", Model: "gen", Prompt: "Q: {query}\nD: {doc}\nRelevant?", Parser: "number"}
+		rw := &retrievers.Rewrite{Model: "chat", Prompt: "Rewrite {query}"}
+		ds := docs(150)
+		ids := make([]string, len(ds))
+		for i := range ids {
+			ids[i] = fmt.Sprintf("d%03d", i)
 		}
-		slices.Sort(took)
-		med, want := took[len(took)/2], time.Duration(tt.rounds)*delay
-		t.Logf("%s: median %v, expected %d × %v = %v (all: %v)", tt.name, med, tt.rounds, delay, want, took)
-		if med < want*8/10 || med > want*12/10 {
-			t.Errorf("%s: median %v is not within 20%% of %v", tt.name, med, want)
+		for _, tt := range []struct {
+			name   string
+			spec   retrievers.Spec
+			rounds int
+		}{
+			{"embedding 16/request", retrievers.Spec{Kind: "embedding", Model: "emb"}, 10},
+			{"embedding 1/request ×16", retrievers.Spec{Kind: "embedding", Model: "emb", BatchSize: 1}, 10},
+			{"rerank 16/request", retrievers.Spec{Kind: "rerank", Model: "rr"}, 10},
+			{"chat ×16", chat, 10},
+			{"embedding with rewrite", retrievers.Spec{Kind: "embedding", Model: "emb", Rewrite: rw}, 11},
+		} {
+			spec := tt.spec
+			spec.BaseURL = srv.URL
+			r := build(t, "t", spec)
+			for _, c := range r.(retrievers.LLMRecorder).LLMClients() {
+				srv.Connect(c)
+			}
+			want := time.Duration(tt.rounds) * delay
+			// The first query opens the connections, the next reuse them.
+			for k := range 3 {
+				start := time.Now()
+				_, _, took, err := retrievers.Rank(context.Background(), r, ids, fmt.Sprintf("query %d", k), ds)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if el := time.Since(start); took != want || el != want {
+					t.Errorf("%s, query %d: Rank measured %v and took %v, want %d × %v = %v", tt.name, k, took, el, tt.rounds, delay, want)
+				}
+			}
 		}
-	}
+	})
 }
