@@ -37,9 +37,23 @@ bench: build
 		cd lib/lexical && $(PY) testdata/time_rank_bm25.py $(abspath $(MATH_TEST)) $(abspath $(BIN)/bench-go.txt); \
 	else echo "skipped: needs $(MATH_TEST) and $(PY) with numpy (apt-get install python3-numpy)"; fi
 
+# staticcheck comes from the module proxy, not go.mod: it is installed once
+# per version and Go release under SABER_TOOLS (cache that directory in CI),
+# and a machine without it installs it on the first make lint.
+STATICCHECK_VERSION := v0.8.2
+SABER_TOOLS ?= $(HOME)/.cache/saber-tools
+STATICCHECK = $(SABER_TOOLS)/staticcheck-$(STATICCHECK_VERSION)-$(shell $(GO) env GOVERSION)/staticcheck
+
+# gofmt, vet and staticcheck (any finding fails), and the packages with
+# assembly also under -tags purego, which builds their portable code.
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) test -count=1 -tags purego ./lib/text/... ./lib/lexical/...
+	@test -x $(STATICCHECK) || { echo "installing staticcheck $(STATICCHECK_VERSION) into $(dir $(STATICCHECK))"; \
+		GOBIN=$(dir $(STATICCHECK)) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION); }
+	$(STATICCHECK) ./...
+	$(STATICCHECK) -tags purego ./lib/text/... ./lib/lexical/...
 
 clean:
 	rm -rf $(BIN) $(DEMO)
