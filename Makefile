@@ -10,9 +10,21 @@ MATH_TEST ?= ../shared/data/math/MATH_test.jsonl
 
 all: build
 
+# Binaries carry the commit they were built from, stamped at link time, and
+# "+dirty.<digest>" when the tree has uncommitted changes (the digest covers
+# the diff and the untracked files, so two dirty builds of different trees
+# differ): `saber version` and every manifest show it. Go's own VCS stamp is
+# empty wherever GOFLAGS=-buildvcs=false; this one is not. Outside a git
+# checkout both are empty and binaries say "unknown".
+VERSION_PKG = github.com/saber-math/saber/jobs/stage
+COMMIT      = $(shell git rev-parse HEAD 2>/dev/null)
+DIRTY       = $(shell if [ -n "$$(git status --porcelain 2>/dev/null | head -n 1)" ]; then \
+	{ git diff HEAD --binary; git ls-files -o --exclude-standard -z | xargs -0 -r sha256sum; } | sha256sum | cut -c1-12 | sed 's/^/+dirty./'; fi)
+LDFLAGS     = -X $(VERSION_PKG).codeCommit=$(COMMIT) -X $(VERSION_PKG).codeDirty=$(DIRTY)
+
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -trimpath -o $(BIN)/ ./cmd/...
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 
 # The tests build the binaries they need themselves. Tests that need an S3
 # server use AWS_ENDPOINT_URL_S3 (see .ci/s3-start.sh); under CI=true a

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/stage"
 )
 
@@ -38,6 +39,13 @@ type StepStatus struct {
 	// Problems are tasks of shards not done that failed, were cancelled,
 	// timed out, or were requeued.
 	Problems []TaskState `json:"problems"`
+	// Stale are the done shards that are not current (their config or
+	// inputs changed), StaleWhy what changed.
+	Stale    []int    `json:"stale,omitempty"`
+	StaleWhy []string `json:"stale_why,omitempty"`
+	// CodeChanged counts the current shards other code built; Code is old → new.
+	CodeChanged int    `json:"code_changed,omitempty"`
+	Code        string `json:"code,omitempty"`
 }
 
 // Report is `saber status`.
@@ -50,6 +58,8 @@ type Report struct {
 	Notes      []string     `json:"notes,omitempty"`
 	Steps      []StepStatus `json:"steps"`
 	Resubmit   string       `json:"resubmit,omitempty"`
+	// Rerun recomputes the stale shards and everything downstream.
+	Rerun string `json:"rerun,omitempty"`
 }
 
 // slurmJob is the subset of squeue --json and sacct --json we read. Field
@@ -197,7 +207,7 @@ var problemStates = map[string]bool{
 // Status reports every step of the run: shards done from the manifests,
 // task states from sacct (when accounting is on) and squeue, and the log
 // tail of every failed or requeued task of a shard still missing.
-func Status(ctx context.Context, cfg *config.Config, stages []stage.Stage, r Runner, configPath string) (*Report, error) {
+func Status(ctx context.Context, cfg *config.Config, g *pipeline.Graph, r Runner, configPath string) (*Report, error) {
 	root, jobs, err := openRun(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -232,17 +242,25 @@ func Status(ctx context.Context, cfg *config.Config, stages []stage.Stage, r Run
 	}
 	// Manifests are read after Slurm answered: a task Slurm calls COMPLETED
 	// has written its manifest, so the two never disagree by a race.
-	plans, err := Plan(ctx, cfg, root, stages)
-	if err != nil {
-		return nil, err
+	planner := g.NewPlanner(cfg, root)
+	var plans []*pipeline.StepPlan
+	for i := range g.Nodes() {
+		sp, err := planner.Plan(ctx, i)
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, sp)
 	}
 	known := map[string]bool{} // job ids Slurm still has records of
 	for k := range states {
 		known[k[:strings.LastIndexByte(k, '_')]] = true
 	}
 	for _, p := range plans {
-		ss := StepStatus{Stage: p.Stage.Name, Step: p.Step.Name, Total: p.Shards, Done: p.Shards - len(p.Missing),
-			Missing: p.Missing, States: map[string]int{}}
+		ss := StepStatus{Stage: p.Stage, Step: p.Step, Total: p.Shards, Done: p.Shards - len(p.Missing),
+			Missing: p.Missing, States: map[string]int{}, Stale: p.StaleShards(), StaleWhy: p.Reasons(), CodeChanged: len(p.Code)}
+		for _, c := range p.Code {
+			ss.Code = c
+		}
 		missing := map[int]bool{}
 		for _, i := range p.Missing {
 			missing[i] = true
@@ -250,7 +268,7 @@ func Status(ctx context.Context, cfg *config.Config, stages []stage.Stage, r Run
 		// The latest submission covering a shard decides its state.
 		latest := map[int]TaskState{}
 		for _, sub := range jobs.Submissions {
-			if sub.Stage != p.Stage.Name || sub.Step != p.Step.Name {
+			if sub.Stage != p.Stage || sub.Step != p.Step {
 				continue
 			}
 			for _, shard := range sub.Missing {
@@ -289,6 +307,11 @@ func Status(ctx context.Context, cfg *config.Config, stages []stage.Stage, r Run
 		rep.Steps = append(rep.Steps, ss)
 	}
 	for _, s := range rep.Steps {
+		if len(s.StaleWhy) > 0 {
+			rep.Rerun = "saber run --config " + Quote(configPath) + " --rerun-stale   (or saber submit … --rerun-stale)"
+		}
+	}
+	for _, s := range rep.Steps {
 		if s.Done < s.Total {
 			rep.Resubmit = "saber submit --config " + Quote(configPath)
 			break
@@ -318,7 +341,7 @@ func (rep *Report) Print(w io.Writer) {
 	for _, n := range rep.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
-	fmt.Fprintf(w, "%-10s %-7s %11s  %s\n", "stage", "step", "done/total", "slurm tasks")
+	fmt.Fprintf(w, "%-10s %-7s %11s %6s  %s\n", "stage", "step", "done/total", "stale", "slurm tasks")
 	for _, s := range rep.Steps {
 		var parts []string
 		keys := make([]string, 0, len(s.States))
@@ -329,7 +352,29 @@ func (rep *Report) Print(w io.Writer) {
 		for _, k := range keys {
 			parts = append(parts, fmt.Sprintf("%s %d", k, s.States[k]))
 		}
-		fmt.Fprintf(w, "%-10s %-7s %5d/%-5d  %s\n", s.Stage, s.Step, s.Done, s.Total, strings.Join(parts, ", "))
+		stale := "-"
+		if len(s.StaleWhy) > 0 {
+			stale = fmt.Sprint(len(s.Stale))
+		}
+		fmt.Fprintf(w, "%-10s %-7s %5d/%-5d %6s  %s\n", s.Stage, s.Step, s.Done, s.Total, stale, strings.Join(parts, ", "))
+	}
+	var code []string
+	for _, s := range rep.Steps {
+		for _, why := range s.StaleWhy {
+			fmt.Fprintf(w, "\nSTALE %s %s: %s", s.Stage, s.Step, why)
+		}
+		if s.CodeChanged > 0 {
+			code = append(code, fmt.Sprintf("%s %s (%d)", s.Stage, s.Step, s.CodeChanged))
+		}
+	}
+	if rep.Rerun != "" {
+		fmt.Fprintf(w, "\nstale shards are not served as current; recompute them and everything downstream with:\n  %s\n", rep.Rerun)
+	}
+	for _, s := range rep.Steps {
+		if s.Code != "" {
+			fmt.Fprintf(w, "\nbuilt by other code (%s), still current: %s; rebuild with --rerun-code\n", s.Code, strings.Join(code, ", "))
+			break
+		}
 	}
 	for _, s := range rep.Steps {
 		for _, p := range s.Problems {
@@ -342,6 +387,8 @@ func (rep *Report) Print(w io.Writer) {
 	}
 	if rep.Resubmit != "" {
 		fmt.Fprintf(w, "\nmissing shards remain; once nothing of the run is queued, resubmit them with:\n  %s\n", rep.Resubmit)
+	} else if rep.Rerun != "" {
+		fmt.Fprintln(w, "\nevery shard has run, but the stale ones above are not current")
 	} else {
 		fmt.Fprintln(w, "\nevery shard is done")
 	}

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/stage"
 )
 
@@ -30,7 +32,6 @@ func (f fileRunner) Run(_ context.Context, name string, args ...string) (string,
 func TestStatusFromRecordedSlurmOutput(t *testing.T) {
 	ctx := context.Background()
 	cfg, path := writeConfig(t, "")
-	cfg.Ingest.Shards, cfg.Dedup.Shards = 2, 2
 	root := openRoot(t, cfg)
 	jobs := &Jobs{Run: "demo", Submissions: []Submission{
 		{Stage: "ingest", Step: "map", JobID: "15", Name: "saber-demo-ingest", Array: "0-1%1", Missing: []int{0, 1}, LogDir: "/nonexistent"},
@@ -41,9 +42,18 @@ func TestStatusFromRecordedSlurmOutput(t *testing.T) {
 	if err := writeJobs(ctx, root, jobs); err != nil {
 		t.Fatal(err)
 	}
-	stages := []stage.Stage{{Name: "ingest", Steps: []stage.Step{{Name: "map", Dataset: "problems", Shards: func(*config.Config) int { return 2 }}}},
-		{Name: "dedup", Steps: []stage.Step{{Name: "map", Dataset: "signatures", Shards: func(*config.Config) int { return 2 }}, {Name: "reduce", Dataset: "corpus"}}}}
-	rep, err := Status(ctx, cfg, stages, fileRunner{}, path)
+	two := func(*config.Config) int { return 2 }
+	seed := func(*config.Config) []string { return []string{"seed"} }
+	g, err := pipeline.NewGraph([]stage.Stage{
+		{Name: "ingest", Steps: []stage.Step{{Name: "map", Outputs: []string{"problems"}, Shards: two}}},
+		{Name: "dedup", Uses: seed, Steps: []stage.Step{
+			{Name: "map", Inputs: []string{"problems"}, Outputs: []string{"signatures"}, Shards: two},
+			{Name: "reduce", Inputs: []string{"signatures"}, Outputs: []string{"corpus"}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Status(ctx, cfg, g, fileRunner{}, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,12 +76,61 @@ func TestStatusFromRecordedSlurmOutput(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	rep.Print(&buf)
-	if !strings.Contains(buf.String(), "ingest map shard 0: CANCELLED (job 15, task 0") {
-		t.Errorf("printed:\n%s", buf.String())
+	// Nothing is done, so nothing is stale: the stale column says "-".
+	for _, want := range []string{
+		"stage      step     done/total  stale  slurm tasks\n",
+		"ingest     map         0/2          -  CANCELLED 1, PENDING 1\n",
+		"ingest map shard 0: CANCELLED (job 15, task 0",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("printed lacks %q:\n%s", want, buf.String())
+		}
+	}
+	if strings.Contains(buf.String(), "STALE") || rep.Rerun != "" {
+		t.Errorf("stale reported with nothing done (rerun %q):\n%s", rep.Rerun, buf.String())
 	}
 	// Without accounting, squeue alone still answers and a note says why.
-	rep, err = Status(ctx, cfg, stages, fileRunner{noSacct: true}, path)
+	rep, err = Status(ctx, cfg, g, fileRunner{noSacct: true}, path)
 	if err != nil || rep.Accounting || len(rep.Notes) != 1 {
 		t.Fatalf("no sacct: %+v, %v", rep, err)
+	}
+
+	// dedup's reduce done under another seed: done, and stale, with what
+	// changed in the stale column, a STALE line and the command that
+	// recomputes it.
+	old := map[string]string{"seed": "41"}
+	m := &layout.Manifest{Stage: "dedup", Step: "reduce", Run: "demo", Dataset: "corpus", Shard: 0, Shards: 1,
+		Config: old, ConfigHash: config.HashValues(old), CodeVersion: stage.CodeVersion()}
+	if err := layout.WriteDone(ctx, root, layout.DoneKey("demo", "corpus", m.Spec()), m); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Seed = 42
+	rep, err = Status(ctx, cfg, g, fileRunner{}, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	red := rep.Steps[2]
+	if red.Stage != "dedup" || red.Step != "reduce" || red.Done != 1 || fmt.Sprint(red.Stale) != "[0]" ||
+		len(red.StaleWhy) != 1 || !strings.Contains(red.StaleWhy[0], "config seed: 41 → 42") || red.CodeChanged != 0 {
+		t.Errorf("stale reduce: %+v", red)
+	}
+	for _, s := range rep.Steps[:2] {
+		if len(s.Stale) != 0 || len(s.StaleWhy) != 0 {
+			t.Errorf("%s %s reported stale: %+v", s.Stage, s.Step, s)
+		}
+	}
+	if !strings.Contains(rep.Rerun, "--rerun-stale") || !strings.Contains(rep.Rerun, path) {
+		t.Errorf("rerun command %q", rep.Rerun)
+	}
+	buf.Reset()
+	rep.Print(&buf)
+	for _, want := range []string{
+		"dedup      reduce      1/1          1  COMPLETED 1\n",
+		"\nSTALE dedup reduce: the shard: config seed: 41 → 42",
+		"recompute them and everything downstream with:\n  " + rep.Rerun + "\n",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("printed lacks %q:\n%s", want, buf.String())
+		}
 	}
 }

@@ -16,12 +16,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/stage"
-	"github.com/saber-math/saber/shard"
 )
 
 // Runner runs a cluster command and returns its stdout; tests substitute it.
@@ -51,8 +49,13 @@ func (ExecRunner) Run(ctx context.Context, name string, args ...string) (string,
 type Options struct {
 	// ConfigPath is the absolute path of the run config, as the jobs will read it.
 	ConfigPath string
-	Stages     []stage.Stage
-	DryRun     bool
+	// Graph is the pipeline (the registry's when nil); Stages the stages
+	// to submit (its main line when nil).
+	Graph  *pipeline.Graph
+	Stages []stage.Stage
+	// Rerun recomputes stale shards and everything downstream of them.
+	Rerun  pipeline.Rerun
+	DryRun bool
 	// AllowQueued submits even when jobs of the run are still queued or running.
 	AllowQueued bool
 	// BinDir holds the stage binaries on the compute nodes.
@@ -133,36 +136,6 @@ func LogDir(cfg *config.Config) string {
 	return filepath.Join(cfg.Dir(), "logs", cfg.Run)
 }
 
-// StepPlan is what one stage step still needs.
-type StepPlan struct {
-	Stage   stage.Stage
-	Step    stage.Step
-	Shards  int
-	Missing []int
-}
-
-// Plan finds the shards of each step without a completion manifest.
-func Plan(ctx context.Context, cfg *config.Config, root store.Store, stages []stage.Stage) ([]StepPlan, error) {
-	var plans []StepPlan
-	for _, st := range stages {
-		for _, step := range st.Steps {
-			n := step.Count(cfg)
-			p := StepPlan{Stage: st, Step: step, Shards: n}
-			for i := 0; i < n; i++ {
-				done, err := layout.Done(ctx, root, layout.DoneKey(cfg.Run, step.Dataset, shard.Spec{Index: i, Count: n}))
-				if err != nil {
-					return nil, err
-				}
-				if !done {
-					p.Missing = append(p.Missing, i)
-				}
-			}
-			plans = append(plans, p)
-		}
-	}
-	return plans, nil
-}
-
 var reMaxArray = regexp.MustCompile(`(?m)^MaxArraySize\s*=\s*(\d+)`)
 
 // MaxArraySize reads the cluster's MaxArraySize from `scontrol show config`.
@@ -222,8 +195,11 @@ func ArraySpec(ids []int, throttle int) string {
 	return s
 }
 
-// Submit renders and submits every step with missing shards, in order,
-// each depending (afterok) on all jobs of the step submitted before it.
+// Submit renders and submits every step with missing shards, in the
+// pipeline's order, each depending (afterok) on the jobs of this
+// submission that write what it reads. Like `saber run` it first refuses
+// stale steps (or, with Rerun.Stale, invalidates them and everything
+// downstream, so that those shards are submitted again).
 func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission, error) {
 	if opt.Runner == nil {
 		opt.Runner = ExecRunner{}
@@ -231,18 +207,41 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 	if opt.Out == nil {
 		opt.Out = io.Discard
 	}
+	g := opt.Graph
+	if g == nil {
+		g = pipeline.Default()
+	}
 	for name := range cfg.Slurm.Stages {
-		if _, err := pipeline.Lookup(name); err != nil {
+		if _, err := g.Lookup(name); err != nil {
 			return nil, stage.BadInput(fmt.Errorf("slurm.stages.%s: %w", name, err))
+		}
+	}
+	if opt.Stages == nil {
+		var err error
+		if opt.Stages, err = g.Select(cfg, ""); err != nil {
+			return nil, err
 		}
 	}
 	root, jobs, err := openRun(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	plans, err := Plan(ctx, cfg, root, opt.Stages)
-	if err != nil {
+	nodes := g.NodesOf(opt.Stages)
+	planner := g.NewPlanner(cfg, root)
+	planner.DryRun = opt.DryRun
+	if opt.Rerun.Command == "" {
+		opt.Rerun.Command = "saber submit --config " + Quote(opt.ConfigPath)
+	}
+	if err := g.Prepare(ctx, planner, nodes, opt.Rerun, opt.Out); err != nil {
 		return nil, err
+	}
+	var plans []*pipeline.StepPlan
+	for _, i := range nodes {
+		sp, err := planner.Plan(ctx, i)
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, sp)
 	}
 	logDir := LogDir(cfg)
 	scriptDir := filepath.Join(logDir, "sbatch")
@@ -270,16 +269,21 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 		}
 	}
 	var subs []Submission
-	var prev []string
-	// last holds each stage's job ids of its last submitted step, for
-	// stages that name what they run after (evaluate runs beside judge).
-	last := map[string][]string{}
-	for i, p := range plans {
-		if i > 0 && plans[i-1].Stage.Name != p.Stage.Name && len(p.Stage.After) > 0 {
-			prev = nil
-			for _, a := range p.Stage.After {
-				prev = append(prev, last[a]...)
-			}
+	// ids holds the job ids of each node submitted here: a step depends on
+	// those of the steps that write its inputs, and on nothing else
+	// (evaluate runs beside judge and rate).
+	ids := map[int][]string{}
+	for _, sp := range plans {
+		n := g.Nodes()[sp.Node]
+		p := struct {
+			Stage   stage.Stage
+			Step    stage.Step
+			Shards  int
+			Missing []int
+		}{n.Stage, n.Step, sp.Shards, sp.Missing}
+		var prev []string
+		for _, d := range g.Deps(sp.Node) {
+			prev = append(prev, ids[d]...)
 		}
 		if len(p.Missing) == 0 {
 			fmt.Fprintf(opt.Out, "# %s %s: all %d shards done; not submitted\n", p.Stage.Name, p.Step.Name, p.Shards)
@@ -298,7 +302,7 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 		if p.Step.Sharded() {
 			chunks = Chunks(p.Missing, maxArray)
 		}
-		var ids []string
+		var stepIDs []string
 		for _, c := range chunks {
 			// The offset is in the script, not in --export=ALL,VAR=…: that
 			// form makes slurmd start a login shell per job to build the
@@ -337,7 +341,7 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 			if opt.DryRun {
 				fmt.Fprintf(opt.Out, "# sbatch %s\n", strings.Join(args, " "))
 				sub.JobID = fmt.Sprintf("DRYRUN-%s-%s-%d", p.Stage.Name, p.Step.Name, c.Offset)
-				ids = append(ids, sub.JobID)
+				stepIDs = append(stepIDs, sub.JobID)
 				subs = append(subs, sub)
 				continue
 			}
@@ -351,7 +355,7 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 			}
 			sub.JobID = id
 			sub.Submitted = time.Now().UTC()
-			ids = append(ids, id)
+			stepIDs = append(stepIDs, id)
 			subs = append(subs, sub)
 			jobs.Submissions = append(jobs.Submissions, sub)
 			// Record at once: a failure later must not lose the ids of jobs already queued.
@@ -360,8 +364,7 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 			}
 			fmt.Fprintf(opt.Out, "submitted %s %s: job %s, %d shard(s)%s\n", p.Stage.Name, p.Step.Name, id, len(c.Indices), arrayNote(sub.Array))
 		}
-		prev = ids
-		last[p.Stage.Name] = ids
+		ids[sp.Node] = stepIDs
 	}
 	return subs, nil
 }

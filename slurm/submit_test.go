@@ -14,6 +14,8 @@ import (
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/shard"
 )
 
 // fakeRunner records commands and answers like a tiny cluster.
@@ -68,11 +70,73 @@ func writeConfig(t *testing.T, extra string) (*config.Config, string) {
 	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(p)
+	cfg, err := pipeline.LoadConfig(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return cfg, p
+}
+
+// markDone writes the completion manifests of one shard of a registered
+// stage's step, one per output dataset, as that step under cfg would: with
+// its config values and this build's code, so that the shard is done and
+// current (no data: planning reads manifests only).
+func markDone(t *testing.T, cfg *config.Config, stageName, stepName string, spec shard.Spec) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := pipeline.Lookup(stageName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step, ok := st.Step(stepName)
+	if !ok {
+		t.Fatalf("stage %s has no step %s", stageName, stepName)
+	}
+	root := openRoot(t, cfg)
+	values := st.ConfigValues(cfg)
+	for i, ds := range step.Outputs {
+		m := &layout.Manifest{Stage: st.Name, Step: step.Name, Run: cfg.Run, Dataset: ds, Shard: spec.Index, Shards: spec.Count,
+			Config: values, ConfigHash: config.HashValues(values), CodeVersion: stage.CodeVersion()}
+		if err := layout.WriteDone(ctx, root, stage.DoneKeys(cfg.Run, step, spec)[i], m); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// sbatchCalls are the sbatch command lines the runner saw, in order.
+func sbatchCalls(r *fakeRunner) []string {
+	var out []string
+	for _, c := range r.calls {
+		if strings.HasPrefix(c, "sbatch ") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// checkDependencyArgs checks that each submission's sbatch call waits
+// (afterok) on exactly its recorded dependencies, and on nothing when it
+// has none.
+func checkDependencyArgs(t *testing.T, subs []Submission, calls []string) {
+	t.Helper()
+	if len(calls) != len(subs) {
+		t.Fatalf("%d sbatch calls for %d submissions:\n%s", len(calls), len(subs), strings.Join(calls, "\n"))
+	}
+	for i, s := range subs {
+		has := strings.Contains(calls[i], "--dependency=")
+		want := "--dependency=afterok:" + strings.Join(s.Dependency, ":") + " "
+		if len(s.Dependency) == 0 && has || len(s.Dependency) > 0 && !strings.Contains(calls[i], want) {
+			t.Errorf("%s/%s job %s: sbatch call %q, want dependency %v", s.Stage, s.Step, s.JobID, calls[i], s.Dependency)
+		}
+	}
+}
+
+func describe(subs []Submission) string {
+	var got []string
+	for _, s := range subs {
+		got = append(got, fmt.Sprintf("%s/%s id=%s array=%s off=%d dep=%v", s.Stage, s.Step, s.JobID, s.Array, s.Offset, s.Dependency))
+	}
+	return strings.Join(got, "\n")
 }
 
 func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
@@ -81,10 +145,13 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 	// Mark ingest shards 1, 2 and 6 done: the others must be submitted.
 	root := openRoot(t, cfg)
 	for _, i := range []int{1, 2, 6} {
-		m := &layout.Manifest{Stage: "ingest", Run: "demo", Shard: i, Shards: 10}
-		if err := layout.WriteDone(ctx, root, layout.DoneKey("demo", "problems", m.Spec()), m); err != nil {
-			t.Fatal(err)
-		}
+		markDone(t, cfg, "ingest", "map", shard.Spec{Index: i, Count: 10})
+	}
+	// A shard with only some of its markers (problems, not rejects) is not
+	// done: it is submitted again.
+	m := &layout.Manifest{Stage: "ingest", Step: "map", Run: "demo", Dataset: "problems", Shard: 5, Shards: 10}
+	if err := layout.WriteDone(ctx, root, layout.DoneKey("demo", "problems", m.Spec()), m); err != nil {
+		t.Fatal(err)
 	}
 	r := &fakeRunner{}
 	var out bytes.Buffer
@@ -92,34 +159,38 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	var got []string
-	for _, s := range subs {
-		got = append(got, fmt.Sprintf("%s/%s id=%s array=%s off=%d dep=%v", s.Stage, s.Step, s.JobID, s.Array, s.Offset, s.Dependency))
-	}
 	// MaxArraySize 4: missing 0,3,4,5,7,8,9 → chunks [0,3] [4,5,7] [8,9].
+	// Each step waits for the jobs of this submission that write what it
+	// reads, and for nothing else: dedup's reduce reads problems and
+	// signatures; tag and summarize read only the corpus and run side by
+	// side; judge and evaluate read select's queries and candidates and
+	// dedup's corpus; rate reads judge's judgments; report reads select's
+	// queries, rate's ratings and evaluate's runs and timings.
 	want := []string{
 		"ingest/map id=101 array=0,3%2 off=0 dep=[]",
 		"ingest/map id=102 array=0-1,3%2 off=4 dep=[]",
 		"ingest/map id=103 array=0-1%2 off=8 dep=[]",
 		"dedup/map id=104 array=0-2%2 off=0 dep=[101 102 103]",
-		"dedup/reduce id=105 array= off=0 dep=[104]",
+		"dedup/reduce id=105 array= off=0 dep=[101 102 103 104]",
 		"tag/map id=106 array=0%2 off=0 dep=[105]",
-		"summarize/map id=107 array=0%2 off=0 dep=[106]",
-		"pairs/map id=108 array=0%2 off=0 dep=[107]",
-		"calibrate/reduce id=109 array= off=0 dep=[108]",
-		"select/reduce id=110 array= off=0 dep=[109]",
-		"judge/map id=111 array=0%2 off=0 dep=[110]",
-		"rate/map id=112 array=0%2 off=0 dep=[111]",
-		// evaluate needs only select's outputs: it runs beside judge and rate.
-		"evaluate/map id=113 array=0-3%2 off=0 dep=[110]",
-		"evaluate/map id=114 array=0-1%2 off=4 dep=[110]",
-		"report/reduce id=115 array= off=0 dep=[112 113 114]",
+		"summarize/map id=107 array=0%2 off=0 dep=[105]",
+		"pairs/map id=108 array=0%2 off=0 dep=[106 107]",
+		"calibrate/reduce id=109 array= off=0 dep=[106 108]",
+		"select/reduce id=110 array= off=0 dep=[106 108 109]",
+		"judge/map id=111 array=0%2 off=0 dep=[105 110]",
+		"rate/map id=112 array=0%2 off=0 dep=[110 111]",
+		// evaluate needs only select's outputs and the corpus: it runs beside judge and rate.
+		"evaluate/map id=113 array=0-3%2 off=0 dep=[105 110]",
+		"evaluate/map id=114 array=0-1%2 off=4 dep=[105 110]",
+		"report/reduce id=115 array= off=0 dep=[110 112 113 114]",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("submissions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	if got := describe(subs); got != strings.Join(want, "\n") {
+		t.Fatalf("submissions:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
-	reduce := r.calls[len(r.calls)-11]
-	if !strings.Contains(reduce, "--dependency=afterok:104") || strings.Contains(reduce, "--array") {
+	calls := sbatchCalls(r)
+	checkDependencyArgs(t, subs, calls)
+	reduce := calls[4]
+	if !strings.Contains(reduce, "--dependency=afterok:101:102:103:104 ") || strings.Contains(reduce, "--array") {
 		t.Errorf("reduce sbatch call: %s", reduce)
 	}
 	for off, name := range map[int]string{0: "ingest-map.sbatch", 4: "ingest-map-from-4.sbatch", 8: "ingest-map-from-8.sbatch"} {
@@ -137,6 +208,60 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 	_, err = Submit(ctx, cfg, Options{ConfigPath: path, Stages: pipeline.Stages, BinDir: "/opt/saber/bin", Runner: r})
 	if err == nil || !strings.Contains(err.Error(), "still queued or running (101, 104)") {
 		t.Fatalf("resubmit while queued: %v", err)
+	}
+}
+
+// TestSubmitDependsOnlyOnWritersSubmittedHere: with the corpus, topics,
+// pairs and thresholds complete and only select onwards submitted, a step
+// waits only for the jobs of this submission that write its inputs:
+// select for nothing, judge and evaluate for select alone (the corpus is
+// already there), rate for select and judge, report for select, rate and
+// evaluate.
+func TestSubmitDependsOnlyOnWritersSubmittedHere(t *testing.T) {
+	ctx := context.Background()
+	cfg, path := writeConfig(t, "slurm:\n  max_array_size: 100\n  defaults: {time: \"01:00:00\"}\n")
+	one := shard.Spec{Index: 0, Count: 1}
+	markDone(t, cfg, "dedup", "reduce", one)
+	for _, name := range []string{"tag", "pairs"} {
+		st, err := pipeline.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := st.Steps[0].Count(cfg)
+		for i := 0; i < n; i++ {
+			markDone(t, cfg, name, "map", shard.Spec{Index: i, Count: n})
+		}
+	}
+	markDone(t, cfg, "calibrate", "reduce", one)
+	sel, err := pipeline.Select(cfg, "select,judge,rate,evaluate,report")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &fakeRunner{}
+	var out bytes.Buffer
+	subs, err := Submit(ctx, cfg, Options{ConfigPath: path, Stages: sel, BinDir: "/opt/saber/bin", Out: &out, Runner: r})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	want := []string{
+		"select/reduce id=101 array= off=0 dep=[]",
+		"judge/map id=102 array=0 off=0 dep=[101]",
+		"rate/map id=103 array=0 off=0 dep=[101 102]",
+		"evaluate/map id=104 array=0-5 off=0 dep=[101]",
+		"report/reduce id=105 array= off=0 dep=[101 103 104]",
+	}
+	if got := describe(subs); got != strings.Join(want, "\n") {
+		t.Fatalf("submissions:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+	checkDependencyArgs(t, subs, sbatchCalls(r))
+	// An input that is neither complete nor submitted is refused before
+	// anything is submitted.
+	cfg2, path2 := writeConfig(t, "slurm:\n  max_array_size: 100\n")
+	sel2, _ := pipeline.Select(cfg2, "evaluate")
+	r2 := &fakeRunner{}
+	_, err = Submit(ctx, cfg2, Options{ConfigPath: path2, Stages: sel2, BinDir: "/opt/saber/bin", Runner: r2})
+	if err == nil || !strings.Contains(err.Error(), "evaluate reads queries, which select writes") || len(sbatchCalls(r2)) != 0 {
+		t.Fatalf("evaluate without select's outputs: %v (calls %v)", err, r2.calls)
 	}
 }
 

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -20,8 +21,33 @@ import (
 
 // Dataset names one dataset and the order of its rows.
 type Dataset[T any] struct {
-	Name    string
+	Name string
+	// Version is the dataset's format version: it changes when a column
+	// is added, removed or changes meaning, and readers refuse parts of a
+	// version they do not know.
+	Version int
+	// Measurement marks a dataset of wall times, which no rerun
+	// reproduces (timings), as opposed to results.
+	Measurement bool
+	// Key names the columns rows are sorted by and identified by.
+	Key string
+	// Doc says what one row is, for FORMAT.md.
+	Doc     string
 	Compare func(a, b *T) int
+}
+
+// Info describes a dataset without its row type.
+type Info struct {
+	Name, Key, Doc string
+	Version        int
+	Measurement    bool
+	// Schema is the Parquet schema of its rows.
+	Schema *parquet.Schema
+}
+
+// Info describes d.
+func (d Dataset[T]) Info() Info {
+	return Info{Name: d.Name, Key: d.Key, Doc: d.Doc, Version: d.Version, Measurement: d.Measurement, Schema: parquet.SchemaOf(new(T))}
 }
 
 // rowGroupRows bounds a row group so readers can stream large parts.
@@ -112,6 +138,64 @@ func Scan[T any](ctx context.Context, st store.Store, key string, fn func([]T) e
 		return fmt.Errorf("open %s: %w", uri, err)
 	}
 	defer obj.Close()
+	return scanObject(ctx, obj, uri, fn)
+}
+
+// wholeLimit is the largest part ScanVerified reads into memory at once;
+// larger ones are read twice, once to hash and once to parse.
+const wholeLimit = 128 << 20
+
+// ScanVerified is Scan of a part whose SHA-256 its writer recorded: it
+// hashes the bytes as it reads them and, when want is set and they differ,
+// fails with a *ChangedError before handing fn a single row, so a part
+// changed since it was written is never consumed. It returns the hash.
+// Parts up to 128 MiB are read once, into memory (one request on S3);
+// larger ones are hashed in a first sequential pass.
+func ScanVerified[T any](ctx context.Context, st store.Store, key, want string, fn func([]T) error) (string, error) {
+	uri := st.URI(key)
+	obj, err := st.Open(ctx, key)
+	if err != nil {
+		return "", fmt.Errorf("open %s: %w", uri, err)
+	}
+	defer obj.Close()
+	h := sha256.New()
+	src := obj
+	if obj.Size() <= wholeLimit {
+		buf := make([]byte, obj.Size())
+		if n, err := obj.ReadAt(buf, 0); n != len(buf) {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return "", fmt.Errorf("read %s: %w", uri, err)
+		}
+		h.Write(buf)
+		src = memObject{bytes.NewReader(buf)}
+	} else if _, err := io.Copy(h, io.NewSectionReader(obj, 0, obj.Size())); err != nil {
+		return "", fmt.Errorf("read %s: %w", uri, err)
+	}
+	got := hexSum(h)
+	if want != "" && got != want {
+		return got, &ChangedError{URI: uri, Want: want, Got: got}
+	}
+	return got, scanObject(ctx, src, uri, fn)
+}
+
+// ChangedError says a part's bytes no longer hash to what its writer
+// recorded: it was changed or damaged after it was written.
+type ChangedError struct {
+	URI, Want, Got string
+}
+
+func (e *ChangedError) Error() string {
+	return fmt.Sprintf("read %s: its SHA-256 is %s, but the manifest of the shard that wrote it says %s: the object changed after it was written", e.URI, e.Got, e.Want)
+}
+
+// memObject serves a part read whole.
+type memObject struct{ *bytes.Reader }
+
+func (memObject) Close() error { return nil }
+
+func scanObject[T any](ctx context.Context, obj store.Object, uri string, fn func([]T) error) error {
 	f, err := openParquet(obj, uri)
 	if err != nil {
 		return err
@@ -203,41 +287,6 @@ func typeName(n parquet.Node) string {
 	return t.Kind().String()
 }
 
-// ReadRange reads rows [lo, hi) of a dataset whose parts hold contiguous
-// runs of its rows in order (as every stage writes them), into T. Parts
-// outside the range are not opened; rows counts come from the manifests.
-func ReadRange[T any](ctx context.Context, st store.Store, parts []layout.Object, lo, hi int) ([]T, error) {
-	out := make([]T, 0, max(hi-lo, 0))
-	offset := 0
-	for _, p := range parts {
-		start, end := offset, offset+int(p.Rows)
-		offset = end
-		if end <= lo || start >= hi {
-			continue
-		}
-		i := start
-		err := Scan(ctx, st, p.Key, func(rows []T) error {
-			for _, r := range rows {
-				if i >= lo && i < hi {
-					out = append(out, r)
-				}
-				i++
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		if i != end {
-			return nil, fmt.Errorf("read %s: %d rows, its manifest says %d", p.URI, i-start, p.Rows)
-		}
-	}
-	if len(out) != max(hi-lo, 0) {
-		return nil, fmt.Errorf("read rows [%d,%d): found %d (the parts hold %d rows)", lo, hi, len(out), offset)
-	}
-	return out, nil
-}
-
 // TotalRows sums the parts' row counts.
 func TotalRows(parts []layout.Object) int {
 	n := 0
@@ -245,4 +294,44 @@ func TotalRows(parts []layout.Object) int {
 		n += int(p.Rows)
 	}
 	return n
+}
+
+// Column is one top-level column of a dataset, for FORMAT.md.
+type Column struct {
+	Name string
+	// Type is the Parquet physical type with its logical type, or "list
+	// of …" for a list column.
+	Type string
+}
+
+// Columns lists the dataset's top-level columns in schema order.
+func (in Info) Columns() []Column {
+	var out []Column
+	for _, f := range in.Schema.Fields() {
+		out = append(out, Column{Name: f.Name(), Type: describe(f)})
+	}
+	return out
+}
+
+func describe(n parquet.Node) string {
+	if n.Leaf() {
+		t := typeName(n)
+		if n.Repeated() {
+			return "repeated " + t
+		}
+		return t
+	}
+	if lt := n.Type().LogicalType(); lt != nil && lt.String() == "LIST" {
+		// LIST: a repeated group "list" holding the element.
+		for _, g := range n.Fields() {
+			for _, e := range g.Fields() {
+				return "list of " + describe(e)
+			}
+		}
+	}
+	var parts []string
+	for _, f := range n.Fields() {
+		parts = append(parts, f.Name()+": "+describe(f))
+	}
+	return "group {" + strings.Join(parts, ", ") + "}"
 }

@@ -143,3 +143,44 @@ func TestListColumnsRoundTrip(t *testing.T) {
 		t.Fatalf("%+v %v", gs, err)
 	}
 }
+
+// TestScanVerifiedRefusesChangedBytes: a part whose bytes differ from the
+// hash its writer recorded (same size) is refused before fn sees a row; an
+// intact one is read and its hash returned.
+func TestScanVerifiedRefusesChangedBytes(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewMem()
+	o, err := Problems.Write(ctx, st, "r/problems/part-00000-of-00001.parquet", []Problem{{ID: "a"}, {ID: "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	got, err := ScanVerified(ctx, st, o.Key, o.SHA256, func(rows []Problem) error { n += len(rows); return nil })
+	if err != nil || got != o.SHA256 || n != 2 {
+		t.Fatalf("intact: %s, %v, %d rows", got, err, n)
+	}
+	b, _ := store.ReadAll(ctx, st, o.Key)
+	b[len(b)/3] ^= 1
+	if _, err := store.Put(ctx, st, o.Key, b, store.Replace); err != nil {
+		t.Fatal(err)
+	}
+	n = 0
+	_, err = ScanVerified(ctx, st, o.Key, o.SHA256, func(rows []Problem) error { n += len(rows); return nil })
+	var ch *ChangedError
+	if !errors.As(err, &ch) || ch.Want != o.SHA256 || ch.Got == o.SHA256 || n != 0 {
+		t.Errorf("changed: %v, %d rows used", err, n)
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	seen := map[string]bool{}
+	for _, in := range All() {
+		if seen[in.Name] || in.Version < 1 || in.Key == "" || in.Doc == "" || in.Schema == nil {
+			t.Errorf("dataset %+v: duplicate, or without version, key or doc", in)
+		}
+		seen[in.Name] = true
+	}
+	if !Volatile("r/timings/part-00000-of-00001.parquet") || !Volatile("r/judge_timings/part-00000-of-00001.parquet") || Volatile("r/runs/part-00000-of-00001.parquet") {
+		t.Error("Volatile does not follow Measurement")
+	}
+}

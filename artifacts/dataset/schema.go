@@ -5,7 +5,6 @@ package dataset
 
 import (
 	"cmp"
-	"slices"
 	"strings"
 )
 
@@ -21,6 +20,9 @@ type Problem struct {
 	// Origin names the input the row came from (dataset, competition).
 	Origin string `parquet:"origin"`
 }
+
+// Sources are the values of a problem's Source, in dedup's default priority.
+var Sources = []string{"official", "numina", "aops", "other"}
 
 // Reject is a row of `rejects`, written by ingest: an input row that could
 // not be used, and why. Key: (File, Line).
@@ -279,56 +281,99 @@ type Result struct {
 	Hi        float64 `parquet:"ci_hi"`
 }
 
-// The datasets, by name, with the order their rows are sorted in.
+// The datasets, by name, with the order their rows are sorted in, their
+// key (the columns that order rows and identify one), their format version
+// and what a row is. FORMAT.md in artifacts/layout is generated from these
+// (and from the structs above) by `go test ./jobs/pipeline -update-format`.
 var (
-	Problems   = Dataset[Problem]{Name: "problems", Compare: func(a, b *Problem) int { return strings.Compare(a.ID, b.ID) }}
-	Rejects    = Dataset[Reject]{Name: "rejects", Compare: compareReject}
-	Corpus     = Dataset[Document]{Name: "corpus", Compare: func(a, b *Document) int { return strings.Compare(a.ID, b.ID) }}
-	Duplicates = Dataset[Duplicate]{Name: "duplicates", Compare: compareDuplicate}
-	Signatures = Dataset[Signature]{Name: "signatures", Compare: func(a, b *Signature) int { return strings.Compare(a.ID, b.ID) }}
-	Topics     = Dataset[TopicRow]{Name: "topics", Compare: func(a, b *TopicRow) int { return strings.Compare(a.ID, b.ID) }}
-	Summaries  = Dataset[Summary]{Name: "summaries", Compare: func(a, b *Summary) int { return strings.Compare(a.ID, b.ID) }}
-	Pairs      = Dataset[Pair]{Name: "pairs", Compare: func(a, b *Pair) int { return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc)) }}
-	Thresholds = Dataset[Threshold]{Name: "thresholds", Compare: compareThreshold}
-	Queries    = Dataset[Query]{Name: "queries", Compare: func(a, b *Query) int { return strings.Compare(a.ID, b.ID) }}
-	Judgments  = Dataset[Judgment]{Name: "judgments", Compare: func(a, b *Judgment) int {
-		return cmp.Or(strings.Compare(a.Query, b.Query), cmp.Compare(a.Round, b.Round), cmp.Compare(a.Match, b.Match))
-	}}
-	JudgeTimings = Dataset[JudgeTiming]{Name: "judge_timings", Compare: func(a, b *JudgeTiming) int {
-		return cmp.Or(strings.Compare(a.Query, b.Query), cmp.Compare(a.Round, b.Round), cmp.Compare(a.Match, b.Match))
-	}}
-	Ratings = Dataset[Rating]{Name: "ratings", Compare: func(a, b *Rating) int {
-		return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc))
-	}}
-	Runs = Dataset[RunRow]{Name: "runs", Compare: func(a, b *RunRow) int {
-		return cmp.Or(strings.Compare(a.Retriever, b.Retriever), strings.Compare(a.Setting, b.Setting), strings.Compare(a.Query, b.Query), cmp.Compare(a.Rank, b.Rank))
-	}}
-	Timings = Dataset[Timing]{Name: "timings", Compare: func(a, b *Timing) int {
-		return cmp.Or(strings.Compare(a.Retriever, b.Retriever), strings.Compare(a.Setting, b.Setting), strings.Compare(a.Query, b.Query))
-	}}
-	Results = Dataset[Result]{Name: "results", Compare: func(a, b *Result) int {
-		return cmp.Or(strings.Compare(a.Retriever, b.Retriever), strings.Compare(a.Setting, b.Setting), strings.Compare(a.Gain, b.Gain), strings.Compare(a.Scope, b.Scope))
-	}}
-	Candidates = Dataset[Candidate]{Name: "candidates", Compare: func(a, b *Candidate) int {
-		return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc))
-	}}
+	Problems = Dataset[Problem]{Name: "problems", Version: 1, Key: "id", Doc: "the problems read from the sources, one per distinct id",
+		Compare: func(a, b *Problem) int { return strings.Compare(a.ID, b.ID) }}
+	Rejects = Dataset[Reject]{Name: "rejects", Version: 1, Key: "file, line", Doc: "input rows ingest could not use, with the reason",
+		Compare: compareReject}
+	Corpus = Dataset[Document]{Name: "corpus", Version: 1, Key: "id", Doc: "the problems that survive deduplication",
+		Compare: func(a, b *Document) int { return strings.Compare(a.ID, b.ID) }}
+	Duplicates = Dataset[Duplicate]{Name: "duplicates", Version: 1, Key: "cluster, dropped", Doc: "each dropped near-duplicate and the problem kept in its place",
+		Compare: compareDuplicate}
+	Signatures = Dataset[Signature]{Name: "signatures", Version: 1, Key: "id", Doc: "dedup's intermediate MinHash signatures",
+		Compare: func(a, b *Signature) int { return strings.Compare(a.ID, b.ID) }}
+	Topics = Dataset[TopicRow]{Name: "topics", Version: 1, Key: "id", Doc: "each corpus document's most specific ontology topics",
+		Compare: func(a, b *TopicRow) int { return strings.Compare(a.ID, b.ID) }}
+	Summaries = Dataset[Summary]{Name: "summaries", Version: 1, Key: "id", Doc: "each corpus document's solution summary (prompt F.2)",
+		Compare: func(a, b *Summary) int { return strings.Compare(a.ID, b.ID) }}
+	Pairs = Dataset[Pair]{Name: "pairs", Version: 1, Key: "query, doc", Doc: "every (query, document) pair over the topic or summary floor, with both similarities",
+		Compare: func(a, b *Pair) int { return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc)) }}
+	Thresholds = Dataset[Threshold]{Name: "thresholds", Version: 1, Key: "scope (final first)", Doc: "the calibrated thresholds, final and per domain",
+		Compare: compareThreshold}
+	Queries = Dataset[Query]{Name: "queries", Version: 1, Key: "id", Doc: "the benchmark's queries",
+		Compare: func(a, b *Query) int { return strings.Compare(a.ID, b.ID) }}
+	Judgments = Dataset[Judgment]{Name: "judgments", Version: 1, Key: "query, round, match", Doc: "every pairwise comparison of the Swiss tournaments",
+		Compare: func(a, b *Judgment) int {
+			return cmp.Or(strings.Compare(a.Query, b.Query), cmp.Compare(a.Round, b.Round), cmp.Compare(a.Match, b.Match))
+		}}
+	JudgeTimings = Dataset[JudgeTiming]{Name: "judge_timings", Version: 1, Measurement: true, Key: "query, round, match", Doc: "how long each comparison took in this run",
+		Compare: func(a, b *JudgeTiming) int {
+			return cmp.Or(strings.Compare(a.Query, b.Query), cmp.Compare(a.Round, b.Round), cmp.Compare(a.Match, b.Match))
+		}}
+	Ratings = Dataset[Rating]{Name: "ratings", Version: 1, Key: "query, doc", Doc: "the relevance labels (qrels): each candidate's Bradley–Terry strength and rating in [0, 5]",
+		Compare: func(a, b *Rating) int {
+			return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc))
+		}}
+	Runs = Dataset[RunRow]{Name: "runs", Version: 1, Key: "retriever, setting, query, rank", Doc: "every retriever's ranking of every query's candidates, per text setting",
+		Compare: func(a, b *RunRow) int {
+			return cmp.Or(strings.Compare(a.Retriever, b.Retriever), strings.Compare(a.Setting, b.Setting), strings.Compare(a.Query, b.Query), cmp.Compare(a.Rank, b.Rank))
+		}}
+	Timings = Dataset[Timing]{Name: "timings", Version: 1, Measurement: true, Key: "retriever, setting, query", Doc: "wall time per query from hand-over to sorted ranking",
+		Compare: func(a, b *Timing) int {
+			return cmp.Or(strings.Compare(a.Retriever, b.Retriever), strings.Compare(a.Setting, b.Setting), strings.Compare(a.Query, b.Query))
+		}}
+	Results = Dataset[Result]{Name: "results", Version: 1, Key: "retriever, setting, gain, scope", Doc: "nDCG@10 per retriever, setting, gain and scope, with the bootstrap interval",
+		Compare: func(a, b *Result) int {
+			return cmp.Or(strings.Compare(a.Retriever, b.Retriever), strings.Compare(a.Setting, b.Setting), strings.Compare(a.Gain, b.Gain), strings.Compare(a.Scope, b.Scope))
+		}}
+	Candidates = Dataset[Candidate]{Name: "candidates", Version: 1, Key: "query, doc", Doc: "each benchmark query's candidates (K per category)",
+		Compare: func(a, b *Candidate) int {
+			return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc))
+		}}
 	// TagRejects and SummaryRejects hold the documents a stage could not
 	// process (an LLM answer unparseable after its re-asks), with Input set
 	// to the stage, ID to the document and Detail to the answer's SHA-256.
 	// Every document lands in exactly one of the stage's two datasets.
-	TagRejects     = Dataset[Reject]{Name: "tag_rejects", Compare: compareReject}
-	SummaryRejects = Dataset[Reject]{Name: "summary_rejects", Compare: compareReject}
+	TagRejects = Dataset[Reject]{Name: "tag_rejects", Version: 1, Key: "file, line, id", Doc: "documents tag could not process, with the reason",
+		Compare: compareReject}
+	SummaryRejects = Dataset[Reject]{Name: "summary_rejects", Version: 1, Key: "file, line, id", Doc: "documents summarize could not process, with the reason",
+		Compare: compareReject}
 )
 
-// volatile are the datasets of measurements (wall times) rather than
-// results: `saber verify` reports them without comparing their bytes.
-var volatile = []string{"judge_timings", "timings"}
+// All lists every dataset, in the order of the pipeline's first writer.
+func All() []Info {
+	return []Info{
+		Problems.Info(), Rejects.Info(), Signatures.Info(), Corpus.Info(), Duplicates.Info(),
+		Topics.Info(), TagRejects.Info(), Summaries.Info(), SummaryRejects.Info(), Pairs.Info(),
+		Thresholds.Info(), Queries.Info(), Candidates.Info(), Judgments.Info(), JudgeTimings.Info(),
+		Ratings.Info(), Runs.Info(), Timings.Info(), Results.Info(),
+	}
+}
 
-// Volatile reports whether an object key belongs to a volatile dataset
-// (<run>/<dataset>/...).
+// Lookup returns the dataset named name.
+func Lookup(name string) (Info, bool) {
+	for _, in := range All() {
+		if in.Name == name {
+			return in, true
+		}
+	}
+	return Info{}, false
+}
+
+// Volatile reports whether an object key belongs to a measurement dataset
+// (<run>/<dataset>/...): `saber verify` reports those without comparing
+// their bytes, since no rerun reproduces a wall time.
 func Volatile(key string) bool {
 	parts := strings.Split(key, "/")
-	return len(parts) >= 3 && slices.Contains(volatile, parts[len(parts)-2])
+	if len(parts) < 3 {
+		return false
+	}
+	in, ok := Lookup(parts[len(parts)-2])
+	return ok && in.Measurement
 }
 
 // ScopeFinal is the Scope of the final thresholds' row.

@@ -15,13 +15,21 @@ import (
 
 // Cache is a key-value view of a store prefix.
 type Cache struct {
-	st     store.Store
+	st     store.Store // written, and read first
+	under  store.Store // read when st lacks a key; nil for none
 	prefix string
 }
 
 // New returns a cache under prefix (e.g. "<run>/_cache/llm").
 func New(st store.Store, prefix string) *Cache {
 	return &Cache{st: st, prefix: strings.TrimSuffix(prefix, "/")}
+}
+
+// Layered returns a cache that reads from top, then from under, and writes
+// to top only: `saber verify` reads the run's answers and keeps any new
+// one in its scratch storage, never in the run's.
+func Layered(under, top store.Store, prefix string) *Cache {
+	return &Cache{st: top, under: under, prefix: strings.TrimSuffix(prefix, "/")}
 }
 
 // objectKey spreads keys over 256 directories so no listing gets huge.
@@ -39,6 +47,9 @@ func (c *Cache) Get(ctx context.Context, key string) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	b, err := store.ReadAll(ctx, c.st, k)
+	if errors.Is(err, store.ErrNotExist) && c.under != nil {
+		b, err = store.ReadAll(ctx, c.under, k)
+	}
 	if errors.Is(err, store.ErrNotExist) {
 		return nil, false, nil
 	}

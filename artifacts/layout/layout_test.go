@@ -3,6 +3,8 @@ package layout
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -104,5 +106,54 @@ func TestDatasetOf(t *testing.T) {
 		if got := DatasetOf("r", key); got != want {
 			t.Errorf("DatasetOf(%q) = %q, want %q", key, got, want)
 		}
+	}
+}
+
+func TestFiles(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, f := range []string{"a.jsonl", "b.jsonl", "c.parquet", "sub/d.jsonl"} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := func(fs []File) string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, strings.TrimPrefix(f.URI, dir+"/"))
+		}
+		return strings.Join(out, ",")
+	}
+	for _, tt := range []struct {
+		uri  string
+		keep func(string) bool
+		want string
+	}{
+		{dir + "/*.jsonl", nil, "a.jsonl,b.jsonl"},
+		{dir + "/*/*.jsonl", nil, "sub/d.jsonl"},
+		{dir + "/b.jsonl", nil, "b.jsonl"},
+		{"file://" + dir + "/b.jsonl", nil, "file://" + dir + "/b.jsonl"},
+		{dir, func(k string) bool { return strings.HasSuffix(k, ".jsonl") }, "file://" + dir + "/a.jsonl,file://" + dir + "/b.jsonl,file://" + dir + "/sub/d.jsonl"},
+	} {
+		fs, err := Files(ctx, tt.uri, store.Options{}, tt.keep)
+		if err != nil || names(fs) != tt.want {
+			t.Errorf("Files(%s) = %s, %v; want %s", tt.uri, names(fs), err, tt.want)
+			continue
+		}
+		if b, err := store.ReadAll(ctx, fs[0].Store, fs[0].Key); err != nil || len(b) == 0 {
+			t.Errorf("Files(%s)[0] unreadable: %v", tt.uri, err)
+		}
+	}
+	for _, missing := range []string{dir + "/*.csv", dir + "/nope.jsonl"} {
+		if _, err := Files(ctx, missing, store.Options{}, nil); !errors.Is(err, store.ErrNotExist) {
+			t.Errorf("Files(%s) = %v, want not-exist", missing, err)
+		}
+	}
+	if _, err := OpenFile(ctx, dir+"/", store.Options{}); err == nil {
+		t.Error("OpenFile of a folder accepted")
 	}
 }

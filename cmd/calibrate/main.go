@@ -3,9 +3,6 @@
 // See `calibrate --help`.
 package main
 
-import (
-	"github.com/saber-math/saber/jobs/calibrate"
-	"github.com/saber-math/saber/jobs/stage"
-)
+import "github.com/saber-math/saber/jobs/pipeline"
 
-func main() { stage.Main(calibrate.Stage) }
+func main() { pipeline.Main("calibrate") }

@@ -3,9 +3,6 @@
 // See `dedup --help`.
 package main
 
-import (
-	"github.com/saber-math/saber/jobs/dedup"
-	"github.com/saber-math/saber/jobs/stage"
-)
+import "github.com/saber-math/saber/jobs/pipeline"
 
-func main() { stage.Main(dedup.Stage) }
+func main() { pipeline.Main("dedup") }

@@ -2,9 +2,6 @@
 // retriever in each text setting. See `evaluate --help`.
 package main
 
-import (
-	"github.com/saber-math/saber/jobs/evaluate"
-	"github.com/saber-math/saber/jobs/stage"
-)
+import "github.com/saber-math/saber/jobs/pipeline"
 
-func main() { stage.Main(evaluate.Stage) }
+func main() { pipeline.Main("evaluate") }

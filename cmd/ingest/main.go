@@ -2,9 +2,6 @@
 // Parquet) into the problems and rejects datasets. See `ingest --help`.
 package main
 
-import (
-	"github.com/saber-math/saber/jobs/ingest"
-	"github.com/saber-math/saber/jobs/stage"
-)
+import "github.com/saber-math/saber/jobs/pipeline"
 
-func main() { stage.Main(ingest.Stage) }
+func main() { pipeline.Main("ingest") }

@@ -2,9 +2,6 @@
 // checkpointing after every round. See `judge --help`.
 package main
 
-import (
-	"github.com/saber-math/saber/jobs/judge"
-	"github.com/saber-math/saber/jobs/stage"
-)
+import "github.com/saber-math/saber/jobs/pipeline"
 
-func main() { stage.Main(judge.Stage) }
+func main() { pipeline.Main("judge") }

@@ -3,9 +3,6 @@
 // See `pairs --help`.
 package main
 
-import (
-	"github.com/saber-math/saber/jobs/pairs"
-	"github.com/saber-math/saber/jobs/stage"
-)
+import "github.com/saber-math/saber/jobs/pipeline"
 
-func main() { stage.Main(pairs.Stage) }
+func main() { pipeline.Main("pairs") }

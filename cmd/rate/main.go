@@ -2,9 +2,6 @@
 // ratings (qrels). See `rate --help`.
 package main
 
-import (
-	"github.com/saber-math/saber/jobs/rate"
-	"github.com/saber-math/saber/jobs/stage"
-)
+import "github.com/saber-math/saber/jobs/pipeline"
 
-func main() { stage.Main(rate.Stage) }
+func main() { pipeline.Main("rate") }

@@ -3,9 +3,6 @@
 // leaderboard and the `results` dataset. See `report --help`.
 package main
 
-import (
-	"github.com/saber-math/saber/jobs/report"
-	"github.com/saber-math/saber/jobs/stage"
-)
+import "github.com/saber-math/saber/jobs/pipeline"
 
-func main() { stage.Main(report.Stage) }
+func main() { pipeline.Main("report") }

@@ -10,10 +10,9 @@ import (
 	"testing"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/stage/stagetest"
 	"github.com/saber-math/saber/lib/ndcg"
-	"github.com/saber-math/saber/shard"
 )
 
 // The hand-worked trec_eval example of jobs/report's and lib/ndcg's tests:
@@ -72,8 +71,8 @@ func TestEvalRun(t *testing.T) {
 	}
 }
 
-// fakeRun writes a run's ratings and one retriever's runs, with manifests,
-// as rate and evaluate would.
+// fakeRun writes a run's ratings and one retriever's runs, each with its
+// completion manifest, as rate and evaluate would.
 func fakeRun(t *testing.T, dir string) (cfg string, want float64) {
 	t.Helper()
 	ctx := context.Background()
@@ -81,7 +80,6 @@ func fakeRun(t *testing.T, dir string) (cfg string, want float64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one := shard.Spec{Index: 0, Count: 1}
 	ratings := []dataset.Rating{
 		{Query: "q1", Doc: "a", Rating: 5}, {Query: "q1", Doc: "b", Rating: 2.5}, {Query: "q1", Doc: "c", Rating: 0.4999},
 		{Query: "q2", Doc: "a", Rating: 1}, {Query: "q2", Doc: "d", Rating: 3.25},
@@ -93,22 +91,9 @@ func fakeRun(t *testing.T, dir string) (cfg string, want float64) {
 		{Retriever: "bm25", Setting: "statement-full", Query: "q2", Doc: "a", Score: 0.5, Rank: 1},
 		{Retriever: "bm25", Setting: "statement-full", Query: "q2", Doc: "d", Score: 0.25, Rank: 2},
 	}
-	for _, w := range []struct {
-		ds  string
-		put func(key string) (layout.Object, error)
-	}{
-		{"ratings", func(k string) (layout.Object, error) { return dataset.Ratings.Write(ctx, root, k, ratings) }},
-		{"runs", func(k string) (layout.Object, error) { return dataset.Runs.Write(ctx, root, k, runs) }},
-	} {
-		o, err := w.put(layout.DataKey("r", w.ds, one))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := &layout.Manifest{Stage: w.ds, Step: "map", Run: "r", Shard: 0, Shards: 1, Rows: o.Rows, Outputs: []layout.Object{o}}
-		if err := layout.WriteDone(ctx, root, layout.DoneKey("r", w.ds, one), m); err != nil {
-			t.Fatal(err)
-		}
-	}
+	// Each part with its own completion manifest, as rate and evaluate write them.
+	stagetest.PutOne(t, root, "r", dataset.Ratings, ratings)
+	stagetest.PutOne(t, root, "r", dataset.Runs, runs)
 	a, _ := ndcg.NDCG([]string{"a", "b", "c"}, []float64{1, 2, 1}, []float64{5, 2.5, 0.4999}, ndcg.Options{})
 	b, _ := ndcg.NDCG([]string{"a", "d"}, []float64{0.5, 0.25}, []float64{1, 3.25}, ndcg.Options{})
 	return write(t, dir, "run.yaml", "run: r\nroot: data\n"), (a + b) / 2

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/report"
 	"github.com/saber-math/saber/jobs/stage"
@@ -56,6 +58,7 @@ Exit codes: 0 done, 2 bad flags or a bad file, 1 a bug.
 	mtebPath := fs.String("mteb", "", "MTEB scores CSV `FILE` (required; see above)")
 	since := fs.String("since", "", "also correlate the models released from this `DATE` (YYYY-MM-DD)")
 	out := fs.String("out", "", "also write the Markdown table to `FILE`")
+	storage := storageFlag(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -70,7 +73,11 @@ Exit codes: 0 done, 2 bad flags or a bad file, 1 a bug.
 			return bad("--since %q is not YYYY-MM-DD", *since)
 		}
 	}
-	ours, source, err := readOurScores(ctx, *results)
+	opts, err := storage()
+	if err != nil {
+		return fail(stderr, "mteb", err)
+	}
+	ours, source, err := readOurScores(ctx, *results, opts)
 	if err != nil {
 		return bad("%s: %v", *results, err)
 	}
@@ -110,37 +117,32 @@ Exit codes: 0 done, 2 bad flags or a bad file, 1 a bug.
 }
 
 // readOurScores reads overall nDCG per retriever from a leaderboard.json
-// or from `results` parquet (a file or a folder of parts).
-func readOurScores(ctx context.Context, path string) (map[string]float64, string, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, "", err
-	}
-	if !fi.IsDir() && strings.HasSuffix(strings.ToLower(path), ".json") {
-		data, err := os.ReadFile(path)
+// or from `results` parquet (a file or a folder of parts), local or on S3.
+func readOurScores(ctx context.Context, path string, opts store.Options) (map[string]float64, string, error) {
+	if strings.HasSuffix(strings.ToLower(path), ".json") {
+		f, err := layout.OpenFile(ctx, path, opts)
+		if err != nil {
+			return nil, "", err
+		}
+		data, err := store.ReadAll(ctx, f.Store, f.Key)
 		if err != nil {
 			return nil, "", err
 		}
 		s, err := report.LeaderboardScores(data)
 		return s, "overall nDCG from " + filepath.Base(path), err
 	}
-	dir, keys := filepath.Dir(path), []string{filepath.Base(path)}
-	if fi.IsDir() {
-		dir = path
-		if keys, err = filepath.Glob(filepath.Join(path, "*.parquet")); err != nil || len(keys) == 0 {
-			return nil, "", fmt.Errorf("no *.parquet files in the folder")
-		}
-		for i := range keys {
-			keys[i] = filepath.Base(keys[i])
-		}
+	parts, err := layout.Files(ctx, path, opts, func(key string) bool {
+		return strings.HasSuffix(strings.ToLower(key), ".parquet") && !strings.Contains(key, "_done/")
+	})
+	if errors.Is(err, store.ErrNotExist) {
+		return nil, "", fmt.Errorf("%s: no results parquet files: %w", path, err)
 	}
-	st, err := store.Open(ctx, dir, store.Options{})
 	if err != nil {
 		return nil, "", err
 	}
 	var rows []dataset.Result
-	for _, k := range keys {
-		part, err := dataset.Read[dataset.Result](ctx, st, k)
+	for _, f := range parts {
+		part, err := dataset.Read[dataset.Result](ctx, f.Store, f.Key)
 		if err != nil {
 			return nil, "", err
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/stage"
@@ -44,7 +45,7 @@ func loadConfig(path string) (*config.Config, string, error) {
 	if path == "" {
 		return nil, "", stage.BadInput(fmt.Errorf("--config FILE is required"))
 	}
-	cfg, err := config.Load(path)
+	cfg, err := pipeline.LoadConfig(path)
 	if err != nil {
 		return nil, "", err
 	}
@@ -59,17 +60,31 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("run", `saber run — run stages locally
 
 Usage:
-  saber run --config run.yaml [--stages ingest,dedup] [--parallel N] [--force]
+  saber run --config run.yaml [--stages ingest,dedup] [--parallel N]
+            [--rerun-stale] [--rerun-code] [--force]
 
-Runs each stage's missing shards as processes of the stage binary (found in
-executor.bin_dir, beside saber, or on PATH), N at a time, then its reduce.
-Done shards are skipped without being started, so a second run does nothing.
+Runs each step's missing shards as processes of the stage binary (found in
+executor.bin_dir, beside saber, or on PATH), N at a time, in the order the
+steps' inputs and outputs imply. Done shards are skipped without being
+started, so a second run reads only manifests and writes nothing.
+
+A done shard is stale when the config keys its stage reads, its inputs or
+its shard count changed since it ran. saber run refuses (exit 2) to run past
+stale shards, naming them and what changed; --rerun-stale recomputes them and
+everything downstream of them (and nothing upstream). Shards another build of
+saber made are reported but still served; --rerun-code rebuilds them too.
+
 Each shard logs to <log_dir>/<stage>-<step>-part-<i>-of-<n>.log. On the first
-failed shard, saber stops starting new ones and prints that shard's last log
-lines and the command that re-runs it alone.
+failed shard, saber starts no new shard and sends SIGTERM to the running ones,
+which stop at a clean point without a manifest (shards already done stay done;
+the judge keeps its last round's checkpoint); it then prints the failed
+shard's last log lines and the command that re-runs it alone, and exits with
+that shard's code. A rerun resumes with the shards still missing.
 `, stderr)
 	cfgPath := fs.String("config", "", "run config `FILE`")
-	stages := fs.String("stages", "", "comma-separated `list` of stages (default: all, in order: "+joinNames()+")")
+	stages := fs.String("stages", "", "comma-separated `list` of stages (default: the main line, in order: "+joinNames()+")")
+	rerunStale := fs.Bool("rerun-stale", false, "recompute stale shards and everything downstream of them")
+	rerunCode := fs.Bool("rerun-code", false, "also recompute shards another build of saber made (and everything downstream)")
 	parallel := fs.Int("parallel", 0, "shard processes at once (default executor.parallel, else one per core)")
 	force := fs.Bool("force", false, "redo shards that are already done")
 	printCfg := fs.Bool("print-config", false, "print the effective config and exit")
@@ -83,11 +98,12 @@ lines and the command that re-runs it alone.
 	if *printCfg {
 		return printConfig(cfg, stdout, stderr)
 	}
-	sel, err := pipeline.Select(*stages)
+	sel, err := pipeline.Select(cfg, *stages)
 	if err != nil {
 		return fail(stderr, "run", err)
 	}
 	opt := localOptions(cfg, abs, *parallel, *force, stdout)
+	opt.Rerun = pipeline.Rerun{Stale: *rerunStale || *rerunCode, Code: *rerunCode, Command: "saber run --config " + *cfgPath}
 	start := time.Now()
 	runs, err := pipeline.RunLocal(ctx, cfg, sel, opt)
 	if err != nil {
@@ -139,4 +155,23 @@ func joinNames() string {
 		s += n
 	}
 	return s
+}
+
+// storageFlag adds --config for commands that read or write paths outside
+// a run: its storage: section (S3 endpoint, region, path style) opens
+// s3:// paths, so they reach the same server as the run's stages. The
+// returned function gives the options (zero values: the environment's
+// AWS_ENDPOINT_URL_S3, AWS_REGION).
+func storageFlag(fs *flag.FlagSet) func() (store.Options, error) {
+	path := fs.String("config", "", "run config `FILE` whose storage: section opens s3:// paths (default: the environment, AWS_ENDPOINT_URL_S3 and AWS_REGION)")
+	return func() (store.Options, error) {
+		if *path == "" {
+			return store.Options{}, nil
+		}
+		cfg, _, err := loadConfig(*path)
+		if err != nil {
+			return store.Options{}, err
+		}
+		return cfg.Storage, nil
+	}
 }

@@ -37,7 +37,7 @@ listed as such.
 	if err != nil {
 		return fail(stderr, "stats", err)
 	}
-	sel, err := pipeline.Select(*stages)
+	sel, err := pipeline.Select(cfg, *stages)
 	if err != nil {
 		return fail(stderr, "stats", err)
 	}
@@ -56,7 +56,7 @@ listed as such.
 	for _, st := range sel {
 		for _, step := range st.Steps {
 			s := stepStats{Stage: st.Name, Step: step.Name, Stats: map[string]int64{}}
-			ms, err := layout.Complete(ctx, root, cfg.Run, step.Dataset)
+			ms, err := layout.Complete(ctx, root, cfg.Run, step.Outputs[0])
 			var inc *layout.IncompleteError
 			switch {
 			case errors.As(err, &inc):

@@ -108,8 +108,13 @@ query).
 	lambda := fs.Float64("lambda", bt.DefaultLambda, "Bradley–Terry ridge λ")
 	workers := fs.Int("workers", 0, "queries fitted in parallel (default: GOMAXPROCS)")
 	out := fs.String("out", "", "write rounds.csv, rounds.png and rounds.svg to `DIR`")
+	storage := storageFlag(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
+	}
+	opts, err := storage()
+	if err != nil {
+		return fail(stderr, cmd, err)
 	}
 	if *simulate == (*judgments != "") {
 		fmt.Fprintf(stderr, "saber %s: give exactly one of --simulate and --judgments PATH\n", cmd)
@@ -127,14 +132,13 @@ query).
 		qs      []*study.Exhaustive
 		skipped []study.Skipped
 		source  string
-		err     error
 	)
 	if *simulate {
 		qs, err = study.Simulate(study.SimConfig{N: *n, Trials: *trials, Noise: *noise, InvalidRate: *invalidRate, Seed: *seedFlag})
 		source = fmt.Sprintf("simulated judge, noise %g, invalid rate %g, seed %d", *noise, *invalidRate, *seedFlag)
 	} else {
 		var rows []study.JudgmentRow
-		rows, err = study.ReadParquet[study.JudgmentRow](ctx, *judgments)
+		rows, err = study.ReadParquet[study.JudgmentRow](ctx, *judgments, opts)
 		if err == nil {
 			qs, skipped, err = study.ExhaustiveFromRows(rows)
 		}
@@ -157,7 +161,7 @@ query).
 		if err != nil {
 			return fail(stderr, cmd, err)
 		}
-		if err := study.WriteFiles(ctx, *out, files); err != nil {
+		if err := study.WriteFiles(ctx, *out, opts, files); err != nil {
 			return fail(stderr, cmd, err)
 		}
 		fmt.Fprintf(stdout, "\nwrote rounds.csv, rounds.png, rounds.svg to %s\n", *out)
@@ -250,8 +254,13 @@ is not Parquet).
 	deltaFrom := fs.String("delta-from", "", "ranking that gives Δ: swiss, full, none or a ratings --system NAME (default: swiss with --ratings, else full with --full-ratings, else none). The paper's Table 5 uses full")
 	deltasFlag := fs.String("deltas", "0,25,50", "Δ thresholds, comma-separated")
 	out := fs.String("out", "", "write agreement.md and the CSV tables to `DIR`")
+	storage := storageFlag(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
+	}
+	opts, err := storage()
+	if err != nil {
+		return fail(stderr, cmd, err)
 	}
 	if *labelsPath == "" {
 		fmt.Fprintf(stderr, "saber %s: --labels CSV is required\n", cmd)
@@ -307,7 +316,7 @@ is not Parquet).
 	for _, s := range specs {
 		switch s.kind {
 		case "judgments":
-			rows, err := study.ReadParquet[study.JudgmentRow](ctx, s.path)
+			rows, err := study.ReadParquet[study.JudgmentRow](ctx, s.path, opts)
 			if err != nil {
 				return fail(stderr, cmd, fmt.Errorf("%s: %w", s.flag, err))
 			}
@@ -318,7 +327,7 @@ is not Parquet).
 			sys.Name = s.name
 			systems = append(systems, sys)
 		case "ratings":
-			rows, err := study.ReadParquet[study.RatingRow](ctx, s.path)
+			rows, err := study.ReadParquet[study.RatingRow](ctx, s.path, opts)
 			if err != nil {
 				return fail(stderr, cmd, fmt.Errorf("%s: %w", s.flag, err))
 			}
@@ -368,7 +377,7 @@ is not Parquet).
 	}
 	fmt.Fprint(stdout, res.Markdown())
 	if *out != "" {
-		if err := study.WriteFiles(ctx, *out, res.Files()); err != nil {
+		if err := study.WriteFiles(ctx, *out, opts, res.Files()); err != nil {
 			return fail(stderr, cmd, err)
 		}
 		fmt.Fprintf(stdout, "\nwrote agreement.md, agreement.csv, agreement_delta.csv, agreement_items.csv to %s\n", *out)

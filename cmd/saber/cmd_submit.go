@@ -37,14 +37,19 @@ Usage:
 Renders one sbatch script per stage step into <slurm.log_dir>/sbatch/ and
 submits, in pipeline order, only the shards without a completion manifest:
 as job arrays (--array=3,7,12%T), split into several arrays above the
-cluster's MaxArraySize, each step depending (afterok) on every job of the
-step before. Job ids are recorded in <root>/<run>/_jobs.json. With
---dry-run the scripts and sbatch command lines are printed and Slurm is not
-touched. Refuses while jobs of the run are still queued (see saber status).
+cluster's MaxArraySize, each step depending (afterok) on the jobs of this
+submission that write what it reads (evaluate runs beside judge). Job ids
+are recorded in <root>/<run>/_jobs.json. With --dry-run the scripts and
+sbatch command lines are printed and neither Slurm nor the run's storage is
+touched. Refuses while jobs of the run are still queued (see saber status),
+and refuses (exit 2) stale shards as saber run does: --rerun-stale removes
+their manifests and everything downstream's, and submits them again.
 `, stderr)
 	cfgPath := fs.String("config", "", "run config `FILE` (on a filesystem the compute nodes see)")
 	stages := fs.String("stages", "", "comma-separated `list` of stages (default: all)")
-	dry := fs.Bool("dry-run", false, "print the scripts and sbatch commands; submit nothing")
+	dry := fs.Bool("dry-run", false, "print the scripts and sbatch commands; submit nothing, remove nothing")
+	rerunStale := fs.Bool("rerun-stale", false, "resubmit stale shards and everything downstream of them (their manifests are removed first)")
+	rerunCode := fs.Bool("rerun-code", false, "also resubmit shards another build of saber made (and everything downstream)")
 	allow := fs.Bool("allow-queued", false, "submit even when jobs of the run are still queued or running")
 	printCfg := fs.Bool("print-config", false, "print the effective config and exit")
 	if code, ok := parse(fs, args); !ok {
@@ -57,11 +62,12 @@ touched. Refuses while jobs of the run are still queued (see saber status).
 	if *printCfg {
 		return printConfig(cfg, stdout, stderr)
 	}
-	sel, err := pipeline.Select(*stages)
+	sel, err := pipeline.Select(cfg, *stages)
 	if err != nil {
 		return fail(stderr, "submit", err)
 	}
-	subs, err := slurm.Submit(ctx, cfg, slurm.Options{ConfigPath: abs, Stages: sel, DryRun: *dry, AllowQueued: *allow,
+	rerun := pipeline.Rerun{Stale: *rerunStale || *rerunCode, Code: *rerunCode, Command: "saber submit --config " + *cfgPath}
+	subs, err := slurm.Submit(ctx, cfg, slurm.Options{ConfigPath: abs, Stages: sel, Rerun: rerun, DryRun: *dry, AllowQueued: *allow,
 		BinDir: slurmBinDir(cfg), Out: stdout})
 	if err != nil {
 		return fail(stderr, "submit", err)
@@ -82,11 +88,13 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 Usage:
   saber status --config run.yaml [--json]
 
-Per stage step: shards done/total from the completion manifests, and the
-Slurm states of the run's tasks (sacct when accounting is on, squeue for
-queued and running ones). Failed, cancelled, timed-out or requeued tasks of
-shards still missing are listed with their log path and last lines, then
-the command that resubmits what is missing.
+Per stage step: shards done/total from the completion manifests, the stale
+ones (their config keys, inputs or shard count changed since they ran) with
+what changed, and the Slurm states of the run's tasks (sacct when
+accounting is on, squeue for queued and running ones). Failed, cancelled,
+timed-out or requeued tasks of shards still missing are listed with their
+log path and last lines, then the commands that recompute what is stale and
+resubmit what is missing. Works without Slurm (manifests only).
 `, stderr)
 	cfgPath := fs.String("config", "", "run config `FILE`")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
@@ -97,7 +105,7 @@ the command that resubmits what is missing.
 	if err != nil {
 		return fail(stderr, "status", err)
 	}
-	rep, err := slurm.Status(ctx, cfg, pipeline.Stages, slurm.ExecRunner{}, abs)
+	rep, err := slurm.Status(ctx, cfg, pipeline.Default(), slurm.ExecRunner{}, abs)
 	if err != nil {
 		return fail(stderr, "status", err)
 	}

@@ -18,9 +18,12 @@ Usage:
   saber verify --config run.yaml --stage dedup --reduce
 
 Recomputes the shard from the same inputs into scratch storage (never the
-run's root) and compares the SHA-256 of every output with the shard's
-completion manifest. Exit 0 when every object matches, 1 with a per-object
-report otherwise, 2 when the shard is not done or the flags are wrong.
+run's root: new LLM answers, checkpoints and outputs all go to scratch) and
+compares the SHA-256 of every output with the shard's completion manifest,
+and with the object stored now. It first says how this config, the inputs
+and the code differ from what the shard ran with (config keys, old → new).
+Exit 0 when every object matches, 1 with a per-object report otherwise, 2
+when the shard is not done or the flags are wrong.
 `, stderr)
 	cfgPath := fs.String("config", "", "run config `FILE`")
 	stageName := fs.String("stage", "", "`stage` to verify")
@@ -68,9 +71,21 @@ report otherwise, 2 when the shard is not done or the flags are wrong.
 		defer cleanup()
 	}
 	log := stage.NewLogger(cfg, st.Name, stderr)
-	checks, err := pipeline.Verify(ctx, cfg, st, step, spec, dir, log)
+	checks, why, err := pipeline.Verify(ctx, cfg, st, step, spec, dir, log)
 	if err != nil {
 		return fail(stderr, "verify", err)
+	}
+	for _, c := range why.Config {
+		fmt.Fprintf(stdout, "config   %s (the shard ran with the first value; this config has the second)\n", c)
+	}
+	for _, in := range why.Inputs {
+		fmt.Fprintf(stdout, "inputs   %s\n", in)
+	}
+	if why.Unrecorded {
+		fmt.Fprintln(stdout, "config   the shard's manifest records no config (an older saber made it)")
+	}
+	if why.Code != "" {
+		fmt.Fprintf(stdout, "code     %s\n", why.Code)
 	}
 	if !pipeline.PrintChecks(stdout, checks) {
 		fmt.Fprintf(stdout, "%s %s shard %s does NOT reproduce\n", st.Name, step.Name, spec)

@@ -118,3 +118,64 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleAfterConfigEdit: after a config key dedup reads changes, `saber
+// status` counts dedup's shards in its stale column with a STALE line
+// naming the key, old → new; `saber verify` says how the shard's config
+// differs; `saber run` refuses (exit 2) until --rerun-stale recomputes
+// them and everything downstream.
+func TestStaleAfterConfigEdit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	if out, code := saber(t, "demo", "--out", dir, "--n", "800"); code != 0 {
+		t.Fatalf("demo exit %d:\n%s", code, out)
+	}
+	cfg := filepath.Join(dir, "run.yaml")
+	out, code := saber(t, "status", "--config", cfg)
+	if code != 0 || !strings.Contains(out, "done/total  stale") || strings.Contains(out, "STALE") || !strings.Contains(out, "every shard is done") {
+		t.Fatalf("status of a fresh demo: exit %d\n%s", code, out)
+	}
+	y, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(y), "dedup:\n  shards: 2\n", "dedup:\n  shards: 2\n  threshold: 0.85\n", 1)
+	if edited == string(y) {
+		t.Fatalf("the demo config has no dedup section to edit:\n%s", y)
+	}
+	if err := os.WriteFile(cfg, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code = saber(t, "status", "--config", cfg)
+	for _, want := range []string{
+		"dedup      map         2/2          2  ", "dedup      reduce      1/1          1  ", "tag        map         2/2          -  ",
+		"STALE dedup map: all 2 shards: config dedup.threshold: 0.8 → 0.85", "STALE dedup reduce: the shard: config dedup.threshold: 0.8 → 0.85",
+		"--rerun-stale",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("status after the edit lacks %q (exit %d):\n%s", want, code, out)
+		}
+	}
+	if n := strings.Count(out, "STALE"); n != 2 {
+		t.Errorf("status after the edit: %d STALE lines, want dedup's 2:\n%s", n, out)
+	}
+	out, code = saber(t, "verify", "--config", cfg, "--stage", "dedup", "--reduce")
+	if code == 2 || !strings.Contains(out, "config   dedup.threshold: 0.8 → 0.85") || !strings.Contains(out, "reproduce") {
+		t.Errorf("verify dedup reduce after the edit: exit %d\n%s", code, out)
+	}
+	out, code = saber(t, "verify", "--config", cfg, "--stage", "tag", "--shard", "0/2")
+	if code != 0 || strings.Contains(out, "config   ") || !strings.Contains(out, "reproduces") {
+		t.Errorf("verify tag (config unchanged for it): exit %d\n%s", code, out)
+	}
+	out, code = saber(t, "run", "--config", cfg)
+	if code != 2 || !strings.Contains(out, "dedup map: all 2 shards: config dedup.threshold: 0.8 → 0.85") || !strings.Contains(out, "--rerun-stale") {
+		t.Errorf("run past stale shards: exit %d, want 2\n%s", code, out)
+	}
+	out, code = saber(t, "run", "--config", cfg, "--rerun-stale")
+	if code != 0 || !strings.Contains(out, "dedup map: recomputing all 2 shards") {
+		t.Fatalf("run --rerun-stale: exit %d\n%s", code, out)
+	}
+	out, code = saber(t, "status", "--config", cfg)
+	if code != 0 || strings.Contains(out, "STALE") || !strings.Contains(out, "every shard is done") {
+		t.Errorf("status after --rerun-stale: exit %d\n%s", code, out)
+	}
+}

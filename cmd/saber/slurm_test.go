@@ -15,6 +15,7 @@ import (
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/artifacts/store/storetest"
 	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/shard"
 	"github.com/saber-math/saber/slurm"
 )
@@ -64,8 +65,9 @@ ingest:
       fields: {id: id, statement: statement, solution: solution, subject: domain, source: source}
 dedup:
   shards: 2
+benchmark: {k: 2}
 calibrate: {min_eligible: 4}
-select: {k: 2, per_domain: 4, allow_shortfall: true}
+select: {per_domain: 4, allow_shortfall: true}
 %s`, root, ingestShards, slurmYAML)
 	p := filepath.Join(dir, "run.yaml")
 	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
@@ -191,7 +193,8 @@ func TestSlurmCancelOneTaskThenResubmit(t *testing.T) {
 	submit(t, cfg)
 	st, _ := store.Open(context.Background(), root, store.Options{})
 	jobs, err := slurm.ReadJobs(context.Background(), st, "slurmtest")
-	if err != nil || len(jobs.Submissions) != len(pipeline.Stages)+1 {
+	// One job per step of the pipeline (no step splits into several arrays here).
+	if err != nil || len(jobs.Submissions) != len(pipeline.Default().Nodes()) {
 		t.Fatalf("jobs: %+v %v", jobs, err)
 	}
 	task := jobs.Submissions[0].JobID + "_3"
@@ -324,9 +327,22 @@ func TestSlurmRunbookCommands(t *testing.T) {
 	// Shard 7 by hand, from the rendered script.
 	script := filepath.Join(dir, "logs", "slurmtest", "sbatch", "ingest-map.sbatch")
 	id := strings.TrimSpace(strings.Split(run("sbatch", "--parsable", "--array=7", script), ";")[0])
+	// The shard is done once every dataset ingest writes has its marker
+	// (problems and rejects): submitting before then would send it again.
+	ingest, err := pipeline.Lookup("ingest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doneKeys := stage.DoneKeys("slurmtest", ingest.Steps[0], shard.Spec{Index: 7, Count: 8})
 	deadline := time.Now().Add(5 * time.Minute)
 	for {
-		if done, _ := layout.Done(context.Background(), st, layout.DoneKey("slurmtest", "problems", shard.Spec{Index: 7, Count: 8})); done {
+		done := true
+		for _, k := range doneKeys {
+			if ok, _ := layout.Done(context.Background(), st, k); !ok {
+				done = false
+			}
+		}
+		if done {
 			break
 		}
 		if time.Now().After(deadline) {

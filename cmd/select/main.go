@@ -2,9 +2,6 @@
 // ones and K candidates per category for each. See `select --help`.
 package main
 
-import (
-	"github.com/saber-math/saber/jobs/selection"
-	"github.com/saber-math/saber/jobs/stage"
-)
+import "github.com/saber-math/saber/jobs/pipeline"
 
-func main() { stage.Main(selection.Stage) }
+func main() { pipeline.Main("select") }

@@ -2,9 +2,6 @@
 // an LLM (prompt F.2) or the offline extractive backend. See `summarize --help`.
 package main
 
-import (
-	"github.com/saber-math/saber/jobs/stage"
-	"github.com/saber-math/saber/jobs/summarize"
-)
+import "github.com/saber-math/saber/jobs/pipeline"
 
-func main() { stage.Main(summarize.Stage) }
+func main() { pipeline.Main("summarize") }

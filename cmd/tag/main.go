@@ -3,9 +3,6 @@
 // lexical scorer. See `tag --help`.
 package main
 
-import (
-	"github.com/saber-math/saber/jobs/stage"
-	"github.com/saber-math/saber/jobs/tag"
-)
+import "github.com/saber-math/saber/jobs/pipeline"
 
-func main() { stage.Main(tag.Stage) }
+func main() { pipeline.Main("tag") }

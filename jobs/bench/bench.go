@@ -14,7 +14,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/demo"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/stage"
@@ -112,13 +111,17 @@ func runCorpus(ctx context.Context, opt Options, name, dir, sources string, n in
 	if err := os.WriteFile(cfgPath, []byte(y), 0o644); err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(cfgPath)
+	cfg, err := pipeline.LoadConfig(cfgPath)
 	if err != nil {
 		return nil, err
 	}
 	var rows []Row
 	// The corpus stages; pairs and later stages get benchmarks of their own.
-	for _, st := range pipeline.Stages[:2] {
+	corpus, err := pipeline.Select(cfg, "ingest,dedup")
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range corpus {
 		start := time.Now()
 		runs, err := pipeline.RunLocal(ctx, cfg, []stage.Stage{st}, pipeline.LocalOptions{
 			ConfigPath: cfgPath, Parallel: opt.Parallel, BinDir: opt.BinDir, LogDir: filepath.Join(dir, "logs"), Out: io.Discard,

@@ -32,9 +32,9 @@ import (
 	"github.com/saber-math/saber/artifacts/layout"
 	aontology "github.com/saber-math/saber/artifacts/ontology"
 	"github.com/saber-math/saber/artifacts/store"
-	"github.com/saber-math/saber/jobs/pairs"
 	"github.com/saber-math/saber/lib/ontology"
 	"github.com/saber-math/saber/lib/parallel"
+	"github.com/saber-math/saber/lib/relevance"
 	"github.com/saber-math/saber/lib/summtok"
 	"github.com/saber-math/saber/lib/synth/corpusdist"
 	"github.com/saber-math/saber/shard"
@@ -237,7 +237,7 @@ func RunPairs(ctx context.Context, opt PairsOptions, out io.Writer) (*PairsRepor
 
 // Generate returns the pairs corpus of the first n documents of gen, in id
 // order as the stage loads it.
-func Generate(gen *corpusdist.Generator, tree *ontology.Tree, n int) *pairs.Corpus {
+func Generate(gen *corpusdist.Generator, tree *ontology.Tree, n int) *relevance.Corpus {
 	docs := make([]corpusdist.Doc, n)
 	var wg sync.WaitGroup
 	workers := runtime.GOMAXPROCS(0)
@@ -252,7 +252,7 @@ func Generate(gen *corpusdist.Generator, tree *ontology.Tree, n int) *pairs.Corp
 	}
 	wg.Wait()
 	sort.Slice(docs, func(i, j int) bool { return docs[i].ID < docs[j].ID })
-	c := &pairs.Corpus{Tree: tree, IDs: make([]string, n), Topics: make([][]int, n), Tokens: make([][]string, n)}
+	c := &relevance.Corpus{Tree: tree, IDs: make([]string, n), Topics: make([][]int, n), Tokens: make([][]string, n)}
 	for i, d := range docs {
 		c.IDs[i], c.Topics[i], c.Tokens[i] = d.ID, d.Topics, d.Tokens
 	}
@@ -260,7 +260,7 @@ func Generate(gen *corpusdist.Generator, tree *ontology.Tree, n int) *pairs.Corp
 	return c
 }
 
-func runPairsSize(ctx context.Context, opt PairsOptions, gen *corpusdist.Generator, tree *ontology.Tree, st store.Store, n int) (PairsRow, *pairs.Corpus, *pairs.Finder, error) {
+func runPairsSize(ctx context.Context, opt PairsOptions, gen *corpusdist.Generator, tree *ontology.Tree, st store.Store, n int) (PairsRow, *relevance.Corpus, *relevance.Finder, error) {
 	row := PairsRow{N: n, Workers: opt.Workers, ColumnBytes: map[string]int64{}}
 	runtime.GC()
 	stop := sampleHeap()
@@ -272,7 +272,7 @@ func runPairsSize(ctx context.Context, opt PairsOptions, gen *corpusdist.Generat
 
 	cpu0 := cpuTime()
 	t0 = time.Now()
-	f := pairs.NewFinder(c, opt.TopicFloor, opt.SummFloor)
+	f := relevance.NewFinder(c, opt.TopicFloor, opt.SummFloor)
 	row.Index = time.Since(t0)
 	row.SearchCPU = cpuTime() - cpu0
 
@@ -282,7 +282,7 @@ func runPairsSize(ctx context.Context, opt PairsOptions, gen *corpusdist.Generat
 	for s := range shards {
 		spec := shard.Spec{Index: s, Count: shards}
 		lo, hi := spec.Range(n)
-		results := make([][]dataset.Pair, hi-lo)
+		results := make([][]relevance.Pair, hi-lo)
 		t0, qcpu := time.Now(), cpuTime()
 		err := parallel.For(ctx, hi-lo, opt.Workers, func(_ context.Context, i int) error {
 			results[i] = f.Query(lo + i)
@@ -317,7 +317,9 @@ func runPairsSize(ctx context.Context, opt PairsOptions, gen *corpusdist.Generat
 			if min(t, su, b) >= need {
 				row.Eligible++
 			}
-			rows = append(rows, r...)
+			for _, p := range r {
+				rows = append(rows, dataset.Pair{Query: c.IDs[lo+i], Doc: p.Doc, SimTopic: p.SimTopic, SimSumm: p.SimSumm, Category: p.Category})
+			}
 			results[i] = nil
 		}
 		obj, err := dataset.Pairs.Write(ctx, st, layout.DataKey("bench", dataset.Pairs.Name, spec), rows)
@@ -427,11 +429,11 @@ func sampleHeap() func() uint64 {
 // runBrute scores every document against each of the chosen queries with
 // BMA and Jaccard (token sets as sorted ids), checks that the kept pairs are
 // exactly the Finder's, with equal similarities and categories, and times it.
-func runBrute(ctx context.Context, opt PairsOptions, c *pairs.Corpus, f *pairs.Finder) (*Brute, error) {
+func runBrute(ctx context.Context, opt PairsOptions, c *relevance.Corpus, f *relevance.Finder) (*Brute, error) {
 	n := len(c.IDs)
 	queries := BruteQueries(n, opt.BruteQueries, opt.Seed)
 	ids := tokenIDs(c.Tokens)
-	kept := make([][]dataset.Pair, len(queries))
+	kept := make([][]relevance.Pair, len(queries))
 	cpu0 := cpuTime()
 	t0 := time.Now()
 	err := parallel.For(ctx, len(queries), opt.Workers, func(_ context.Context, k int) error {
@@ -490,16 +492,16 @@ func tokenIDs(tokens [][]string) [][]int32 {
 
 // BruteQuery returns the pairs of query q by scoring every document, sorted
 // by document id.
-func BruteQuery(c *pairs.Corpus, ids [][]int32, q int, tauT, tauS float64) []dataset.Pair {
-	var out []dataset.Pair
+func BruteQuery(c *relevance.Corpus, ids [][]int32, q int, tauT, tauS float64) []relevance.Pair {
+	var out []relevance.Pair
 	for d := range c.IDs {
 		if d == q {
 			continue
 		}
 		st := ontology.BMA(c.Tree, c.IC, c.Topics[q], c.Topics[d])
 		ss := summtok.Jaccard(ids[q], ids[d])
-		if cat := pairs.Category(st, ss, tauT, tauS); cat != "" {
-			out = append(out, dataset.Pair{Query: c.IDs[q], Doc: c.IDs[d], SimTopic: st, SimSumm: ss, Category: cat})
+		if cat := relevance.Category(st, ss, tauT, tauS); cat != "" {
+			out = append(out, relevance.Pair{Doc: c.IDs[d], SimTopic: st, SimSumm: ss, Category: cat})
 		}
 	}
 	return out
@@ -507,13 +509,13 @@ func BruteQuery(c *pairs.Corpus, ids [][]int32, q int, tauT, tauS float64) []dat
 
 // SamePairs reports how want and got differ (both sorted by Doc), or nil:
 // the same documents, categories and similarities (to 1e-12).
-func SamePairs(want, got []dataset.Pair) error {
+func SamePairs(want, got []relevance.Pair) error {
 	if len(want) != len(got) {
 		return fmt.Errorf("%d pairs by brute force, %d by the index", len(want), len(got))
 	}
 	for i := range want {
 		w, g := want[i], got[i]
-		if w.Query != g.Query || w.Doc != g.Doc || w.Category != g.Category ||
+		if w.Doc != g.Doc || w.Category != g.Category ||
 			math.Abs(w.SimTopic-g.SimTopic) > 1e-12 || math.Abs(w.SimSumm-g.SimSumm) > 1e-12 {
 			return fmt.Errorf("pair %d: brute force %+v, index %+v", i, w, g)
 		}

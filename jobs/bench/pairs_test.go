@@ -8,12 +8,12 @@ import (
 	"testing"
 
 	aontology "github.com/saber-math/saber/artifacts/ontology"
-	"github.com/saber-math/saber/jobs/pairs"
+	"github.com/saber-math/saber/lib/relevance"
 	"github.com/saber-math/saber/lib/synth/corpusdist"
 )
 
 // TestFinderEqualsBruteForce: on a generated corpus of 2,000 documents the
-// pairs stage's Finder returns, for every query, exactly what scoring every
+// pairs stage's finder (lib/relevance) returns, for every query, exactly what scoring every
 // document gives.
 func TestFinderEqualsBruteForce(t *testing.T) {
 	tree, err := aontology.DefaultTree()
@@ -25,7 +25,7 @@ func TestFinderEqualsBruteForce(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := Generate(gen, tree, 2000)
-	f := pairs.NewFinder(c, 0.858, 0.211)
+	f := relevance.NewFinder(c, 0.858, 0.211)
 	ids := tokenIDs(c.Tokens)
 	cats := map[string]int{}
 	for q := range c.IDs {

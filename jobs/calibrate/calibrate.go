@@ -14,7 +14,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/pairs"
+	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/thresholds"
 )
@@ -23,8 +23,16 @@ import (
 var Stage = stage.Stage{
 	Name:    "calibrate",
 	Summary: "eligible queries per domain over a threshold grid; SPEC's rule picks the thresholds: pairs, topics → thresholds",
+	Section: Section,
+	Uses: func(*config.Config) []string {
+		return []string{"benchmark.ontology", "benchmark.k", "benchmark.domains", "benchmark.topic_floor", "benchmark.summ_floor"}
+	},
 	Steps: []stage.Step{{
-		Name: "reduce", Dataset: dataset.Thresholds.Name, Run: run,
+		Name:    "reduce",
+		Inputs:  []string{dataset.Pairs.Name, dataset.Topics.Name},
+		Outputs: []string{dataset.Thresholds.Name},
+		Reports: []string{ReportMarkdown, ReportCSV},
+		Run:     run,
 	}},
 }
 
@@ -51,8 +59,8 @@ type Result struct {
 
 // Calibrate scans pairs and counts eligibility over the grid.
 func Calibrate(ctx context.Context, env *stage.Env) (*Result, error) {
-	cfg := env.Config
-	domains, docDomain, err := pairs.Domains(ctx, env)
+	cfg := Section.Of(env.Config)
+	domains, docDomain, err := readers.Domains(ctx, env, "", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -61,9 +69,9 @@ func Calibrate(ctx context.Context, env *stage.Env) (*Result, error) {
 		return nil, err
 	}
 	r := &Result{
-		Grid:    thresholds.Grid{Topic: cfg.Calibrate.TopicGrid.Values(), Summ: cfg.Calibrate.SummGrid.Values()},
+		Grid:    thresholds.Grid{Topic: cfg.TopicGrid.Values(), Summ: cfg.SummGrid.Values()},
 		Domains: domains, Queries: make([]int64, len(domains)),
-		K: cfg.Select.K, Min: int64(cfg.Calibrate.MinEligible),
+		K: env.Config.Benchmark.K, Min: int64(cfg.MinEligible),
 	}
 	index := map[string]int{}
 	r.Eligible = make([][][]int64, len(domains))
@@ -77,7 +85,7 @@ func Calibrate(ctx context.Context, env *stage.Env) (*Result, error) {
 	counter := thresholds.NewCounter(r.Grid)
 	var st, ss []float64
 	prog := env.Progress("pairs", int64(dataset.TotalRows(parts)))
-	err = pairs.ScanByQuery(ctx, env.In, parts, func(q string, rows []dataset.Pair) error {
+	err = readers.PairsByQuery(ctx, env, parts, func(q string, rows []dataset.Pair) error {
 		prog.Add(int64(len(rows)))
 		d, ok := index[docDomain[q]]
 		if !ok {
@@ -239,33 +247,4 @@ func (r *Result) Markdown() []byte {
 		func(d, j int) int64 { return r.Eligible[d][f.I][j] }, f.J)
 	fmt.Fprintf(&b, "\nThe whole grid is in %s.\n", ReportCSV)
 	return b.Bytes()
-}
-
-// Load returns the final thresholds select uses: the calibrate stage's
-// `thresholds` or the fixed pair of the config.
-func Load(ctx context.Context, env *stage.Env) (dataset.Threshold, error) {
-	cfg := env.Config
-	if cfg.Select.Thresholds == config.ThresholdsFixed {
-		return dataset.Threshold{Scope: dataset.ScopeFinal, TauTopic: cfg.Select.TauTopic, TauSumm: cfg.Select.TauSumm, Feasible: true}, nil
-	}
-	parts, err := env.Upstream(ctx, dataset.Thresholds.Name)
-	if err != nil {
-		return dataset.Threshold{}, fmt.Errorf("select.thresholds is %q: %w (run calibrate first, or set select.thresholds: fixed)", cfg.Select.Thresholds, err)
-	}
-	for _, p := range parts {
-		rows, err := dataset.Read[dataset.Threshold](ctx, env.In, p.Key)
-		if err != nil {
-			return dataset.Threshold{}, err
-		}
-		for _, r := range rows {
-			if r.Scope == dataset.ScopeFinal {
-				if r.TauTopic < cfg.Pairs.TopicFloor || r.TauSumm < cfg.Pairs.SummFloor {
-					return dataset.Threshold{}, stage.BadInput(fmt.Errorf("thresholds (%v, %v) in %s are below the pairs floors (%v, %v): rerun calibrate",
-						r.TauTopic, r.TauSumm, env.In.URI(p.Key), cfg.Pairs.TopicFloor, cfg.Pairs.SummFloor))
-				}
-				return r, nil
-			}
-		}
-	}
-	return dataset.Threshold{}, stage.BadInput(fmt.Errorf("thresholds: no %q row", dataset.ScopeFinal))
 }

@@ -1,15 +1,21 @@
 // Package config is the one YAML run configuration every saber binary reads.
 //
-// A run config names the storage root, the run, the seed and one section per
-// stage. Unknown keys are rejected with their path ("ingest.sources[0].feilds"),
-// so a typo never silently falls back to a default.
+// A run config has a small shared core — run, root, seed, storage, log,
+// executor, slurm, llm — the sections several stages read (benchmark:
+// parameters of the benchmark's construction; evaluate: the systems under
+// evaluation; retrievers: their definitions), and one section per stage,
+// which that stage's package owns: its type, defaults and validation
+// (a Section, named by a Def). Unknown keys are rejected with their path
+// ("ingest.sources[0].feilds"), so a typo never silently falls back to a
+// default, and keys that moved say where they went.
+//
+// What determines a stage's bytes is its own section and the shared keys it
+// declares (Values): fields tagged `hash:"-"` (shard counts, parallelism,
+// timeouts, endpoints) are operational and never make a shard stale.
 package config
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -34,32 +40,30 @@ type Config struct {
 	// Seed is the run seed; every random choice derives from (seed, stage, key).
 	Seed uint64 `yaml:"seed" json:"seed"`
 	// Storage configures s3:// roots (endpoint, region, multipart sizes).
-	Storage store.Options `yaml:"storage" json:"storage"`
+	Storage store.Options `yaml:"storage" json:"storage" hash:"-"`
 	// Log configures logging and progress lines.
-	Log Log `yaml:"log" json:"log"`
+	Log Log `yaml:"log" json:"log" hash:"-"`
 	// Executor configures `saber run`, the local executor.
-	Executor Executor `yaml:"executor" json:"executor"`
+	Executor Executor `yaml:"executor" json:"executor" hash:"-"`
 	// Slurm configures `saber submit`.
-	Slurm Slurm `yaml:"slurm" json:"slurm"`
+	Slurm Slurm `yaml:"slurm" json:"slurm" hash:"-"`
 
 	// LLM is the OpenAI-compatible server the llm backends use (stages may
 	// override it). The API key is read from the variable named api_key_env.
 	LLM llm.Config `yaml:"llm" json:"llm"`
 
-	Ingest    Ingest    `yaml:"ingest" json:"ingest"`
-	Dedup     Dedup     `yaml:"dedup" json:"dedup"`
-	Tag       Tag       `yaml:"tag" json:"tag"`
-	Summarize Summarize `yaml:"summarize" json:"summarize"`
-	Pairs     Pairs     `yaml:"pairs" json:"pairs"`
-	Calibrate Calibrate `yaml:"calibrate" json:"calibrate"`
-	Select    Select    `yaml:"select" json:"select"`
-	Judge     Judge     `yaml:"judge" json:"judge"`
-	Rate      Rate      `yaml:"rate" json:"rate"`
-	Evaluate  Evaluate  `yaml:"evaluate" json:"evaluate"`
-	Report    Report    `yaml:"report" json:"report"`
-
+	// Benchmark holds the parameters several benchmark stages share
+	// (benchmark.go).
+	Benchmark Benchmark `yaml:"benchmark" json:"benchmark"`
+	// Evaluate names the systems under evaluation; evaluate runs them and
+	// report scores them (evaluate.go).
+	Evaluate Evaluate `yaml:"evaluate" json:"evaluate"`
 	// Retrievers defines the neural and plugin retrievers by name (retrievers.go).
 	Retrievers map[string]retrievers.Spec `yaml:"retrievers" json:"retrievers,omitempty"`
+
+	// sections are the stages' own sections, by name, in names' order.
+	sections map[string]Section
+	names    []string
 
 	// dir is the directory of the config file; relative paths resolve there.
 	dir string
@@ -85,72 +89,11 @@ type Executor struct {
 	BinDir string `yaml:"bin_dir" json:"bin_dir"`
 }
 
-// Ingest configures the ingest stage.
-type Ingest struct {
-	// Shards is the number of ingest shards.
-	Shards int `yaml:"shards" json:"shards"`
-	// MaxTextBytes rejects statements or solutions longer than this.
-	MaxTextBytes int `yaml:"max_text_bytes" json:"max_text_bytes"`
-	// Sources are read in order; on duplicate ids the first occurrence wins.
-	Sources []Source `yaml:"sources" json:"sources"`
-}
-
-// Source is one input dataset and how its fields map onto a problem row.
-type Source struct {
-	// Name labels the source in logs and rejects.
-	Name string `yaml:"name" json:"name"`
-	// Paths are files or glob patterns (local paths or URIs).
-	Paths []string `yaml:"paths" json:"paths"`
-	// Format is auto (by extension), jsonl or parquet.
-	Format string `yaml:"format" json:"format"`
-	// Source is the corpus source: official, numina, aops or other.
-	Source string `yaml:"source" json:"source"`
-	// License and Origin are recorded on every row of this source.
-	License string `yaml:"license" json:"license"`
-	Origin  string `yaml:"origin" json:"origin"`
-	// Fields maps problem fields (id, statement, solution, subject, origin)
-	// to the input's field names. Statement and solution are required.
-	Fields Fields `yaml:"fields" json:"fields"`
-	// IDPrefix is prepended to ids read from the input, so that two sources
-	// numbering rows 1, 2, 3 do not collide.
-	IDPrefix string `yaml:"id_prefix" json:"id_prefix"`
-	// SubjectMap rewrites subject values (e.g. MATH's "Precalculus" →
-	// "Calculus and Analysis"); values not in the map are kept.
-	SubjectMap map[string]string `yaml:"subject_map" json:"subject_map"`
-}
-
-// Fields names input fields (dotted for nested Parquet columns); empty means absent.
-type Fields struct {
-	ID        string `yaml:"id" json:"id"`
-	Statement string `yaml:"statement" json:"statement"`
-	Solution  string `yaml:"solution" json:"solution"`
-	Subject   string `yaml:"subject" json:"subject"`
-	Origin    string `yaml:"origin" json:"origin"`
-	// Source, when set, reads the corpus source per row (it must be one of
-	// official, numina, aops, other); else the source's constant is used.
-	Source string `yaml:"source" json:"source"`
-}
-
-// Dedup configures near-duplicate removal.
-type Dedup struct {
-	Shards int `yaml:"shards" json:"shards"`
-	// NGram is the word n-gram size of shingles (datatrove: 5).
-	NGram int `yaml:"ngram" json:"ngram"`
-	// Bands × Rows permutations (datatrove: 14 × 8).
-	Bands int `yaml:"bands" json:"bands"`
-	Rows  int `yaml:"rows" json:"rows"`
-	// Threshold confirms a candidate pair at estimated Jaccard ≥ Threshold.
-	Threshold float64 `yaml:"threshold" json:"threshold"`
-	// Priority orders sources: the first present in a cluster is kept.
-	Priority []string `yaml:"priority" json:"priority"`
-}
-
-// Sources a problem row may carry.
-var Sources = []string{"official", "numina", "aops", "other"}
-
-// Default returns a config with every default filled in.
-func Default() *Config {
+// Default returns a config with the core's defaults and the given
+// sections' filled in (for configs built in code).
+func Default(defs ...Def) *Config {
 	c := &Config{}
+	c.addSections(defs)
 	c.applyDefaults()
 	return c
 }
@@ -168,55 +111,13 @@ func (c *Config) applyDefaults() {
 	if c.Log.ProgressSeconds == 0 {
 		c.Log.ProgressSeconds = 10
 	}
-	if c.Ingest.Shards == 0 {
-		c.Ingest.Shards = 1
-	}
-	if c.Ingest.MaxTextBytes == 0 {
-		c.Ingest.MaxTextBytes = 1 << 20
-	}
-	for i := range c.Ingest.Sources {
-		s := &c.Ingest.Sources[i]
-		if s.Format == "" {
-			s.Format = "auto"
-		}
-		if s.Source == "" {
-			s.Source = "other"
-		}
-		if s.Origin == "" {
-			s.Origin = s.Name
-		}
-		if s.Fields.Statement == "" {
-			s.Fields.Statement = "statement"
-		}
-		if s.Fields.Solution == "" {
-			s.Fields.Solution = "solution"
-		}
-	}
-	if c.Dedup.Shards == 0 {
-		c.Dedup.Shards = 1
-	}
-	if c.Dedup.NGram == 0 {
-		c.Dedup.NGram = 5
-	}
-	if c.Dedup.Bands == 0 {
-		c.Dedup.Bands = 14
-	}
-	if c.Dedup.Rows == 0 {
-		c.Dedup.Rows = 8
-	}
-	if c.Dedup.Threshold == 0 {
-		c.Dedup.Threshold = 0.8
-	}
-	if len(c.Dedup.Priority) == 0 {
-		c.Dedup.Priority = append([]string(nil), Sources...)
-	}
-	c.defaultsLLMStages()
-	c.defaultsPairs()
-	c.defaultsSelect()
-	c.defaultsJudge()
+	c.defaultsBenchmark()
 	c.defaultsRetrievers()
 	c.defaultsEvaluate()
 	c.expandInstructions()
+	for _, n := range c.names {
+		c.sections[n].Defaults(c)
+	}
 }
 
 var runName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
@@ -247,63 +148,14 @@ func (c *Config) Validate() error {
 	if c.Executor.Parallel < 0 {
 		bad("executor.parallel: must be ≥ 0")
 	}
-	if c.Ingest.Shards < 1 {
-		bad("ingest.shards: must be ≥ 1")
-	}
-	if c.Ingest.MaxTextBytes < 1 {
-		bad("ingest.max_text_bytes: must be ≥ 1")
-	}
-	names := map[string]bool{}
-	for i, s := range c.Ingest.Sources {
-		p := fmt.Sprintf("ingest.sources[%d]", i)
-		if s.Name == "" {
-			bad("%s.name: required", p)
-		} else if names[s.Name] {
-			bad("%s.name: %q used twice", p, s.Name)
-		}
-		names[s.Name] = true
-		if len(s.Paths) == 0 {
-			bad("%s.paths: at least one file or glob required", p)
-		}
-		switch s.Format {
-		case "auto", "jsonl", "parquet":
-		default:
-			bad("%s.format: %q is not one of auto, jsonl, parquet", p, s.Format)
-		}
-		if !contains(Sources, s.Source) {
-			bad("%s.source: %q is not one of %s", p, s.Source, strings.Join(Sources, ", "))
-		}
-	}
-	if c.Dedup.Shards < 1 {
-		bad("dedup.shards: must be ≥ 1")
-	}
-	if c.Dedup.NGram < 1 {
-		bad("dedup.ngram: must be ≥ 1")
-	}
-	if c.Dedup.Bands < 1 || c.Dedup.Rows < 1 {
-		bad("dedup.bands, dedup.rows: must be ≥ 1")
-	}
-	if c.Dedup.Threshold <= 0 || c.Dedup.Threshold > 1 {
-		bad("dedup.threshold: %v must be in (0, 1]", c.Dedup.Threshold)
-	}
-	seen := map[string]bool{}
-	for i, p := range c.Dedup.Priority {
-		if !contains(Sources, p) {
-			bad("dedup.priority[%d]: %q is not one of %s", i, p, strings.Join(Sources, ", "))
-		}
-		if seen[p] {
-			bad("dedup.priority[%d]: %q listed twice", i, p)
-		}
-		seen[p] = true
-	}
 	c.validateSlurm(bad)
-	c.validateLLMStages(bad)
-	c.validatePairs(bad)
-	c.validateSelect(bad)
-	c.validateJudge(bad)
+	c.validateBenchmark(bad)
 	c.validateRetrievers(bad)
 	c.validateEvaluate(bad)
 	c.validateInstructions(bad)
+	for _, n := range c.names {
+		c.sections[n].Validate(c, bad)
+	}
 	if len(errs) > 0 {
 		return &Error{Problems: errs}
 	}
@@ -324,22 +176,14 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", where, strings.Join(e.Problems, "; "))
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
-}
-
-// Load reads, checks and completes the config at path.
-func Load(path string) (*Config, error) {
+// Load reads, checks and completes the config at path, with the stages'
+// sections defs (every registered stage's, for a whole run config).
+func Load(path string, defs ...Def) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &Error{File: path, Problems: []string{err.Error()}}
 	}
-	c, err := Parse(data)
+	c, err := Parse(data, defs...)
 	if err != nil {
 		var ce *Error
 		if errors.As(err, &ce) {
@@ -356,19 +200,18 @@ func Load(path string) (*Config, error) {
 }
 
 // Parse decodes YAML, rejecting unknown keys with their path, then fills
-// defaults and validates.
-func Parse(data []byte) (*Config, error) {
+// defaults and validates. defs are the stage sections a key may name; a
+// top-level key that is neither the core's nor one of them is unknown.
+func Parse(data []byte, defs ...Def) (*Config, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, &Error{Problems: []string{err.Error()}}
 	}
 	c := &Config{}
+	c.addSections(defs)
 	if len(root.Content) > 0 {
-		if unknown := unknownKeys(root.Content[0], reflectType(c), ""); len(unknown) > 0 {
-			return nil, &Error{Problems: unknown}
-		}
-		if err := root.Content[0].Decode(c); err != nil {
-			return nil, &Error{Problems: []string{err.Error()}}
+		if problems := c.decode(root.Content[0]); len(problems) > 0 {
+			return nil, &Error{Problems: problems}
 		}
 	}
 	c.applyDefaults()
@@ -402,31 +245,27 @@ func (c *Config) Resolve(p string) string {
 // RootURI is Root resolved against the config's directory.
 func (c *Config) RootURI() string { return c.Resolve(c.Root) }
 
-// YAML renders the effective config (defaults filled in), for --print-config.
+// YAML renders the effective config (defaults filled in), for
+// --print-config: the core, then each stage's section.
 func (c *Config) YAML() ([]byte, error) {
+	var doc yaml.Node
+	if err := doc.Encode(c); err != nil {
+		return nil, err
+	}
+	for _, n := range c.names {
+		var v yaml.Node
+		if err := v.Encode(c.sections[n]); err != nil {
+			return nil, fmt.Errorf("section %s: %w", n, err)
+		}
+		doc.Content = append(doc.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: n}, &v)
+	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(c); err != nil {
+	if err := enc.Encode(&doc); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), enc.Close()
-}
-
-// Hash is the SHA-256 of the canonical JSON of everything that can change a
-// stage's output: the config minus log and executor settings.
-func (c *Config) Hash() string {
-	cp := *c
-	cp.Log = Log{}
-	cp.Executor = Executor{}
-	cp.Slurm = Slurm{}
-	cp.Storage = store.Options{}
-	data, err := json.Marshal(cp)
-	if err != nil {
-		panic("config: marshal: " + err.Error())
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
 }
 
 // sortedKeys is used for stable error output.

@@ -8,50 +8,110 @@ import (
 	"testing"
 )
 
+// toy is a stage section for these tests, as a stage package defines one.
+type toy struct {
+	Shards    int               `yaml:"shards" json:"shards" hash:"-"`
+	Threshold float64           `yaml:"threshold" json:"threshold"`
+	Names     []string          `yaml:"names" json:"names"`
+	Map       map[string]string `yaml:"map" json:"map"`
+	Nested    struct {
+		Deep    string `yaml:"deep" json:"deep"`
+		Timeout int    `yaml:"timeout" json:"timeout" hash:"-"`
+	} `yaml:"nested" json:"nested"`
+}
+
+func (c *toy) Defaults(core *Config) {
+	if c.Shards == 0 {
+		c.Shards = 1
+	}
+	if c.Threshold == 0 {
+		c.Threshold = core.Benchmark.TopicFloor // a default that follows a shared key
+	}
+}
+
+func (c *toy) Validate(_ *Config, bad func(string, ...any)) {
+	if c.Threshold <= 0 || c.Threshold > 1 {
+		bad("toy.threshold: %v must be in (0, 1]", c.Threshold)
+	}
+}
+
+var toySection = SectionOf[toy]{Name: "toy"}
+
 const good = `
 run: r1
 root: data
-ingest:
+toy:
   shards: 3
-  sources:
-    - name: math
-      paths: [a.jsonl]
-      source: official
-      fields: {id: unique_id, statement: problem}
-dedup:
   threshold: 0.85
+  names: [a, b]
 `
 
-func TestParseDefaults(t *testing.T) {
-	c, err := Parse([]byte(good))
+func TestParseDefaultsAndSections(t *testing.T) {
+	c, err := Parse([]byte(good), toySection)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := c.Ingest.Sources[0]
-	if s.Fields.Solution != "solution" || s.Format != "auto" || s.Origin != "math" {
-		t.Errorf("source defaults: %+v", s)
+	s := toySection.Of(c)
+	if s.Shards != 3 || s.Threshold != 0.85 || strings.Join(s.Names, ",") != "a,b" {
+		t.Errorf("section %+v", s)
 	}
-	if c.Dedup.Bands != 14 || c.Dedup.Rows != 8 || c.Dedup.NGram != 5 || c.Dedup.Threshold != 0.85 || c.Dedup.Shards != 1 {
-		t.Errorf("dedup defaults: %+v", c.Dedup)
+	if c.Benchmark.K != 50 || c.Benchmark.TopicFloor != 0.858 || c.Benchmark.SummFloor != 0.211 || c.Benchmark.Ontology.Format != "auto" {
+		t.Errorf("benchmark defaults %+v", c.Benchmark)
 	}
-	if strings.Join(c.Dedup.Priority, ",") != "official,numina,aops,other" {
-		t.Errorf("priority %v", c.Dedup.Priority)
+	d, err := Parse([]byte("run: r\nroot: d\nbenchmark: {topic_floor: 0.9}\n"), toySection)
+	if err != nil {
+		t.Fatal(err)
 	}
+	if got := toySection.Of(d).Threshold; got != 0.9 {
+		t.Errorf("a section default following benchmark.topic_floor = %v", got)
+	}
+	if got := c.Sections(); len(got) != 1 || got[0] != "toy" {
+		t.Errorf("Sections = %v", got)
+	}
+}
+
+func TestSectionNotLoadedPanics(t *testing.T) {
+	c, err := Parse([]byte("run: r\nroot: d\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), `section "toy" was not loaded`) {
+			t.Errorf("recover = %v", r)
+		}
+	}()
+	toySection.Of(c)
 }
 
 func TestUnknownKeysHavePaths(t *testing.T) {
 	tests := []struct{ yaml, want string }{
-		{"run: r\nroot: d\nbogus: 1\n", "unknown key bogus"},
-		{"run: r\nroot: d\ndedup:\n  treshold: 0.8\n", "unknown key dedup.treshold"},
-		{"run: r\nroot: d\ningest:\n  sources:\n    - name: a\n      paths: [x]\n      feilds: {}\n", "unknown key ingest.sources[0].feilds"},
-		{"run: r\nroot: d\ningest:\n  sources:\n    - name: a\n      paths: [x]\n      fields: {problem: p}\n", "unknown key ingest.sources[0].fields.problem"},
+		{"run: r\nroot: d\nbogus: 1\n", "unknown key bogus (valid here: benchmark, evaluate, executor, llm, log, retrievers, root, run, seed, slurm, storage, toy)"},
+		{"run: r\nroot: d\ntoy:\n  treshold: 0.8\n", "unknown key toy.treshold"},
+		{"run: r\nroot: d\ntoy:\n  nested: {deeep: x}\n", "unknown key toy.nested.deeep"},
 		{"run: r\nroot: d\nstorage:\n  s3:\n    endpont: x\n", "unknown key storage.s3.endpont"},
+		{"run: r\nroot: d\nbenchmark:\n  ontology: {fiel: x}\n", "unknown key benchmark.ontology.fiel"},
+		// A section the binary does not know is an unknown key, not ignored.
+		{"run: r\nroot: d\ndedup: {threshold: 0.8}\n", "unknown key dedup"},
 	}
 	for _, tt := range tests {
-		_, err := Parse([]byte(tt.yaml))
+		_, err := Parse([]byte(tt.yaml), toySection)
 		var ce *Error
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "line ") {
 			t.Errorf("Parse(%q) = %v; want %q with a line", tt.yaml, err, tt.want)
+		}
+	}
+}
+
+// TestMovedKeysSayWhere: keys that left a stage's section for the shared
+// benchmark section name their new place, so an older config is fixed in
+// one go.
+func TestMovedKeysSayWhere(t *testing.T) {
+	for key, to := range moved {
+		sec, field, _ := strings.Cut(key, ".")
+		y := "run: r\nroot: d\n" + sec + ":\n  " + field + ": x\n"
+		_, err := Parse([]byte(y), SectionOf[toy]{Name: sec})
+		if err == nil || !strings.Contains(err.Error(), key+" has moved to "+to) {
+			t.Errorf("%s: %v", key, err)
 		}
 	}
 }
@@ -60,17 +120,19 @@ func TestValidate(t *testing.T) {
 	tests := []struct{ yaml, want string }{
 		{"root: d\nrun: 'a b'\n", "run:"},
 		{"run: r\n", "root: required"},
-		{"run: r\nroot: d\ndedup: {threshold: 1.5}\n", "dedup.threshold"},
-		{"run: r\nroot: d\ndedup: {priority: [official, official]}\n", "listed twice"},
-		{"run: r\nroot: d\ningest: {sources: [{name: a, paths: [x], source: web}]}\n", "ingest.sources[0].source"},
-		{"run: r\nroot: d\ningest: {sources: [{name: a}]}\n", "ingest.sources[0].paths"},
+		{"run: r\nroot: d\ntoy: {threshold: 1.5}\n", "toy.threshold: 1.5 must be in (0, 1]"},
 		{"run: r\nroot: d\nlog: {level: loud}\n", "log.level"},
-		{"run: r\nroot: d\ningest: {shards: -1}\n", "ingest.shards"},
+		{"run: r\nroot: d\nbenchmark: {k: -1}\n", "benchmark.k: must be ≥ 1"},
+		{"run: r\nroot: d\nbenchmark: {topic_floor: 1.2}\n", "benchmark.topic_floor"},
+		{"run: r\nroot: d\nbenchmark: {domains: [Algebra, Algebra]}\n", `benchmark.domains[1]: "Algebra" listed twice`},
+		{"run: r\nroot: d\nbenchmark: {ontology: {edges: e.jsonl}}\n", "benchmark.ontology.edges: set only with benchmark.ontology.file"},
+		{"run: r\nroot: d\nbenchmark: {ontology: {format: xml}}\n", "benchmark.ontology.format"},
 		{"run: r\nroot: d\nseed: abc\n", "cannot unmarshal"},
+		{"run: r\nroot: d\ntoy: {shards: x}\n", "cannot unmarshal"},
 		{"run: [\n", "yaml"},
 	}
 	for _, tt := range tests {
-		_, err := Parse([]byte(tt.yaml))
+		_, err := Parse([]byte(tt.yaml), toySection)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Parse(%q) = %v; want %q", tt.yaml, err, tt.want)
 		}
@@ -83,7 +145,7 @@ func TestLoadResolvesAgainstConfigDir(t *testing.T) {
 	if err := os.WriteFile(p, []byte(good), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(p)
+	c, err := Load(p, toySection)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,33 +155,95 @@ func TestLoadResolvesAgainstConfigDir(t *testing.T) {
 	if c.Resolve("s3://b/x") != "s3://b/x" || c.Resolve("/abs") != "/abs" {
 		t.Error("Resolve changed a URI or absolute path")
 	}
-	_, err = Load(filepath.Join(dir, "missing.yaml"))
+	_, err = Load(filepath.Join(dir, "missing.yaml"), toySection)
 	if err == nil || !strings.Contains(err.Error(), "missing.yaml") {
 		t.Errorf("Load(missing) = %v", err)
 	}
 }
 
-func TestHashIgnoresRuntimeSettings(t *testing.T) {
-	a, _ := Parse([]byte(good))
-	b, _ := Parse([]byte(good + "log: {level: debug}\nexecutor: {parallel: 3}\n"))
-	if a.Hash() != b.Hash() {
-		t.Error("log/executor settings changed the config hash")
+// TestPrintedConfigParsesTheSame: --print-config's YAML, sections
+// included, parses back to the same values.
+func TestPrintedConfigParsesTheSame(t *testing.T) {
+	c, err := Parse([]byte(good+"seed: 7\nbenchmark: {k: 5, domains: [Algebra]}\n"), toySection)
+	if err != nil {
+		t.Fatal(err)
 	}
-	c, _ := Parse([]byte(good + "seed: 9\n"))
-	if a.Hash() == c.Hash() {
-		t.Error("seed did not change the config hash")
+	out, err := c.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "\ntoy:\n") {
+		t.Errorf("no toy section in\n%s", out)
+	}
+	c2, err := Parse(out, toySection)
+	if err != nil {
+		t.Fatalf("reparse: %v\n%s", err, out)
+	}
+	a, b := c.Values("seed", "benchmark", "toy"), c2.Values("seed", "benchmark", "toy")
+	if d := Diff(a, b); len(d) > 0 {
+		t.Errorf("values changed through --print-config: %v", d)
 	}
 }
 
-// TestExamplesParse keeps the configs the RUNBOOK points to valid.
-func TestExamplesParse(t *testing.T) {
-	files, _ := filepath.Glob("../../examples/*.yaml")
-	if len(files) == 0 {
-		t.Fatal("no examples found")
+func TestValuesFlattenAndLeaveOutOperationalFields(t *testing.T) {
+	_, err := Parse([]byte(good+"toy: {threshold: 0.5}\n"), toySection)
+	if err == nil || !strings.Contains(err.Error(), "key toy given twice (first at line 4)") {
+		t.Fatalf("two toy sections: %v", err)
 	}
-	for _, f := range files {
-		if _, err := Load(f); err != nil {
-			t.Errorf("%s: %v", f, err)
+	y := "run: r\nroot: d\nseed: 9\nlog: {level: debug}\ntoy: {shards: 4, threshold: 0.5, names: [x, y], map: {\"a.b\": v, c: w}, nested: {deep: d, timeout: 30}}\n"
+	c, err := Parse([]byte(y), toySection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Values("seed", "toy", "benchmark.k")
+	want := map[string]string{
+		"seed":            "9",
+		"toy.threshold":   "0.5",
+		"toy.names[0]":    `"x"`,
+		"toy.names[1]":    `"y"`,
+		`toy.map["a.b"]`:  `"v"`,
+		"toy.map.c":       `"w"`,
+		"toy.nested.deep": `"d"`,
+		"benchmark.k":     "50",
+	}
+	if d := Diff(want, got); len(d) > 0 {
+		t.Errorf("Values: %v\ngot %v", d, got)
+	}
+	// Operational fields and sections never appear, even when asked for.
+	if v := c.Values("log", "storage", "executor", "slurm"); len(v) != 0 {
+		t.Errorf("operational sections flattened: %v", v)
+	}
+	// benchmark.k does not pull in benchmark.ontology and the floors.
+	for k := range got {
+		if strings.HasPrefix(k, "benchmark.") && k != "benchmark.k" {
+			t.Errorf("unasked key %s", k)
 		}
+	}
+	// A prefix must end at a key boundary: "benchmark.ontology" is not
+	// "benchmark.ontology_x"; an emptied list is a change.
+	e, _ := Parse([]byte("run: r\nroot: d\ntoy: {names: []}\n"), toySection)
+	ev := e.Values("toy")
+	if ev["toy.names"] != "[]" {
+		t.Errorf("empty list = %q", ev["toy.names"])
+	}
+	if d := Diff(got, ev); len(d) == 0 {
+		t.Error("no difference between two different sections")
+	}
+}
+
+func TestDiffAndHash(t *testing.T) {
+	old := map[string]string{"dedup.threshold": "0.8", "dedup.ngram": "5", "seed": "1"}
+	new := map[string]string{"dedup.threshold": "0.9", "dedup.ngram": "5", "dedup.priority[0]": `"official"`}
+	d := Diff(old, new)
+	var lines []string
+	for _, c := range d {
+		lines = append(lines, c.String())
+	}
+	want := `dedup.priority[0]: (unset) → "official"|dedup.threshold: 0.8 → 0.9|seed: 1 → (unset)`
+	if got := strings.Join(lines, "|"); got != want {
+		t.Errorf("Diff = %s\nwant %s", got, want)
+	}
+	if HashValues(old) == HashValues(new) || HashValues(old) != HashValues(map[string]string{"seed": "1", "dedup.ngram": "5", "dedup.threshold": "0.8"}) {
+		t.Error("HashValues depends on map order or misses a change")
 	}
 }

@@ -6,11 +6,14 @@ import (
 	"strings"
 )
 
-// Evaluate configures the retrieval evaluation (paper §4.1, App. C).
+// Evaluate configures the retrieval evaluation (paper §4.1, App. C). It is
+// shared: evaluate runs these systems and report scores exactly them
+// (report reads evaluate.retrievers, evaluate.settings and
+// evaluate.instructions, never shards or workers).
 type Evaluate struct {
 	// Shards is the query ranges per (retriever, setting): the stage runs
 	// Shards × len(Retrievers) × len(Settings) tasks.
-	Shards int `yaml:"shards" json:"shards"`
+	Shards int `yaml:"shards" json:"shards" hash:"-"`
 	// Retrievers are registry names: the lexical built-ins (bm25, tfidf,
 	// jaccard, bm25-no-tok, tfidf-no-tok, jaccard-no-tok) and the names
 	// defined under the top-level `retrievers:`; default all six lexical
@@ -26,34 +29,12 @@ type Evaluate struct {
 	// builds its index in that many parts at once (C.5's documents in
 	// flight), so workers: 1 times each query alone on every core, as the
 	// paper's latency protocol does. Scores do not change.
-	Workers int `yaml:"workers" json:"workers"`
+	Workers int `yaml:"workers" json:"workers" hash:"-"`
 	// Instructions runs the instructions study (App. D.9): each configured
 	// retriever that takes an instruction is evaluated again with each of
 	// these (I1, I2, I3) as "<name>.<instruction>"; see instructions.go.
 	Instructions []string `yaml:"instructions" json:"instructions,omitempty"`
 }
-
-// Report configures the final tables.
-type Report struct {
-	// Resamples of queries for the 95% bootstrap interval (SPEC §3: 1000).
-	Resamples int `yaml:"resamples" json:"resamples"`
-	// K of nDCG@K (10).
-	K int `yaml:"k" json:"k"`
-	// LatencyQueries is the size of the latency sample (App. C.5: 50
-	// queries drawn once with the run seed, written to
-	// reports/latency_queries.csv); Table 1's median seconds per query is
-	// over those queries' timings.
-	LatencyQueries int `yaml:"latency_queries" json:"latency_queries"`
-	// Families overrides a retriever's family on the quality–latency
-	// frontier (App. D.7): bi-encoder, cross-encoder or other. By default
-	// kind embedding is bi-encoder; rerank, score and chat are
-	// cross-encoder; lexical built-ins and plugins are other (on no
-	// frontier).
-	Families map[string]string `yaml:"families" json:"families,omitempty"`
-}
-
-// Frontier families of Report.Families.
-var Families = []string{"bi-encoder", "cross-encoder", "other"}
 
 // Settings of the evaluation, in report order.
 var Settings = []string{"statement-full", "full-full", "statement-statement"}
@@ -71,15 +52,6 @@ func (c *Config) defaultsEvaluate() {
 	}
 	if len(e.Settings) == 0 {
 		e.Settings = []string{Settings[0]}
-	}
-	if c.Report.Resamples == 0 {
-		c.Report.Resamples = 1000
-	}
-	if c.Report.K == 0 {
-		c.Report.K = 10
-	}
-	if c.Report.LatencyQueries == 0 {
-		c.Report.LatencyQueries = 50
 	}
 }
 
@@ -107,20 +79,19 @@ func (c *Config) validateEvaluate(bad func(string, ...any)) {
 		}
 		seen["setting:"+s] = true
 	}
-	if c.Report.Resamples < 1 || c.Report.K < 1 {
-		bad("report: resamples and k must be ≥ 1")
-	}
-	if c.Report.LatencyQueries < 1 {
-		bad("report: latency_queries must be ≥ 1")
-	}
-	for _, name := range sortedKeysOf(c.Report.Families) {
-		if !slices.Contains(e.Retrievers, name) {
-			bad("report.families: %q is not in evaluate.retrievers", name)
-		}
-		if f := c.Report.Families[name]; !slices.Contains(Families, f) {
-			bad("report.families.%s: %q is not one of %s", name, f, strings.Join(Families, ", "))
+}
+
+// RetrieverKeys are the config keys of the evaluated retrievers that the
+// config defines (retrievers.<name>, for Values): editing a retriever that
+// is defined but not evaluated changes none of them.
+func (c *Config) RetrieverKeys() []string {
+	var out []string
+	for _, r := range c.Evaluate.Retrievers {
+		if _, ok := c.Retrievers[r]; ok {
+			out = append(out, MapKey("retrievers", r))
 		}
 	}
+	return out
 }
 
 // EvalTask is what one evaluate shard does: one retriever in one setting

@@ -8,8 +8,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-func reflectType(v any) reflect.Type { return reflect.TypeOf(v) }
-
 // unknownKeys walks a YAML node against the Go type it will decode into and
 // returns one message per key the type does not have, with the key's path and
 // line, and the keys that are valid there.
@@ -42,6 +40,10 @@ func unknownKeys(n *yaml.Node, t reflect.Type, path string) []string {
 			k, v := n.Content[i], n.Content[i+1]
 			p := join(path, k.Value)
 			ft, ok := fields[k.Value]
+			if !ok && moved[p] != "" {
+				out = append(out, fmt.Sprintf("line %d: %s has moved to %s (shared by several stages; see RUNBOOK §1)", k.Line, p, moved[p]))
+				continue
+			}
 			if !ok {
 				valid := map[string]bool{}
 				for name := range fields {
@@ -69,6 +71,24 @@ func unknownKeys(n *yaml.Node, t reflect.Type, path string) []string {
 		}
 	}
 	return out
+}
+
+// movedOrUnknown is unknownKeys for a top-level key's value.
+func movedOrUnknown(n *yaml.Node, t reflect.Type, path string) []string {
+	return unknownKeys(n, t, path)
+}
+
+// moved maps keys that left a stage's section for a shared one to their
+// new place, so an older config gets a message that says where to go.
+var moved = map[string]string{
+	"tag.ontology":        "benchmark.ontology.file",
+	"tag.ontology_edges":  "benchmark.ontology.edges",
+	"tag.ontology_format": "benchmark.ontology.format",
+	"tag.roots":           "benchmark.ontology.roots",
+	"select.k":            "benchmark.k",
+	"select.domains":      "benchmark.domains",
+	"pairs.topic_floor":   "benchmark.topic_floor",
+	"pairs.summ_floor":    "benchmark.summ_floor",
 }
 
 func join(path, key string) string {

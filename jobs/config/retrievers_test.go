@@ -84,18 +84,30 @@ func TestRetrieversSectionErrors(t *testing.T) {
 	}
 }
 
-// TestNoRetrieversKeepsTheHash: a config without the section hashes as
-// before the section existed (no "retrievers" key in the hashed JSON), so
-// existing runs' manifests stay valid.
-func TestNoRetrieversKeepsTheHash(t *testing.T) {
-	c, err := Parse([]byte(good))
+// TestRetrieverKeys: the config keys of the evaluated retrievers, in the
+// paths Values writes, so editing a retriever defined but not evaluated
+// changes none of them.
+func TestRetrieverKeys(t *testing.T) {
+	y := strings.Replace(withRetrievers, "evaluate:\n  retrievers: [bm25, qwen3-emb, rader-7b, bge-rr, overlap]", "evaluate:\n  retrievers: [bm25, qwen3-emb, overlap]", 1)
+	y = strings.Replace(y, "retrievers:\n  qwen3-emb:", "retrievers:\n  v1.5:\n    kind: rerank\n    model: x\n  qwen3-emb:", 1)
+	c, err := Parse([]byte(y + "  # v1.5 defined, not evaluated\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := json.Marshal(c)
-	var top map[string]json.RawMessage
-	_ = json.Unmarshal(b, &top)
-	if _, ok := top["retrievers"]; ok {
-		t.Error("an absent retrievers section appears in the hashed JSON")
+	keys := c.RetrieverKeys()
+	if strings.Join(keys, ",") != "retrievers.qwen3-emb,retrievers.overlap" {
+		t.Errorf("RetrieverKeys = %v", keys)
+	}
+	v := c.Values(keys...)
+	if v["retrievers.qwen3-emb.model"] != `"Qwen/Qwen3-Embedding-0.6B"` || v["retrievers.qwen3-emb.base_url"] != "" {
+		t.Errorf("values %v", v)
+	}
+	for k := range v {
+		if strings.HasPrefix(k, "retrievers.rader") || strings.HasPrefix(k, "retrievers.bge") || strings.HasPrefix(k, `retrievers["v1.5"]`) {
+			t.Errorf("an unevaluated retriever's key %s", k)
+		}
+	}
+	if got := MapKey("retrievers", "v1.5"); got != `retrievers["v1.5"]` {
+		t.Errorf("MapKey = %s", got)
 	}
 }

@@ -30,9 +30,22 @@ import (
 var Stage = stage.Stage{
 	Name:    "dedup",
 	Summary: "MinHash LSH near-duplicate removal: problems → corpus, duplicates",
+	Section: Section,
+	Uses:    func(*config.Config) []string { return []string{"seed"} },
 	Steps: []stage.Step{
-		{Name: "map", Dataset: dataset.Signatures.Name, Shards: func(c *config.Config) int { return c.Dedup.Shards }, Run: signatures},
-		{Name: "reduce", Dataset: dataset.Corpus.Name, Run: reduce},
+		{
+			Name:    "map",
+			Inputs:  []string{dataset.Problems.Name},
+			Outputs: []string{dataset.Signatures.Name},
+			Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
+			Run:     signatures,
+		},
+		{
+			Name:    "reduce",
+			Inputs:  []string{dataset.Signatures.Name, dataset.Problems.Name},
+			Outputs: []string{dataset.Corpus.Name, dataset.Duplicates.Name},
+			Run:     reduce,
+		},
 	},
 }
 
@@ -45,29 +58,30 @@ type statementRow struct {
 
 // hasher is the same for every document of a run: its permutations derive
 // from the run seed and the stage, never from a shard.
-func hasher(cfg *config.Config) *minhash.Hasher {
-	return minhash.NewHasher(cfg.Dedup.Bands*cfg.Dedup.Rows, seed.Derive(cfg.Seed, "dedup", "permutations"))
+func hasher(env *stage.Env) *minhash.Hasher {
+	cfg := Section.Of(env.Config)
+	return minhash.NewHasher(cfg.Bands*cfg.Rows, seed.Derive(env.RunSeed(), "dedup", "permutations"))
 }
 
 func signatures(ctx context.Context, env *stage.Env) error {
-	cfg := env.Config
+	cfg := Section.Of(env.Config)
 	parts, err := env.Upstream(ctx, dataset.Problems.Name)
 	if err != nil {
 		return err
 	}
 	lo, hi := env.Shard.Range(dataset.TotalRows(parts))
-	rows, err := dataset.ReadRange[statementRow](ctx, env.In, parts, lo, hi)
+	rows, err := stage.ReadRange[statementRow](ctx, env, parts, lo, hi)
 	if err != nil {
 		return err
 	}
-	h := hasher(cfg)
+	h := hasher(env)
 	sigs := make([]dataset.Signature, 0, len(rows))
 	prog := env.Progress("signatures", int64(len(rows)))
 	for i, r := range rows {
 		if i%1024 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		sh := minhash.Shingles(minhash.Normalize(r.Statement), cfg.Dedup.NGram)
+		sh := minhash.Shingles(minhash.Normalize(r.Statement), cfg.NGram)
 		sigs = append(sigs, dataset.Signature{ID: r.ID, Source: r.Source, Shingles: int32(len(sh)), MinHash: h.Signature(sh)})
 		prog.Add(1)
 	}
@@ -90,7 +104,7 @@ func signatures(ctx context.Context, env *stage.Env) error {
 type pair struct{ i, j int }
 
 func reduce(ctx context.Context, env *stage.Env) error {
-	cfg := env.Config
+	cfg := Section.Of(env.Config)
 	sigParts, err := env.Upstream(ctx, dataset.Signatures.Name)
 	if err != nil {
 		return err
@@ -101,7 +115,7 @@ func reduce(ctx context.Context, env *stage.Env) error {
 	}
 	var sigs []dataset.Signature
 	for _, p := range sigParts {
-		rows, err := dataset.Read[dataset.Signature](ctx, env.In, p.Key)
+		rows, err := stage.ReadPart[dataset.Signature](ctx, env, p)
 		if err != nil {
 			return err
 		}
@@ -112,7 +126,7 @@ func reduce(ctx context.Context, env *stage.Env) error {
 			return fmt.Errorf("signatures are not in id order at %q, %q: the map shards overlap", sigs[i-1].ID, sigs[i].ID)
 		}
 	}
-	want := cfg.Dedup.Bands * cfg.Dedup.Rows
+	want := cfg.Bands * cfg.Rows
 	for _, s := range sigs {
 		if s.Shingles > 0 && len(s.MinHash) != want {
 			return stage.BadInput(fmt.Errorf("signature of %s has %d values, want %d: signatures were made with another config; rerun `dedup --force`", s.ID, len(s.MinHash), want))
@@ -128,7 +142,7 @@ func reduce(ctx context.Context, env *stage.Env) error {
 		uf.Union(p.i, p.j)
 	}
 	rank := map[string]int{}
-	for i, s := range cfg.Dedup.Priority {
+	for i, s := range cfg.Priority {
 		rank[s] = i
 	}
 	prio := func(i int) int {
@@ -171,7 +185,7 @@ func reduce(ctx context.Context, env *stage.Env) error {
 	corpus := make([]dataset.Document, 0, len(sigs)-len(dups))
 	var seen int
 	for _, p := range probParts {
-		err := dataset.Scan(ctx, env.In, p.Key, func(rows []dataset.Problem) error {
+		err := stage.ScanPart(ctx, env, p, func(rows []dataset.Problem) error {
 			for _, r := range rows {
 				seen++
 				if dropped[r.ID] {
@@ -206,8 +220,8 @@ func reduce(ctx context.Context, env *stage.Env) error {
 // whose estimated Jaccard reaches the threshold, sorted. Queries run on all
 // cores; the result does not depend on their scheduling.
 func candidates(ctx context.Context, env *stage.Env, sigs []dataset.Signature) ([]pair, error) {
-	cfg := env.Config
-	idx, err := minhash.NewIndex(cfg.Dedup.Bands, cfg.Dedup.Rows)
+	cfg := Section.Of(env.Config)
+	idx, err := minhash.NewIndex(cfg.Bands, cfg.Rows)
 	if err != nil {
 		return nil, stage.BadInput(err)
 	}
@@ -238,7 +252,7 @@ func candidates(ctx context.Context, env *stage.Env, sigs []dataset.Signature) (
 						continue
 					}
 					for _, j := range idx.Query(sigs[i].MinHash) {
-						if j > i && minhash.EstimatedJaccard(sigs[i].MinHash, sigs[j].MinHash) >= cfg.Dedup.Threshold {
+						if j > i && minhash.EstimatedJaccard(sigs[i].MinHash, sigs[j].MinHash) >= cfg.Threshold {
 							found[w] = append(found[w], pair{i, j})
 						}
 					}

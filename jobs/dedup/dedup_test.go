@@ -1,10 +1,15 @@
 package dedup
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -13,8 +18,8 @@ import (
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/ingest"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/stage/stagetest"
 	"github.com/saber-math/saber/lib/minhash"
 	"github.com/saber-math/saber/shard"
 )
@@ -31,42 +36,99 @@ func mathDir(t *testing.T) string {
 	return dir
 }
 
-// runAll runs ingest (2 shards) and dedup (n shards + reduce) in-process
-// under run name and returns the reduce manifest.
-func runAll(t *testing.T, rootDir, run, inputs string, n int) *layout.Manifest {
+// mathProblems reads the MATH files matching pattern as ingest maps them
+// (id: unique_id, statement: problem, solution, subject: type; source
+// official, origin math), sorted by id. A row ingest would reject fails
+// the test: the fixture must be exactly what ingest writes.
+func mathProblems(t *testing.T, pattern string) []dataset.Problem {
 	t.Helper()
-	ctx := context.Background()
-	y := fmt.Sprintf(`run: %s
-root: %s
-log: {progress_seconds: 0}
-ingest:
-  shards: 2
-  sources:
-    - name: math
-      paths: [%s]
-      source: official
-      fields: {id: unique_id, statement: problem, solution: solution, subject: type}
-dedup:
-  shards: %d
-`, run, rootDir, inputs, n)
-	cfg, err := config.Parse([]byte(y))
+	files, err := filepath.Glob(pattern)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("%s: %v (%d files)", pattern, err, len(files))
+	}
+	var probs []dataset.Problem
+	seen := map[string]bool{}
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		for line := 1; sc.Scan(); line++ {
+			var r struct {
+				ID       string `json:"unique_id"`
+				Problem  string `json:"problem"`
+				Solution string `json:"solution"`
+				Type     string `json:"type"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				t.Fatalf("%s:%d: %v", name, line, err)
+			}
+			id := strings.TrimSpace(r.ID)
+			if id == "" || seen[id] || strings.TrimSpace(r.Problem) == "" || strings.TrimSpace(r.Solution) == "" {
+				t.Fatalf("%s:%d: a row ingest rejects (id %q)", name, line, r.ID)
+			}
+			seen[id] = true
+			probs = append(probs, dataset.Problem{ID: id, Source: "official", Statement: r.Problem, Solution: r.Solution, Subject: r.Type, Origin: "math"})
+		}
+		if err := sc.Err(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		f.Close()
+	}
+	sort.Slice(probs, func(i, j int) bool { return probs[i].ID < probs[j].ID })
+	return probs
+}
+
+// putProblems writes probs (sorted by id) as n contiguous shards of
+// `problems` of run, as ingest's n shards would, each with its manifest.
+func putProblems(t *testing.T, root store.Store, run string, probs []dataset.Problem, n int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		spec := shard.Spec{Index: i, Count: n}
+		lo, hi := spec.Range(len(probs))
+		stagetest.Put(t, root, run, dataset.Problems, spec, probs[lo:hi])
+	}
+}
+
+func parse(t *testing.T, y string) *config.Config {
+	t.Helper()
+	cfg, err := config.Parse([]byte(y), Section)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cfg
+}
+
+// runDedup runs every step of dedup (every shard of the map, then the
+// reduce) in-process.
+func runDedup(t *testing.T, cfg *config.Config, root store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	for _, step := range Stage.Steps {
+		c := step.Count(cfg)
+		for i := 0; i < c; i++ {
+			if _, err := stage.RunShard(ctx, cfg, Stage, step, shard.Spec{Index: i, Count: c}, root, zerolog.Nop(), stage.Options{}); err != nil {
+				t.Fatalf("%s %s %d/%d: %v", Stage.Name, step.Name, i, c, err)
+			}
+		}
+	}
+}
+
+// runAll writes probs as `problems` in 2 shards (as ingest with 2 shards)
+// and runs dedup (n shards + reduce) in-process under run name, and
+// returns the reduce's manifest.
+func runAll(t *testing.T, rootDir, run string, probs []dataset.Problem, n int) *layout.Manifest {
+	t.Helper()
+	ctx := context.Background()
+	cfg := parse(t, fmt.Sprintf("run: %s\nroot: %s\nlog: {progress_seconds: 0}\ndedup:\n  shards: %d\n", run, rootDir, n))
 	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range []stage.Stage{ingest.Stage, Stage} {
-		for _, step := range st.Steps {
-			c := step.Count(cfg)
-			for i := 0; i < c; i++ {
-				if _, err := stage.RunShard(ctx, cfg, st, step, shard.Spec{Index: i, Count: c}, root, zerolog.Nop(), stage.Options{}); err != nil {
-					t.Fatalf("%s %s %d/%d: %v", st.Name, step.Name, i, c, err)
-				}
-			}
-		}
-	}
+	putProblems(t, root, run, probs, 2)
+	runDedup(t, cfg, root)
 	m, err := layout.ReadDone(ctx, root, layout.DoneKey(run, "corpus", shard.Spec{Index: 0, Count: 1}))
 	if err != nil {
 		t.Fatal(err)
@@ -79,8 +141,9 @@ dedup:
 func TestShardCountIndependent(t *testing.T) {
 	dir := mathDir(t)
 	root := t.TempDir()
-	m3 := runAll(t, root, "s3", dir+"/MATH_test.jsonl", 3)
-	m7 := runAll(t, root, "s7", dir+"/MATH_test.jsonl", 7)
+	probs := mathProblems(t, dir+"/MATH_test.jsonl")
+	m3 := runAll(t, root, "s3", probs, 3)
+	m7 := runAll(t, root, "s7", probs, 7)
 	if len(m3.Outputs) != 2 || len(m7.Outputs) != 2 {
 		t.Fatalf("outputs %v / %v", m3.Outputs, m7.Outputs)
 	}
@@ -102,19 +165,19 @@ func TestAgainstBruteForce(t *testing.T) {
 	dir := mathDir(t)
 	ctx := context.Background()
 	rootDir := t.TempDir()
-	m := runAll(t, rootDir, "bf", dir+"/MATH_*.jsonl", 3)
+	probs := mathProblems(t, dir+"/MATH_*.jsonl")
+	if len(probs) != 12500 {
+		t.Fatalf("%d MATH problems, want 12500", len(probs))
+	}
+	m := runAll(t, rootDir, "bf", probs, 3)
 	root, _ := store.Open(ctx, rootDir, store.Options{})
-	dups, err := dataset.Read[dataset.Duplicate](ctx, root, m.Outputs[1].Key)
+	objs := m.Objects("duplicates")
+	if len(objs) != 1 {
+		t.Fatalf("reduce manifest lists %d duplicates parts: %+v", len(objs), m.Outputs)
+	}
+	dups, err := dataset.Read[dataset.Duplicate](ctx, root, objs[0].Key)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var probs []dataset.Problem
-	for i := 0; i < 2; i++ {
-		p, err := dataset.Read[dataset.Problem](ctx, root, layout.DataKey("bf", "problems", shard.Spec{Index: i, Count: 2}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		probs = append(probs, p...)
 	}
 	sh := make(map[string][]uint64, len(probs))
 	index := map[uint64][]int{}
@@ -185,5 +248,152 @@ func TestAgainstBruteForce(t *testing.T) {
 	}
 	if precision < 0.95 {
 		t.Errorf("precision %.3f < 0.95", precision)
+	}
+}
+
+// smallProblems are six problems, two of them near-duplicates from
+// different sources: the official one must be kept though its id sorts
+// later.
+func smallProblems() []dataset.Problem {
+	long := "Let x be a real number such that x squared plus three x plus two equals zero and x is not minus one. Find the value of x."
+	return []dataset.Problem{
+		{ID: "a", Source: "numina", Statement: long + " Show your work.", Solution: "x = -2."},
+		{ID: "b", Source: "official", Statement: "How many primes are less than one hundred and end in the digit three?", Solution: "7."},
+		{ID: "c", Source: "aops", Statement: "A triangle has sides three, four and five. What is the radius of its inscribed circle?", Solution: "1."},
+		{ID: "d", Source: "official", Statement: long, Solution: "x = -2, since x = -1 is excluded."},
+		{ID: "e", Source: "other", Statement: "Compute the sum of the first twenty positive odd integers, and explain.", Solution: "400."},
+		{ID: "f", Source: "official", Statement: "In how many ways can eight rooks be placed on a chessboard so no two attack?", Solution: "40320."},
+	}
+}
+
+// TestMapRecordsWhatItRead: a map shard reads only the part of `problems`
+// that holds its range; a part outside its range stays recorded as
+// unread with its writer's hash, and every part it opened is recorded
+// with the hash of the bytes it read. The reduce records every part of
+// both its inputs as read, and keeps the near-duplicate of higher source
+// priority.
+func TestMapRecordsWhatItRead(t *testing.T) {
+	ctx := context.Background()
+	cfg := parse(t, "run: r\nroot: mem\nlog: {progress_seconds: 0}\ndedup: {shards: 3}\n")
+	root := store.NewMem()
+	probs := smallProblems()
+	var parts []layout.Object
+	for i := 0; i < 2; i++ {
+		spec := shard.Spec{Index: i, Count: 2}
+		lo, hi := spec.Range(len(probs))
+		parts = append(parts, stagetest.Put(t, root, "r", dataset.Problems, spec, probs[lo:hi]))
+	}
+	runDedup(t, cfg, root)
+	inputs := func(ds string, spec shard.Spec) map[string]layout.Object {
+		m, err := layout.ReadDone(ctx, root, layout.DoneKey("r", ds, spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]layout.Object{}
+		for _, o := range m.Inputs {
+			out[o.Key] = o
+		}
+		return out
+	}
+	// Shard 0 of 3 is rows [0, 2): inside the first part of problems.
+	in := inputs("signatures", shard.Spec{Index: 0, Count: 3})
+	if p := in[parts[0].Key]; len(in) != 2 || p.Unread || p.SHA256 != parts[0].SHA256 || p.Dataset != "problems" {
+		t.Errorf("map 0/3 inputs %+v: want part 0 read", in)
+	}
+	if p := in[parts[1].Key]; !p.Unread || p.SHA256 != parts[1].SHA256 || p.Rows != 3 {
+		t.Errorf("map 0/3 inputs %+v: want part 1 recorded unread", in)
+	}
+	// Shard 1 of 3 is rows [2, 4): across both parts.
+	for k, o := range inputs("signatures", shard.Spec{Index: 1, Count: 3}) {
+		if o.Unread {
+			t.Errorf("map 1/3: %s recorded unread, its rows were read", k)
+		}
+	}
+	one := shard.Spec{Index: 0, Count: 1}
+	in = inputs("corpus", one)
+	var sigs, problems int
+	for k, o := range in {
+		if o.Unread {
+			t.Errorf("reduce: %s recorded unread", k)
+		}
+		switch o.Dataset {
+		case "signatures":
+			sigs++
+		case "problems":
+			problems++
+		}
+	}
+	if sigs != 3 || problems != 2 {
+		t.Errorf("reduce inputs: %d signatures and %d problems parts, want 3 and 2: %+v", sigs, problems, in)
+	}
+	dups, err := dataset.Read[dataset.Duplicate](ctx, root, layout.DataKey("r", "duplicates", one))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dups) != 1 || dups[0].Kept != "d" || dups[0].Dropped != "a" || dups[0].DroppedSource != "numina" || dups[0].Similarity < 0.8 {
+		t.Errorf("duplicates %+v: want a (numina) dropped for d (official)", dups)
+	}
+	corpus, err := dataset.Read[dataset.Document](ctx, root, layout.DataKey("r", "corpus", one))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, d := range corpus {
+		ids = append(ids, d.ID)
+		if d.ID == "d" && d.Duplicates != 1 {
+			t.Errorf("kept d: duplicates %d, want 1", d.Duplicates)
+		}
+	}
+	if got := strings.Join(ids, ","); got != "b,c,d,e,f" {
+		t.Errorf("corpus %s, want b,c,d,e,f", got)
+	}
+}
+
+// TestSeedAndSectionMakeStale: dedup declares that it derives from the
+// run seed, so a done dedup shard under another seed, or another
+// dedup.threshold, is refused as stale; the shard count is operational
+// and is not recorded.
+func TestSeedAndSectionMakeStale(t *testing.T) {
+	ctx := context.Background()
+	cfg := parse(t, "run: r\nroot: mem\nseed: 7\nlog: {progress_seconds: 0}\ndedup: {shards: 2}\n")
+	root := store.NewMem()
+	putProblems(t, root, "r", smallProblems(), 2)
+	runDedup(t, cfg, root)
+	m, err := layout.ReadDone(ctx, root, layout.DoneKey("r", "signatures", shard.Spec{Index: 0, Count: 2}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Config["seed"] != "7" || m.Config["dedup.threshold"] != "0.8" || m.Config["dedup.bands"] != "14" {
+		t.Errorf("manifest config %v: want seed and the dedup section", m.Config)
+	}
+	if _, ok := m.Config["dedup.shards"]; ok {
+		t.Errorf("manifest config %v records the shard count", m.Config)
+	}
+	mapStep, _ := Stage.Step("map")
+	reduce, _ := Stage.Step("reduce")
+	for _, tt := range []struct {
+		name   string
+		change func(*config.Config)
+		step   stage.Step
+		spec   shard.Spec
+		want   string
+	}{
+		{"seed", func(c *config.Config) { c.Seed = 8 }, mapStep, shard.Spec{Index: 1, Count: 2}, "config seed: 7 → 8"},
+		{"threshold", func(c *config.Config) { Section.Of(c).Threshold = 0.9 }, reduce, shard.Spec{Index: 0, Count: 1}, "config dedup.threshold: 0.8 → 0.9"},
+	} {
+		c := parse(t, "run: r\nroot: mem\nseed: 7\nlog: {progress_seconds: 0}\ndedup: {shards: 2}\n")
+		tt.change(c)
+		_, err := stage.RunShard(ctx, c, Stage, tt.step, tt.spec, root, zerolog.Nop(), stage.Options{})
+		var stale *stage.StaleError
+		if !errors.As(err, &stale) || stage.ExitCode(err) != stage.ExitBadInput || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s changed: %v; want a stale error with %q", tt.name, err, tt.want)
+		}
+	}
+	// Unchanged, every step is served as done.
+	for _, step := range Stage.Steps {
+		res, err := stage.RunShard(ctx, cfg, Stage, step, shard.Spec{Index: 0, Count: step.Count(cfg)}, root, zerolog.Nop(), stage.Options{})
+		if err != nil || !res.Skipped {
+			t.Errorf("%s unchanged: %+v, %v; want skipped", step.Name, res, err)
+		}
 	}
 }

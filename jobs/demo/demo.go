@@ -17,6 +17,7 @@ import (
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/synth"
 	"github.com/saber-math/saber/shard"
 )
@@ -61,10 +62,11 @@ summarize:
   shards: 2          # backend: extractive (offline)
 pairs:
   shards: 2          # every pair over the topic or summary floor, exactly
+benchmark:            # parameters several stages share
+  k: 5               # paper: 50 documents per category (150 candidates)
 calibrate:
   min_eligible: 10   # paper: 150 eligible queries per domain (scaled down for 5K problems)
 select:
-  k: 5               # paper: 50 documents per category (150 candidates)
   per_domain: 10     # paper: 200 queries per domain
 %[3]sjudge:
   shards: 2          # backend: lexical (offline); for a model: backend: llm (prompt F.3)
@@ -116,11 +118,15 @@ func Run(ctx context.Context, opt Options, out io.Writer) error {
 	} else {
 		fmt.Fprintf(out, "reusing %s (delete %s for a fresh demo)\n", cfgPath, opt.Dir)
 	}
-	cfg, err := config.Load(cfgPath)
+	cfg, err := pipeline.LoadConfig(cfgPath)
 	if err != nil {
 		return err
 	}
-	runs, err := pipeline.RunLocal(ctx, cfg, pipeline.Stages, pipeline.LocalOptions{
+	stages, err := pipeline.Select(cfg, "")
+	if err != nil {
+		return err
+	}
+	runs, err := pipeline.RunLocal(ctx, cfg, stages, pipeline.LocalOptions{
 		ConfigPath: cfgPath, Parallel: opt.Parallel, BinDir: opt.BinDir,
 		LogDir: filepath.Join(opt.Dir, "logs"), Out: out,
 	})
@@ -209,6 +215,7 @@ func summarize(ctx context.Context, cfg *config.Config, scfg synth.Config, out i
 		}
 	}
 	fmt.Fprintf(out, "\nSummary (run %q under %s)\n", cfg.Run, root.URI(cfg.Run))
+	fmt.Fprintf(out, "  code                 %s (saber version; every manifest records it)\n", stage.CodeVersion())
 	fmt.Fprintf(out, "  rows in              %d\n", st["rows_read"])
 	fmt.Fprintf(out, "  rejected             %d  (see %s)\n", rejected, root.URI(cfg.Run+"/rejects/"))
 	fmt.Fprintf(out, "  problems             %d\n", st["problems_total"])

@@ -16,7 +16,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/judge"
+	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/parallel"
@@ -27,21 +27,25 @@ import (
 var Stage = stage.Stage{
 	Name:    "evaluate",
 	Summary: "each retriever ranks every query's candidates, per text setting: queries, candidates, corpus → runs, timings",
-	// It needs only the benchmark, not the ratings: on Slurm it runs
-	// beside judge and rate.
-	After: []string{"select"},
+	// The evaluate: section is shared with report, which scores exactly
+	// the systems it lists.
+	Uses: func(c *config.Config) []string { return append([]string{"evaluate"}, c.RetrieverKeys()...) },
+	// It needs only the benchmark, not the ratings: it runs beside judge
+	// and rate.
 	Steps: []stage.Step{{
-		Name: "map", Dataset: dataset.Runs.Name,
-		Shards: func(c *config.Config) int { return c.EvalTasks() },
-		Run:    run,
+		Name:    "map",
+		Inputs:  []string{dataset.Queries.Name, dataset.Candidates.Name, dataset.Corpus.Name},
+		Outputs: []string{dataset.Runs.Name, dataset.Timings.Name},
+		Shards:  func(c *config.Config) int { return c.EvalTasks() },
+		Run:     run,
 	}},
 }
 
 // Texts returns the query's and the documents' texts in a setting:
 // statement-full (the default), full-full or statement-statement, where
 // full is the statement, a blank line and the solution (§4.1).
-func Texts(setting string, q *stage.Doc, docs []*stage.Doc) (string, []string, error) {
-	full := func(d *stage.Doc) string { return d.Statement + "\n\n" + d.Solution }
+func Texts(setting string, q *readers.Doc, docs []*readers.Doc) (string, []string, error) {
+	full := func(d *readers.Doc) string { return d.Statement + "\n\n" + d.Solution }
 	var qt string
 	docFull := true
 	switch setting {
@@ -76,11 +80,11 @@ func run(ctx context.Context, env *stage.Env) error {
 		return stage.BadInput(err)
 	}
 	env.Log = env.Log.With().Str("retriever", task.Retriever).Str("setting", task.Setting).Logger()
-	qs, cands, err := judge.RangeQueries(ctx, env, shard.Spec{Index: task.Range, Count: task.Ranges})
+	qs, cands, err := readers.RangeQueries(ctx, env, shard.Spec{Index: task.Range, Count: task.Ranges})
 	if err != nil {
 		return err
 	}
-	texts, err := judge.Texts(ctx, env, qs, cands)
+	texts, err := readers.Texts(ctx, env, qs, cands)
 	if err != nil {
 		return err
 	}
@@ -116,7 +120,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	err = parallel.For(ctx, len(qs), workers, func(ctx context.Context, i int) error {
 		q := qs[i]
 		ids := cands[q.ID]
-		docs := make([]*stage.Doc, len(ids))
+		docs := make([]*readers.Doc, len(ids))
 		for k, id := range ids {
 			docs[k] = texts[id]
 		}

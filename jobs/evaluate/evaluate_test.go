@@ -3,8 +3,8 @@ package evaluate_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -16,8 +16,9 @@ import (
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/evaluate"
-	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/stage/stagetest"
 	"github.com/saber-math/saber/lib/lexical"
 	"github.com/saber-math/saber/lib/synth"
 	"github.com/saber-math/saber/shard"
@@ -38,14 +39,48 @@ func runStages(ctx context.Context, t *testing.T, cfg *config.Config, stages []s
 	}
 }
 
-func stagesThrough(t *testing.T, name string) []stage.Stage {
-	for i, st := range pipeline.Stages {
-		if st.Name == name {
-			return pipeline.Stages[:i+1]
+// benchmark writes what select and dedup would have given evaluate: a
+// corpus of generated problems (two parts), and per domain 3 queries with
+// 3 candidates in each category (9 per query, all of the query's domain),
+// each dataset with its own completion manifest.
+func benchmark(t *testing.T, cfg *config.Config) {
+	t.Helper()
+	root, err := store.Open(context.Background(), cfg.RootURI(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 400
+	var docs []dataset.Document
+	byDomain := map[string][]string{}
+	for i := 0; i < n; i++ {
+		p := synth.Generate(synth.Config{N: n, Seed: 3}, i)
+		docs = append(docs, dataset.Document{ID: p.ID, Source: p.Source, Statement: p.Statement, Solution: p.Solution, Subject: p.Domain, Origin: "synth"})
+		byDomain[p.Domain] = append(byDomain[p.Domain], p.ID)
+	}
+	var qs []dataset.Query
+	var cands []dataset.Candidate
+	cats := []string{"topic", "summary", "both"}
+	for _, d := range synth.Domains() {
+		ids := byDomain[d]
+		if len(ids) < 3+3*9 {
+			t.Fatalf("domain %s has %d documents", d, len(ids))
+		}
+		for j := 0; j < 3; j++ {
+			q := ids[j]
+			qs = append(qs, dataset.Query{ID: q, Domain: d, TopicOnly: 3, SummaryOnly: 3, Both: 3, TauTopic: 0.858, TauSumm: 0.211})
+			for k, doc := range ids[3+9*j : 3+9*j+9] {
+				cands = append(cands, dataset.Candidate{Query: q, Doc: doc, Category: cats[k%3], SimTopic: 0.9, SimSumm: 0.3})
+			}
 		}
 	}
-	t.Fatalf("no stage %s", name)
-	return nil
+	slices.SortFunc(docs, func(a, b dataset.Document) int { return strings.Compare(a.ID, b.ID) })
+	for i := 0; i < 2; i++ {
+		spec := shard.Spec{Index: i, Count: 2}
+		lo, hi := spec.Range(len(docs))
+		stagetest.Put(t, root, cfg.Run, dataset.Corpus, spec, slices.Clone(docs[lo:hi]))
+	}
+	stagetest.PutOne(t, root, cfg.Run, dataset.Queries, qs)
+	stagetest.PutOne(t, root, cfg.Run, dataset.Candidates, cands)
 }
 
 func readRuns(ctx context.Context, t *testing.T, cfg *config.Config) []dataset.RunRow {
@@ -57,14 +92,12 @@ func readRuns(ctx context.Context, t *testing.T, cfg *config.Config) []dataset.R
 	}
 	var out []dataset.RunRow
 	for _, m := range ms {
-		for _, o := range m.Outputs {
-			if strings.Contains(o.Key, "/runs/") {
-				rows, err := dataset.Read[dataset.RunRow](ctx, root, o.Key)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out = append(out, rows...)
+		for _, o := range m.Objects(dataset.Runs.Name) {
+			rows, err := dataset.Read[dataset.RunRow](ctx, root, o.Key)
+			if err != nil {
+				t.Fatal(err)
 			}
+			out = append(out, rows...)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return dataset.Runs.Compare(&out[i], &out[j]) < 0 })
@@ -79,16 +112,12 @@ func readRuns(ctx context.Context, t *testing.T, cfg *config.Config) []dataset.R
 func TestEvaluate(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	input := synthInput(t, dir)
 	mk := func(run string, shards, workers int) *config.Config {
 		cfg, err := config.Parse([]byte(fmt.Sprintf(`run: %s
 root: %s/data
 log: {progress_seconds: 0}
-ingest: {sources: [{name: s, paths: [%s], fields: {id: id, statement: statement, solution: solution, subject: domain, source: source}}]}
-calibrate: {min_eligible: 3}
-select: {k: 3, per_domain: 3, allow_shortfall: true}
 evaluate: {shards: %d, workers: %d, retrievers: [bm25, jaccard-no-tok], settings: [statement-full, statement-statement]}
-`, run, dir, input, shards, workers)))
+`, run, dir, shards, workers)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +129,7 @@ evaluate: {shards: %d, workers: %d, retrievers: [bm25, jaccard-no-tok], settings
 		t.Fatalf("EvalTasks = %d, want 3 × 2 × 2", three.EvalTasks())
 	}
 	for _, cfg := range []*config.Config{one, three} {
-		runStages(ctx, t, cfg, stagesThrough(t, "select"))
+		benchmark(t, cfg)
 		runStages(ctx, t, cfg, []stage.Stage{evaluate.Stage})
 	}
 	a, b := readRuns(ctx, t, one), readRuns(ctx, t, three)
@@ -114,15 +143,19 @@ evaluate: {shards: %d, workers: %d, retrievers: [bm25, jaccard-no-tok], settings
 	}
 	// Recompute every query's scores directly.
 	root, _ := store.Open(ctx, one.RootURI(), store.Options{})
-	docs := map[string]*stage.Doc{}
-	ms, _ := layout.Complete(ctx, root, "one", "corpus")
+	docs := map[string]*readers.Doc{}
+	ms, err := layout.Complete(ctx, root, "one", dataset.Corpus.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, m := range ms {
-		for _, o := range m.Outputs {
-			if strings.Contains(o.Key, "/corpus/") {
-				rows, _ := dataset.Read[stage.Doc](ctx, root, o.Key)
-				for i := range rows {
-					docs[rows[i].ID] = &rows[i]
-				}
+		for _, o := range m.Objects(dataset.Corpus.Name) {
+			rows, err := dataset.Read[readers.Doc](ctx, root, o.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range rows {
+				docs[rows[i].ID] = &rows[i]
 			}
 		}
 	}
@@ -141,7 +174,7 @@ evaluate: {shards: %d, workers: %d, retrievers: [bm25, jaccard-no-tok], settings
 		sc, _ := lexical.Lookup(k.r)
 		byID := append([]dataset.RunRow(nil), rows...)
 		sort.Slice(byID, func(i, j int) bool { return byID[i].Doc < byID[j].Doc })
-		var ds []*stage.Doc
+		var ds []*readers.Doc
 		for _, r := range byID {
 			ds = append(ds, docs[r.Doc])
 		}
@@ -167,8 +200,8 @@ evaluate: {shards: %d, workers: %d, retrievers: [bm25, jaccard-no-tok], settings
 }
 
 func TestTexts(t *testing.T) {
-	q := &stage.Doc{ID: "q", Statement: "QS", Solution: "QA"}
-	d := []*stage.Doc{{ID: "d", Statement: "DS", Solution: "DA"}}
+	q := &readers.Doc{ID: "q", Statement: "QS", Solution: "QA"}
+	d := []*readers.Doc{{ID: "d", Statement: "DS", Solution: "DA"}}
 	for _, tt := range []struct{ setting, q, d string }{
 		{"statement-full", "QS", "DS\n\nDA"}, {"full-full", "QS\n\nQA", "DS\n\nDA"}, {"statement-statement", "QS", "DS"},
 	} {
@@ -182,20 +215,126 @@ func TestTexts(t *testing.T) {
 	}
 }
 
-// synthInput writes the generated corpus (1,500 problems, seed 3) that the
-// evaluate tests start from into dir and returns its path.
-func synthInput(t *testing.T, dir string) string {
-	t.Helper()
-	path := filepath.Join(dir, "synth.jsonl")
-	f, err := os.Create(path)
-	if err != nil {
+// TestEvaluateManifests: each shard writes runs and timings, each with its
+// own completion manifest (copies of one manifest: same hash, inputs and
+// outputs; each its own dataset, format and rows), and is done only when
+// both exist: with one missing the shard is redone, to the same bytes.
+// The manifests record the systems evaluated (evaluate.retrievers,
+// settings, instructions, the retrievers' definitions) but not evaluate's
+// shards and workers or a retriever's endpoint, which are operational:
+// changing those keeps every done shard current. Inputs are the parts of
+// queries, candidates and corpus, each hashed as read.
+func TestEvaluateManifests(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	mk := func(workers int, baseURL string) *config.Config {
+		cfg, err := config.Parse([]byte(fmt.Sprintf(`run: m
+root: %s/data
+log: {progress_seconds: 0}
+retrievers:
+  emb: {kind: embedding, base_url: %q, model: m}
+evaluate: {shards: 2, workers: %d, retrievers: [bm25, jaccard], settings: [full-full]}
+`, dir, baseURL, workers)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	cfg := mk(2, "http://127.0.0.1:9/v1")
+	benchmark(t, cfg)
+	runStages(ctx, t, cfg, []stage.Stage{evaluate.Stage})
+	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
+	step := evaluate.Stage.Steps[0]
+	if n := step.Count(cfg); n != 4 {
+		t.Fatalf("%d shards, want 2 ranges × 2 retrievers", n)
+	}
+	written := map[string]string{}
+	for _, ds := range []string{dataset.Queries.Name, dataset.Candidates.Name, dataset.Corpus.Name} {
+		ms, err := layout.Complete(ctx, root, "m", ds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			for _, o := range m.Objects(ds) {
+				written[o.Key] = o.SHA256
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		spec := shard.Spec{Index: i, Count: 4}
+		keys := stage.DoneKeys("m", step, spec)
+		if !slices.Equal(keys, []string{layout.DoneKey("m", "runs", spec), layout.DoneKey("m", "timings", spec)}) {
+			t.Fatalf("done keys %v", keys)
+		}
+		var ms []*layout.Manifest
+		for _, k := range keys {
+			m, err := layout.ReadDone(ctx, root, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms = append(ms, m)
+		}
+		for j, ds := range []dataset.Info{dataset.Runs.Info(), dataset.Timings.Info()} {
+			m := ms[j]
+			objs := m.Objects(ds.Name)
+			if m.Dataset != ds.Name || m.Format != ds.Version || len(objs) != 1 || objs[0].Key != layout.DataKey("m", ds.Name, spec) || m.Rows != objs[0].Rows || m.Rows == 0 {
+				t.Errorf("shard %s: %s manifest: dataset %q format %d rows %d, parts %+v", spec, ds.Name, m.Dataset, m.Format, m.Rows, objs)
+			}
+		}
+		if ms[0].Hash == "" || ms[0].Hash != ms[1].Hash || !slices.Equal(ms[0].Inputs, ms[1].Inputs) || !slices.Equal(ms[0].Outputs, ms[1].Outputs) {
+			t.Errorf("shard %s: the runs and timings manifests are not copies of one", spec)
+		}
+		m := ms[0]
+		for _, k := range []string{"evaluate.retrievers[0]", "evaluate.retrievers[1]", "evaluate.settings[0]", "evaluate.instructions"} {
+			if _, ok := m.Config[k]; !ok {
+				t.Errorf("shard %s: manifest config lacks %s: %v", spec, k, m.Config)
+			}
+		}
+		for k := range m.Config {
+			// emb is defined but not evaluated: it makes no ranking, so
+			// editing it makes no shard stale.
+			if strings.HasPrefix(k, "evaluate.shards") || strings.HasPrefix(k, "evaluate.workers") || strings.HasPrefix(k, "retrievers.emb") ||
+				!strings.HasPrefix(k, "evaluate.") && !strings.HasPrefix(k, "retrievers.") {
+				t.Errorf("shard %s: manifest config holds %s", spec, k)
+			}
+		}
+		read := map[string]string{}
+		for _, o := range m.Inputs {
+			if o.Unread {
+				t.Errorf("shard %s: input %s recorded unread", spec, o.Key)
+			}
+			read[o.Key] = o.SHA256
+		}
+		if !maps.Equal(read, written) {
+			t.Errorf("shard %s: inputs %v, want every part of queries, candidates and corpus %v", spec, read, written)
+		}
+	}
+
+	// Operational changes: every shard is served as done.
+	other := mk(1, "http://127.0.0.1:10/v1")
+	for i := 0; i < 4; i++ {
+		res, err := stage.RunShard(ctx, other, evaluate.Stage, step, shard.Spec{Index: i, Count: 4}, root, zerolog.Nop(), stage.Options{})
+		if err != nil || !res.Skipped {
+			t.Fatalf("shard %d after changing evaluate.workers and an endpoint: skipped %v, err %v; want it served as done", i, res.Skipped, err)
+		}
+	}
+
+	// Only the runs marker left (a finish interrupted): not done, redone.
+	spec := shard.Spec{Index: 1, Count: 4}
+	before, _ := layout.ReadDone(ctx, root, layout.DoneKey("m", "runs", spec))
+	if err := root.Delete(ctx, layout.DoneKey("m", "timings", spec)); err != nil {
 		t.Fatal(err)
 	}
-	if err := synth.Write(f, synth.Config{N: 1500, Seed: 3}); err != nil {
-		t.Fatal(err)
+	res, err := stage.RunShard(ctx, cfg, evaluate.Stage, step, spec, root, zerolog.Nop(), stage.Options{})
+	if err != nil || res.Skipped || res.Manifest == nil || res.Manifest.Dataset != dataset.Runs.Name {
+		t.Fatalf("shard with only its runs marker: skipped %v, err %v, manifest %+v; want it redone", res.Skipped, err, res.Manifest)
 	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
+	for _, k := range stage.DoneKeys("m", step, spec) {
+		if done, _ := layout.Done(ctx, root, k); !done {
+			t.Errorf("%s missing after the redo", k)
+		}
 	}
-	return path
+	if got, want := res.Manifest.Objects(dataset.Runs.Name), before.Objects(dataset.Runs.Name); len(got) != 1 || len(want) != 1 || got[0].SHA256 != want[0].SHA256 {
+		t.Errorf("the redone runs part differs: %+v, was %+v", got, want)
+	}
 }

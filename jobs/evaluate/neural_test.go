@@ -16,15 +16,16 @@ import (
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/evaluate"
+	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/llm/llmtest"
 )
 
-// neuralConfig is a small benchmark (select: 3 candidates per category)
+// neuralConfig is a small benchmark (benchmark: 3 candidates per category)
 // evaluated by an embedding retriever and a reranker on the fake server,
 // both with 8 texts in flight as 2 requests of 4, and (when python3 is
 // there) the example plugin.
-func neuralConfig(t *testing.T, dir, input, run, url string, plugin bool) *config.Config {
+func neuralConfig(t *testing.T, dir, run, url string, plugin bool) *config.Config {
 	t.Helper()
 	root, _ := filepath.Abs("../..")
 	names := "[emb, rr]"
@@ -40,9 +41,6 @@ func neuralConfig(t *testing.T, dir, input, run, url string, plugin bool) *confi
 	cfg, err := config.Parse([]byte(fmt.Sprintf(`run: %s
 root: %s/data
 log: {progress_seconds: 0}
-ingest: {sources: [{name: s, paths: [%s], fields: {id: id, statement: statement, solution: solution, subject: domain, source: source}}]}
-calibrate: {min_eligible: 3}
-select: {k: 3, per_domain: 3, allow_shortfall: true}
 retrievers:
   emb:
     kind: embedding
@@ -59,7 +57,7 @@ retrievers:
     batch_size: 4
     timeout_seconds: 0.5
 %sevaluate: {retrievers: %s, settings: [statement-full, statement-statement]}
-`, run, dir, input, url, url, extra, names)))
+`, run, dir, url, url, extra, names)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +77,6 @@ func TestNeuralEvaluate(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := t.TempDir()
-	input := synthInput(t, dir)
 	_, err := exec.LookPath("python3")
 	plugin := err == nil
 	srv := llmtest.NewServer(t, nil)
@@ -87,8 +84,8 @@ func TestNeuralEvaluate(t *testing.T) {
 	// 1. Clean run, with a fixed delay per request.
 	const delay = 40 * time.Millisecond
 	srv.SetDelay(delay)
-	clean := neuralConfig(t, dir, input, "clean", srv.URL, plugin)
-	runStages(ctx, t, clean, stagesThrough(t, "select"))
+	clean := neuralConfig(t, dir, "clean", srv.URL, plugin)
+	benchmark(t, clean)
 	runStages(ctx, t, clean, []stage.Stage{evaluate.Stage})
 	rows := readRuns(ctx, t, clean)
 	checkScores(ctx, t, clean, rows, plugin)
@@ -102,8 +99,8 @@ func TestNeuralEvaluate(t *testing.T) {
 	// 2. The same with 10% faults of every transient kind.
 	srv.SetDelay(0)
 	srv.SetFaults(llmtest.Faults{Rate: 0.1, Seed: 11, SlowDelay: time.Second})
-	faulty := neuralConfig(t, dir, input, "faulty", srv.URL, false)
-	runStages(ctx, t, faulty, stagesThrough(t, "select"))
+	faulty := neuralConfig(t, dir, "faulty", srv.URL, false)
+	benchmark(t, faulty)
 	runStages(ctx, t, faulty, []stage.Stage{evaluate.Stage})
 	got := readRuns(ctx, t, faulty)
 	want := slices.DeleteFunc(slices.Clone(rows), func(r dataset.RunRow) bool { return r.Retriever == "overlap" })
@@ -144,21 +141,22 @@ func manifests(ctx context.Context, t *testing.T, cfg *config.Config) []*layout.
 	return ms
 }
 
-func corpus(ctx context.Context, t *testing.T, cfg *config.Config) map[string]*stage.Doc {
+func corpus(ctx context.Context, t *testing.T, cfg *config.Config) map[string]*readers.Doc {
 	t.Helper()
 	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
-	docs := map[string]*stage.Doc{}
-	ms, _ := layout.Complete(ctx, root, cfg.Run, "corpus")
+	docs := map[string]*readers.Doc{}
+	ms, err := layout.Complete(ctx, root, cfg.Run, dataset.Corpus.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, m := range ms {
-		for _, o := range m.Outputs {
-			if strings.Contains(o.Key, "/corpus/") {
-				rows, err := dataset.Read[stage.Doc](ctx, root, o.Key)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i := range rows {
-					docs[rows[i].ID] = &rows[i]
-				}
+		for _, o := range m.Objects(dataset.Corpus.Name) {
+			rows, err := dataset.Read[readers.Doc](ctx, root, o.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range rows {
+				docs[rows[i].ID] = &rows[i]
 			}
 		}
 	}
@@ -172,7 +170,7 @@ func checkScores(ctx context.Context, t *testing.T, cfg *config.Config, rows []d
 	seen := map[string]int{}
 	for _, r := range rows {
 		seen[r.Retriever]++
-		qt, dt, err := evaluate.Texts(r.Setting, docs[r.Query], []*stage.Doc{docs[r.Doc]})
+		qt, dt, err := evaluate.Texts(r.Setting, docs[r.Query], []*readers.Doc{docs[r.Doc]})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,13 +227,13 @@ func jaccard(q, d string) float64 {
 func checkTimings(ctx context.Context, t *testing.T, cfg *config.Config, delay time.Duration) {
 	t.Helper()
 	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
-	ms, _ := layout.Complete(ctx, root, cfg.Run, "runs")
+	ms, err := layout.Complete(ctx, root, cfg.Run, dataset.Timings.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ratios := map[string][]float64{}
 	for _, m := range ms {
-		for _, o := range m.Outputs {
-			if !strings.Contains(o.Key, "/timings/") {
-				continue
-			}
+		for _, o := range m.Objects(dataset.Timings.Name) {
 			ts, err := dataset.Read[dataset.Timing](ctx, root, o.Key)
 			if err != nil {
 				t.Fatal(err)

@@ -15,13 +15,13 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"hash"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
-	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
 )
@@ -30,10 +30,11 @@ import (
 var Stage = stage.Stage{
 	Name:    "ingest",
 	Summary: "read raw problem sources into the problems and rejects datasets",
+	Section: Section,
 	Steps: []stage.Step{{
 		Name:    "map",
-		Dataset: dataset.Problems.Name,
-		Shards:  func(c *config.Config) int { return c.Ingest.Shards },
+		Outputs: []string{dataset.Problems.Name, dataset.Rejects.Name},
+		Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
 		Run:     run,
 	}},
 }
@@ -67,8 +68,8 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 			return "", rej(dataset.ReasonInvalidUTF8, name, "value is not valid UTF-8")
 		case v.badType != "":
 			return "", rej(dataset.ReasonWrongType, name, "want a string, got "+v.badType)
-		case len(v.s) > cfg.Ingest.MaxTextBytes:
-			return "", rej(dataset.ReasonOversize, name, fmt.Sprintf("%d bytes > max_text_bytes %d", len(v.s), cfg.Ingest.MaxTextBytes))
+		case len(v.s) > Section.Of(cfg).MaxTextBytes:
+			return "", rej(dataset.ReasonOversize, name, fmt.Sprintf("%d bytes > max_text_bytes %d", len(v.s), Section.Of(cfg).MaxTextBytes))
 		case required && strings.TrimSpace(v.s) == "":
 			return "", rej(dataset.ReasonEmpty, name, "empty after trimming white space")
 		}
@@ -96,8 +97,8 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 	if s, bad := text("source", false); bad != nil {
 		return p, bad
 	} else if s != "" {
-		if !contains(config.Sources, s) {
-			return p, rej(dataset.ReasonBadSource, fields["source"], fmt.Sprintf("%q is not one of %s", s, strings.Join(config.Sources, ", ")))
+		if !slices.Contains(dataset.Sources, s) {
+			return p, rej(dataset.ReasonBadSource, fields["source"], fmt.Sprintf("%q is not one of %s", s, strings.Join(dataset.Sources, ", ")))
 		}
 		p.Source = s
 	}
@@ -122,23 +123,15 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 // hashState reuses one SHA-256 for ids made from content.
 type hashState struct{ h hash.Hash }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
 func run(ctx context.Context, env *stage.Env) error {
 	cfg := env.Config
-	if len(cfg.Ingest.Sources) == 0 {
+	sources := Section.Of(cfg).Sources
+	if len(sources) == 0 {
 		return stage.BadInput(fmt.Errorf("ingest.sources: no sources configured"))
 	}
 	var inputs []input
-	for i := range cfg.Ingest.Sources {
-		ins, err := expand(ctx, cfg, &cfg.Ingest.Sources[i])
+	for i := range sources {
+		ins, err := expand(ctx, cfg, &sources[i])
 		if err != nil {
 			return err
 		}
@@ -147,11 +140,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	hs := hashState{h: sha256.New()}
 	var totalBytes int64
 	for _, in := range inputs {
-		st, err := store.Open(ctx, in.dir, cfg.Storage)
-		if err != nil {
-			return stage.BadInput(err)
-		}
-		info, err := st.Stat(ctx, in.key)
+		info, err := in.file.Store.Stat(ctx, in.file.Key)
 		if err != nil {
 			return stage.BadInput(fmt.Errorf("stat %s: %w", in.uri, err))
 		}
@@ -163,7 +152,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	var rejects []dataset.Reject
 	prog := env.Progress("validate bytes", totalBytes)
 	for fi, in := range inputs {
-		sum, size, err := scan(ctx, cfg, in, prog, func(r record) error {
+		sum, size, err := scan(ctx, in, prog, func(r record) error {
 			env.Count("rows_read", 1)
 			p, bad := validate(cfg, in, r, hs)
 			if bad != nil {
@@ -183,7 +172,7 @@ func run(ctx context.Context, env *stage.Env) error {
 		if err != nil {
 			return err
 		}
-		env.AddInput(layout.Object{URI: in.uri, SHA256: sum, Size: size})
+		env.AddFile(layout.Object{URI: in.uri, SHA256: sum, Size: size})
 	}
 	prog.Finish()
 
@@ -212,7 +201,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	if hi > lo {
 		prog = env.Progress("extract bytes", totalBytes)
 		for fi, in := range inputs {
-			_, _, err := scan(ctx, cfg, in, prog, func(r record) error {
+			_, _, err := scan(ctx, in, prog, func(r record) error {
 				if !want[loc{fi, r.line}] {
 					return nil
 				}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,7 +38,7 @@ func setup(t *testing.T, files map[string][]byte, sources string) *config.Config
 	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(p)
+	cfg, err := config.Load(p, Section)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +265,7 @@ func TestMATHFiles(t *testing.T) {
       fields: {id: unique_id, statement: problem, solution: solution, subject: type}
 `, dir)
 	cfg := setup(t, nil, src)
-	cfg.Ingest.MaxTextBytes = 1 << 20
+	Section.Of(cfg).MaxTextBytes = 1 << 20
 	probs, rejs, err := runShards(t, cfg, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -273,4 +274,171 @@ func TestMATHFiles(t *testing.T) {
 		t.Fatalf("%d problems + %d rejects != 12500 rows", len(probs), len(rejs))
 	}
 	t.Logf("MATH: %d problems, %d rejects", len(probs), len(rejs))
+}
+
+// TestManifestRecordsSourceFiles: every manifest of an ingest shard (one
+// per output dataset) records each raw source file it read — its URI, the
+// SHA-256 and size of its bytes as stored (a compressed file hashes
+// compressed) — as a file outside the run (no dataset, no key), and the
+// configuration that determined its bytes without the operational
+// shard count.
+func TestManifestRecordsSourceFiles(t *testing.T) {
+	plain := []byte(`{"uid": "a", "statement": "Find x.", "solution": "x = 1."}` + "\n" + `{"uid": "b", "statement": "", "solution": "y"}` + "\n")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(`{"uid": "c", "statement": "Find z.", "solution": "z = 3."}` + "\n"))
+	zw.Close()
+	files := map[string][]byte{"in.jsonl": plain, "more.jsonl.gz": gz.Bytes()}
+	cfg := setup(t, files, `    - name: plain
+      paths: [in.jsonl, more.jsonl.gz]
+      source: official
+      fields: {id: uid}
+`)
+	if _, _, err := runShards(t, cfg, 2); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []layout.Object
+	for _, name := range []string{"in.jsonl", "more.jsonl.gz"} {
+		sum := sha256.Sum256(files[name])
+		want = append(want, layout.Object{URI: filepath.Join(cfg.Dir(), name), SHA256: fmt.Sprintf("%x", sum), Size: int64(len(files[name]))})
+	}
+	for i := 0; i < 2; i++ {
+		spec := shard.Spec{Index: i, Count: 2}
+		var hashes []string
+		for _, ds := range []string{"problems", "rejects"} {
+			m, err := layout.ReadDone(ctx, root, layout.DoneKey(cfg.Run, ds, spec))
+			if err != nil {
+				t.Fatalf("%s %s: %v", ds, spec, err)
+			}
+			if m.Dataset != ds || m.Format != 1 || m.Stage != "ingest" || m.Spec() != spec {
+				t.Errorf("%s %s: manifest of dataset %q format %d stage %q shard %s", ds, spec, m.Dataset, m.Format, m.Stage, m.Spec())
+			}
+			if fmt.Sprint(m.Inputs) != fmt.Sprint(want) {
+				t.Errorf("%s %s: inputs\n%+v\nwant\n%+v", ds, spec, m.Inputs, want)
+			}
+			if m.InputsHash != stage.InputsHash(want) {
+				t.Errorf("%s %s: inputs hash %s, want %s", ds, spec, m.InputsHash, stage.InputsHash(want))
+			}
+			if got := m.Config["ingest.max_text_bytes"]; got != "200" {
+				t.Errorf("%s %s: config ingest.max_text_bytes = %q, want 200", ds, spec, got)
+			}
+			if got := m.Config["ingest.sources[0].paths[1]"]; got != `"more.jsonl.gz"` {
+				t.Errorf("%s %s: config ingest.sources[0].paths[1] = %q", ds, spec, got)
+			}
+			if _, ok := m.Config["ingest.shards"]; ok {
+				t.Errorf("%s %s: the shard count is recorded as config: %v", ds, spec, m.Config)
+			}
+			if m.ConfigHash != config.HashValues(m.Config) || m.Hash == "" {
+				t.Errorf("%s %s: config hash %s of %v, hash %q", ds, spec, m.ConfigHash, m.Config, m.Hash)
+			}
+			if len(m.Outputs) != 2 || m.Rows != m.Objects(ds)[0].Rows {
+				t.Errorf("%s %s: outputs %+v, rows %d", ds, spec, m.Outputs, m.Rows)
+			}
+			hashes = append(hashes, m.Hash)
+		}
+		if hashes[0] != hashes[1] {
+			t.Errorf("%s: the problems and rejects manifests differ in hash: %v", spec, hashes)
+		}
+	}
+}
+
+// TestChangedSourceFileIsStale: a done ingest shard whose source file has
+// grown since it was read, or whose config changed, is refused as stale
+// (exit 2, naming what changed) rather than served; unchanged, it is
+// skipped.
+func TestChangedSourceFileIsStale(t *testing.T) {
+	body := []byte(`{"uid": "a", "statement": "Find x.", "solution": "x = 1."}` + "\n")
+	cfg := setup(t, map[string][]byte{"in.jsonl": body}, plainSource)
+	if _, _, err := runShards(t, cfg, 1); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := shard.Spec{Index: 0, Count: 1}
+	res, err := stage.RunShard(ctx, cfg, Stage, Stage.Steps[0], one, root, zerolog.Nop(), stage.Options{})
+	if err != nil || !res.Skipped {
+		t.Fatalf("unchanged rerun: %+v, %v; want skipped", res, err)
+	}
+
+	Section.Of(cfg).MaxTextBytes = 300
+	_, err = stage.RunShard(ctx, cfg, Stage, Stage.Steps[0], one, root, zerolog.Nop(), stage.Options{})
+	var stale *stage.StaleError
+	if !errors.As(err, &stale) || stage.ExitCode(err) != stage.ExitBadInput || !strings.Contains(err.Error(), "ingest.max_text_bytes: 200 → 300") {
+		t.Fatalf("changed max_text_bytes: %v; want a stale error naming the key", err)
+	}
+	Section.Of(cfg).MaxTextBytes = 200
+
+	src := filepath.Join(cfg.Dir(), "in.jsonl")
+	if err := os.WriteFile(src, append(body, `{"uid": "b", "statement": "Find y.", "solution": "y = 2."}`+"\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = stage.RunShard(ctx, cfg, Stage, Stage.Steps[0], one, root, zerolog.Nop(), stage.Options{})
+	if !errors.As(err, &stale) || stage.ExitCode(err) != stage.ExitBadInput || !strings.Contains(err.Error(), "input file "+src+" changed") {
+		t.Fatalf("grown source file: %v; want a stale error naming the file", err)
+	}
+	res, err = stage.RunShard(ctx, cfg, Stage, Stage.Steps[0], one, root, zerolog.Nop(), stage.Options{Force: true})
+	if err != nil || res.Skipped || res.Manifest.Rows != 2 {
+		t.Fatalf("--force after the change: %+v, %v; want 2 problems", res, err)
+	}
+}
+
+// TestFolderSource: a source path naming a folder reads every file under
+// it, in key order, and names them in rejects relative to the config's
+// folder, as a glob's matches are named.
+func TestFolderSource(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "in", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"in/b.jsonl":     `{"uid": "b", "statement": "Find b.", "solution": "b"}` + "\n",
+		"in/sub/a.jsonl": `{"uid": "a", "statement": "Find a.", "solution": "a"}` + "\n" + `{"uid": "c", "statement": "", "solution": "c"}` + "\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	y := "run: t\nroot: data\nlog: {progress_seconds: 0}\ningest:\n  sources:\n    - {name: f, paths: [in], fields: {id: uid}}\n"
+	p := filepath.Join(dir, "run.yaml")
+	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(p, Section)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probs, rejs, err := runShards(t, cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probs) != 2 || probs[0].ID != "a" || probs[1].ID != "b" {
+		t.Errorf("problems %+v", probs)
+	}
+	if len(rejs) != 1 || rejs[0].File != "in/sub/a.jsonl" || rejs[0].Line != 2 {
+		t.Errorf("rejects %+v, want in/sub/a.jsonl line 2", rejs)
+	}
+	ctx := context.Background()
+	root, _ := store.Open(ctx, cfg.RootURI(), cfg.Storage)
+	m, err := layout.ReadDone(ctx, root, layout.DoneKey("t", "problems", shard.Spec{Index: 0, Count: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Inputs) != 2 || !strings.HasSuffix(m.Inputs[0].URI, "in/b.jsonl") || !strings.HasSuffix(m.Inputs[1].URI, "in/sub/a.jsonl") ||
+		m.Inputs[0].Size != int64(len(files["in/b.jsonl"])) {
+		t.Errorf("inputs %+v", m.Inputs)
+	}
+	for _, in := range m.Inputs {
+		if _, err := layout.OpenFile(ctx, in.URI, cfg.Storage); err != nil {
+			t.Errorf("recorded %s cannot be reopened: %v", in.URI, err)
+		}
+	}
 }

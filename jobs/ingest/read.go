@@ -14,7 +14,6 @@ import (
 	"io"
 	"path"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -23,6 +22,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
@@ -30,12 +30,12 @@ import (
 
 // input is one file of a source.
 type input struct {
-	src    *config.Source
-	name   string // as shown in rejects and errors: relative to the config when under it
-	uri    string // full location
-	dir    string // store root holding the file
-	key    string // key of the file in dir
-	format string // jsonl or parquet
+	src    *Source
+	name   string      // as shown in rejects and errors: relative to the config when under it
+	uri    string      // full location
+	file   layout.File // its store and key
+	key    string      // its base name, for its format and compression
+	format string      // jsonl or parquet
 }
 
 // value is one field of one row as read from any format.
@@ -56,55 +56,37 @@ type record struct {
 
 // expand lists a source's files: globs resolved against the config's
 // directory, matches sorted, files in the order of the patterns.
-func expand(ctx context.Context, cfg *config.Config, src *config.Source) ([]input, error) {
+func expand(ctx context.Context, cfg *config.Config, src *Source) ([]input, error) {
 	var out []input
 	for _, pat := range src.Paths {
-		full := cfg.Resolve(pat)
-		var uris []string
-		if !strings.Contains(full, "://") || strings.HasPrefix(full, "file://") {
-			local := strings.TrimPrefix(full, "file://")
-			matches, err := filepath.Glob(local)
-			if err != nil {
-				return nil, stage.BadInput(fmt.Errorf("source %s: bad pattern %q: %w", src.Name, pat, err))
-			}
-			uris = matches
-		} else {
-			dir, base := path.Split(full)
-			st, err := store.Open(ctx, dir, cfg.Storage)
-			if err != nil {
-				return nil, stage.BadInput(fmt.Errorf("source %s: %w", src.Name, err))
-			}
-			infos, err := st.List(ctx, "")
-			if err != nil {
-				return nil, fmt.Errorf("source %s: list %s: %w", src.Name, dir, err)
-			}
-			for _, in := range infos {
-				if ok, _ := path.Match(base, in.Key); ok && !strings.Contains(in.Key, "/") {
-					uris = append(uris, dir+in.Key)
-				}
-			}
-		}
-		if len(uris) == 0 {
+		files, err := layout.Files(ctx, cfg.Resolve(pat), cfg.Storage, nil)
+		if errors.Is(err, store.ErrNotExist) {
 			return nil, stage.BadInput(fmt.Errorf("source %s: %q matched no files", src.Name, pat))
 		}
-		sort.Strings(uris)
-		for _, u := range uris {
+		if err != nil {
+			return nil, stage.BadInput(fmt.Errorf("source %s: %q: %w", src.Name, pat, err))
+		}
+		for _, f := range files {
+			u := f.URI
 			format, err := formatOf(src, u)
 			if err != nil {
 				return nil, err
 			}
+			// A folder's files come back as file:// URIs: name them by
+			// their path, as a glob's matches are.
 			name := u
-			if rel, err := filepath.Rel(cfg.Dir(), u); err == nil && !strings.Contains(u, "://") && !strings.HasPrefix(rel, "..") {
-				name = rel
+			if local, isFile := strings.CutPrefix(u, "file://"); isFile || !strings.Contains(u, "://") {
+				if rel, err := filepath.Rel(cfg.Dir(), filepath.FromSlash(local)); err == nil && !strings.HasPrefix(rel, "..") {
+					name = filepath.ToSlash(rel)
+				}
 			}
-			dir, key := path.Split(u)
-			out = append(out, input{src: src, name: name, uri: u, dir: dir, key: key, format: format})
+			out = append(out, input{src: src, name: name, uri: u, file: f, key: path.Base(f.Key), format: format})
 		}
 	}
 	return out, nil
 }
 
-func formatOf(src *config.Source, uri string) (string, error) {
+func formatOf(src *Source, uri string) (string, error) {
 	if src.Format != "auto" {
 		return src.Format, nil
 	}
@@ -123,7 +105,7 @@ func formatOf(src *config.Source, uri string) (string, error) {
 var fieldOrder = []string{"statement", "solution", "id", "subject", "origin", "source"}
 
 // fieldNames are the input fields a source maps, by problem field.
-func fieldNames(src *config.Source) map[string]string {
+func fieldNames(src *Source) map[string]string {
 	m := map[string]string{}
 	for k, v := range map[string]string{
 		"id": src.Fields.ID, "statement": src.Fields.Statement, "solution": src.Fields.Solution,
@@ -151,12 +133,8 @@ func (c countingReader) Read(p []byte) (int, error) {
 // scan reads every record of in, in order, reports the bytes read to prog,
 // and returns the SHA-256 of the file's bytes as stored (compressed files
 // hash compressed).
-func scan(ctx context.Context, cfg *config.Config, in input, prog *stage.Progress, fn func(record) error) (sum string, size int64, err error) {
-	st, err := store.Open(ctx, in.dir, cfg.Storage)
-	if err != nil {
-		return "", 0, stage.BadInput(fmt.Errorf("open %s: %w", in.uri, err))
-	}
-	obj, err := st.Open(ctx, in.key)
+func scan(ctx context.Context, in input, prog *stage.Progress, fn func(record) error) (sum string, size int64, err error) {
+	obj, err := in.file.Store.Open(ctx, in.file.Key)
 	if err != nil {
 		if errors.Is(err, store.ErrNotExist) {
 			return "", 0, stage.BadInput(fmt.Errorf("open %s: %w", in.uri, err))

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/prompts"
 	"github.com/saber-math/saber/lib/summtok"
@@ -39,7 +39,7 @@ const (
 
 // Judge compares two samples against a target.
 type Judge interface {
-	Compare(ctx context.Context, target, s1, s2 *stage.Doc) (Verdict, error)
+	Compare(ctx context.Context, target, s1, s2 *readers.Doc) (Verdict, error)
 	// Backend, Model and PromptVersion are recorded on every judgment.
 	Backend() string
 	Model() string
@@ -79,7 +79,7 @@ func (j *LLMJudge) PromptVersion() string { return j.Prompt.Version }
 // (400/401/403/404/422) and an answer still unparseable after the re-asks
 // are invalid verdicts, kept; a transient failure that outlived the
 // client's retries is an error (the shard exits 75 and resumes).
-func (j *LLMJudge) Compare(ctx context.Context, target, s1, s2 *stage.Doc) (Verdict, error) {
+func (j *LLMJudge) Compare(ctx context.Context, target, s1, s2 *readers.Doc) (Verdict, error) {
 	msgs, err := j.Prompt.Render(prompts.JudgeData{
 		TargetProblem: target.Statement, TargetSolution: target.Solution,
 		Sample1Problem: s1.Statement, Sample1Solution: s1.Solution,
@@ -134,7 +134,7 @@ func (j *LexicalJudge) Backend() string       { return "lexical" }
 func (j *LexicalJudge) Model() string         { return "" }
 func (j *LexicalJudge) PromptVersion() string { return "" }
 
-func (j *LexicalJudge) set(d *stage.Doc) []string {
+func (j *LexicalJudge) set(d *readers.Doc) []string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.tokens == nil {
@@ -148,7 +148,7 @@ func (j *LexicalJudge) set(d *stage.Doc) []string {
 	return t
 }
 
-func (j *LexicalJudge) Compare(_ context.Context, target, s1, s2 *stage.Doc) (Verdict, error) {
+func (j *LexicalJudge) Compare(_ context.Context, target, s1, s2 *readers.Doc) (Verdict, error) {
 	t := j.set(target)
 	a, b := summtok.Jaccard(t, j.set(s1)), summtok.Jaccard(t, j.set(s2))
 	v := Verdict{Asks: 1, Raw: fmt.Sprintf("%.17g %.17g", a, b), Winner: 2}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/saber-math/saber/jobs/judge"
-	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/llm/llmtest"
 	"github.com/saber-math/saber/lib/prompts"
@@ -28,8 +28,8 @@ func BenchmarkJudgeOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	j := &judge.LLMJudge{Client: client, Prompt: p, ModelID: "fake", Retries: 2}
-	text := func(i int) *stage.Doc {
-		return &stage.Doc{ID: fmt.Sprint(i), Statement: fmt.Sprintf("Find all integers n such that n^2 + %d is prime.", i),
+	text := func(i int) *readers.Doc {
+		return &readers.Doc{ID: fmt.Sprint(i), Statement: fmt.Sprintf("Find all integers n such that n^2 + %d is prime.", i),
 			Solution: "Consider n modulo 3 and apply Fermat's little theorem; the only case left is checked directly."}
 	}
 	target := text(0)

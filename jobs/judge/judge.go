@@ -27,147 +27,53 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"sort"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/prompts"
 	"github.com/saber-math/saber/lib/swiss"
-	"github.com/saber-math/saber/shard"
 )
 
 // Stage is the judge stage.
 var Stage = stage.Stage{
 	Name:    "judge",
 	Summary: "each query's Swiss tournament of pairwise judgments (prompt F.3 or offline lexical): queries, candidates, corpus → judgments",
+	Section: Section,
+	Uses: func(c *config.Config) []string {
+		if Section.Of(c).Backend == "llm" {
+			return []string{"seed", "llm"}
+		}
+		return []string{"seed"}
+	},
 	Steps: []stage.Step{{
-		Name: "map", Dataset: dataset.Judgments.Name,
-		Shards: func(c *config.Config) int { return c.Judge.Shards },
-		Run:    run,
+		Name:        "map",
+		Inputs:      []string{dataset.Queries.Name, dataset.Candidates.Name, dataset.Corpus.Name},
+		Outputs:     []string{dataset.Judgments.Name, dataset.JudgeTimings.Name},
+		Checkpoints: true,
+		Cache:       true,
+		Shards:      func(c *config.Config) int { return Section.Of(c).Shards },
+		Run:         run,
 	}},
 }
 
 // Tournament is one query's state.
 type tournament struct {
-	query *stage.Doc
-	docs  []*stage.Doc // candidates, by document id
+	query *readers.Doc
+	docs  []*readers.Doc // candidates, by document id
 	index map[string]int
 	t     *swiss.Tournament
 }
 
-// Queries reads the benchmark's queries (sorted by id).
-func Queries(ctx context.Context, env *stage.Env) ([]dataset.Query, error) {
-	parts, err := env.UpstreamVia(ctx, dataset.Candidates.Name, dataset.Queries.Name)
-	if err != nil {
-		return nil, err
-	}
-	var qs []dataset.Query
-	for _, p := range parts {
-		rows, err := dataset.Read[dataset.Query](ctx, env.In, p.Key)
-		if err != nil {
-			return nil, err
-		}
-		qs = append(qs, rows...)
-	}
-	sort.Slice(qs, func(i, j int) bool { return qs[i].ID < qs[j].ID })
-	return qs, nil
-}
-
-// RangeQueries reads the queries in range r of the benchmark's (sorted by
-// id) and their candidates, by query, each list sorted by document id: the
-// work of one shard of judge, rate or evaluate.
-func RangeQueries(ctx context.Context, env *stage.Env, r shard.Spec) ([]dataset.Query, map[string][]string, error) {
-	qs, err := Queries(ctx, env)
-	if err != nil {
-		return nil, nil, err
-	}
-	lo, hi := r.Range(len(qs))
-	qs = qs[lo:hi]
-	mine := make(map[string]bool, len(qs))
-	for _, q := range qs {
-		mine[q.ID] = true
-	}
-	cands, err := candidates(ctx, env, mine)
-	if err != nil {
-		return nil, nil, err
-	}
-	return qs, cands, nil
-}
-
-// candidates reads the candidates of the given queries, by query, each
-// list sorted by document id.
-func candidates(ctx context.Context, env *stage.Env, queries map[string]bool) (map[string][]string, error) {
-	parts, err := env.Upstream(ctx, dataset.Candidates.Name)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]string{}
-	for _, p := range parts {
-		err := dataset.Scan(ctx, env.In, p.Key, func(rows []dataset.Candidate) error {
-			for _, r := range rows {
-				if queries[r.Query] {
-					out[r.Query] = append(out[r.Query], r.Doc)
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	for _, docs := range out {
-		sort.Strings(docs)
-	}
-	return out, nil
-}
-
-// Texts reads from `corpus` the statement and solution of the queries qs
-// and of their candidates cands, by id.
-func Texts(ctx context.Context, env *stage.Env, qs []dataset.Query, cands map[string][]string) (map[string]*stage.Doc, error) {
-	want := map[string]bool{}
-	for _, q := range qs {
-		want[q.ID] = true
-		for _, d := range cands[q.ID] {
-			want[d] = true
-		}
-	}
-	parts, err := env.Upstream(ctx, dataset.Corpus.Name)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]*stage.Doc, len(want))
-	for _, p := range parts {
-		err := dataset.Scan(ctx, env.In, p.Key, func(rows []stage.Doc) error {
-			for _, r := range rows {
-				if want[r.ID] {
-					d := r
-					out[r.ID] = &d
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	for id := range want {
-		if out[id] == nil {
-			return nil, stage.BadInput(fmt.Errorf("document %s is a query or candidate but not in the corpus (was the corpus rebuilt after select?)", id))
-		}
-	}
-	return out, nil
-}
-
 func newJudge(env *stage.Env) (Judge, func(), error) {
-	cfg := env.Config
-	if cfg.Judge.Backend != "llm" {
+	cfg := Section.Of(env.Config)
+	if cfg.Backend != "llm" {
 		return &LexicalJudge{}, func() {}, nil
 	}
-	lcfg := cfg.LLMFor(cfg.Judge.LLM)
+	lcfg := env.Config.LLMFor(cfg.LLM)
 	client, err := env.LLMClient(lcfg)
 	if err != nil {
 		return nil, nil, err
@@ -176,16 +82,16 @@ func newJudge(env *stage.Env) (Judge, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return &LLMJudge{Client: client, Prompt: p, ModelID: lcfg.Model, Retries: cfg.Judge.ParseRetries}, func() { env.RecordLLM(client) }, nil
+	return &LLMJudge{Client: client, Prompt: p, ModelID: lcfg.Model, Retries: cfg.ParseRetries}, func() { env.RecordLLM(client) }, nil
 }
 
 func run(ctx context.Context, env *stage.Env) error {
-	cfg := env.Config
-	qs, cands, err := RangeQueries(ctx, env, env.Shard)
+	cfg := Section.Of(env.Config)
+	qs, cands, err := readers.RangeQueries(ctx, env, env.Shard)
 	if err != nil {
 		return err
 	}
-	texts, err := Texts(ctx, env, qs, cands)
+	texts, err := readers.Texts(ctx, env, qs, cands)
 	if err != nil {
 		return err
 	}
@@ -206,27 +112,31 @@ func run(ctx context.Context, env *stage.Env) error {
 			tr.docs = append(tr.docs, texts[d])
 			tr.index[d] = k
 		}
-		if tr.t, err = swiss.New(len(tr.docs), swiss.SeedRounds(cfg.Seed, env.Stage, q.ID)); err != nil {
+		if tr.t, err = swiss.New(len(tr.docs), swiss.SeedRounds(env.RunSeed(), env.Stage, q.ID)); err != nil {
 			return err
 		}
 		ts[i], byQuery[q.ID] = tr, tr
 	}
 
-	ck := checkpoints{st: env.Out, prefix: path.Join(cfg.Run, "_checkpoints", "judge", layout.PartName(env.Shard, ""))}
+	prefix, err := env.CheckpointPrefix()
+	if err != nil {
+		return err
+	}
+	ck := checkpoints{st: env.Out, prefix: prefix}
 	done, rows, timings, err := ck.load(ctx)
 	if err != nil {
 		return err
 	}
 	if done > 0 {
-		if err := replay(cfg, env.Stage, byQuery, done, rows); err != nil {
+		if err := replay(env.RunSeed(), env.Stage, byQuery, done, rows); err != nil {
 			return stage.BadInput(fmt.Errorf("checkpoint %s: %w (delete it to restart the shard; answers already paid for come from the LLM cache)", ck.uri(done), err))
 		}
 		env.Log.Info().Int("rounds_done", done).Int("judgments", len(rows)).Msg("resuming from checkpoint")
 	}
-	workers := stage.Workers(cfg.Judge.Workers, cfg.Judge.Backend == "llm", cfg.LLMFor(cfg.Judge.LLM))
-	prog := env.Progress("rounds", int64(cfg.Judge.Rounds))
+	workers := stage.Workers(cfg.Workers, cfg.Backend == "llm", env.Config.LLMFor(cfg.LLM))
+	prog := env.Progress("rounds", int64(cfg.Rounds))
 	prog.Add(int64(done))
-	for r := done + 1; r <= cfg.Judge.Rounds; r++ {
+	for r := done + 1; r <= cfg.Rounds; r++ {
 		type task struct {
 			tr *tournament
 			m  swiss.Match
@@ -314,7 +224,7 @@ func run(ctx context.Context, env *stage.Env) error {
 }
 
 // replay rebuilds every tournament from the checkpoint's judgments.
-func replay(cfg *config.Config, stageName string, byQuery map[string]*tournament, done int, rows []dataset.Judgment) error {
+func replay(runSeed uint64, stageName string, byQuery map[string]*tournament, done int, rows []dataset.Judgment) error {
 	per := map[string][]swiss.Judgment{}
 	for _, r := range rows {
 		tr := byQuery[r.Query]
@@ -339,7 +249,7 @@ func replay(cfg *config.Config, stageName string, byQuery map[string]*tournament
 		per[r.Query] = append(per[r.Query], swiss.Judgment{Match: swiss.Match{Round: int(r.Round), First: a, Second: b}, Winner: w})
 	}
 	for q, tr := range byQuery {
-		t, err := swiss.Replay(len(tr.docs), swiss.SeedRounds(cfg.Seed, stageName, q), done, per[q])
+		t, err := swiss.Replay(len(tr.docs), swiss.SeedRounds(runSeed, stageName, q), done, per[q])
 		if err != nil {
 			return fmt.Errorf("query %s: %w", q, err)
 		}

@@ -1,36 +1,20 @@
-// Package pairs finds, for each query in its shard's range of the corpus,
-// every document whose topic similarity (BMA of Lin over the ontology tree)
-// or summary similarity (Jaccard of core-idea tokens) exceeds its floor
-// threshold (paper §3.2.2, §3.3, §3.4; SPEC §3 "Pairs and selection").
-// It is exact — the same set a brute-force scan gives — but never scores
-// all N² pairs:
-//
-//   - Summaries: an exact Jaccard similarity join with prefix filtering
-//     (lib/simjoin) over summtok token sets.
-//   - Topics: sim_topic(x, y) > τ needs some t ∈ x, u ∈ y with
-//     Lin(t, u) > τ, since BMA averages maxima of Lin. With a = lca(t, u),
-//     IC(u) ≥ IC(a) (IC never decreases going down), so
-//     2·IC(a) > τ·(IC(t)+IC(u)) ≥ τ·(IC(t)+IC(a)), i.e.
-//     IC(a) > τ/(2−τ)·IC(t). So only documents with a topic under an
-//     ancestor a of a query topic t (t itself included) with
-//     IC(a) > τ/(2−τ)·IC(t) can qualify; they come from per-node posting
-//     lists, and each is then scored exactly. Going up from t, IC only
-//     falls, so the walk stops at the first ancestor that fails the bound.
+// Package pairs is the pairs stage: for each query in its shard's range of
+// the corpus, every document whose topic similarity or summary similarity
+// exceeds its floor (benchmark.topic_floor, benchmark.summ_floor), found
+// exactly without scoring all N² pairs by lib/relevance (paper §3.2.2,
+// §3.3, §3.4; SPEC §3 "Pairs and selection"), and written to `pairs`.
 package pairs
 
 import (
 	"context"
 	"fmt"
-	"sort"
-	"sync"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
-	"github.com/saber-math/saber/jobs/tag"
-	"github.com/saber-math/saber/lib/ontology"
 	"github.com/saber-math/saber/lib/parallel"
-	"github.com/saber-math/saber/lib/simjoin"
+	"github.com/saber-math/saber/lib/relevance"
 	"github.com/saber-math/saber/lib/summtok"
 )
 
@@ -38,20 +22,17 @@ import (
 var Stage = stage.Stage{
 	Name:    "pairs",
 	Summary: "every (query, document) pair over the topic or summary floor: topics, summaries → pairs",
+	Section: Section,
+	Uses: func(*config.Config) []string {
+		return []string{"benchmark.ontology", "benchmark.topic_floor", "benchmark.summ_floor"}
+	},
 	Steps: []stage.Step{{
-		Name: "map", Dataset: dataset.Pairs.Name,
-		Shards: func(c *config.Config) int { return c.Pairs.Shards },
-		Run:    run,
+		Name:    "map",
+		Inputs:  []string{dataset.Topics.Name, dataset.Summaries.Name},
+		Outputs: []string{dataset.Pairs.Name},
+		Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
+		Run:     run,
 	}},
-}
-
-// Corpus is what pairs needs of every document, in id order.
-type Corpus struct {
-	IDs    []string
-	Topics [][]int    // tree nodes
-	Tokens [][]string // summary token sets (sorted)
-	Tree   *ontology.Tree
-	IC     []float64
 }
 
 type topicProj struct {
@@ -66,13 +47,10 @@ type summProj struct {
 }
 
 // Load reads every topic and summary row (all shards) and the ontology.
-func Load(ctx context.Context, env *stage.Env) (*Corpus, error) {
-	tree, objs, err := tag.LoadTree(ctx, env.Config)
+func Load(ctx context.Context, env *stage.Env) (*relevance.Corpus, error) {
+	tree, err := readers.Ontology(ctx, env)
 	if err != nil {
 		return nil, err
-	}
-	for _, o := range objs {
-		env.AddInput(o)
 	}
 	tparts, err := env.Upstream(ctx, dataset.Topics.Name)
 	if err != nil {
@@ -84,7 +62,7 @@ func Load(ctx context.Context, env *stage.Env) (*Corpus, error) {
 	}
 	topics := map[string][]int{}
 	for _, p := range tparts {
-		rows, err := dataset.Read[topicProj](ctx, env.In, p.Key)
+		rows, err := stage.ReadPart[topicProj](ctx, env, p)
 		if err != nil {
 			return nil, err
 		}
@@ -102,7 +80,7 @@ func Load(ctx context.Context, env *stage.Env) (*Corpus, error) {
 	}
 	tokens := map[string][]string{}
 	for _, p := range sparts {
-		rows, err := dataset.Read[summProj](ctx, env.In, p.Key)
+		rows, err := stage.ReadPart[summProj](ctx, env, p)
 		if err != nil {
 			return nil, err
 		}
@@ -114,167 +92,7 @@ func Load(ctx context.Context, env *stage.Env) (*Corpus, error) {
 			}
 		}
 	}
-	ids := make([]string, 0, len(topics)+len(tokens))
-	for id := range topics {
-		ids = append(ids, id)
-	}
-	for id := range tokens {
-		if _, ok := topics[id]; !ok {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
-	c := &Corpus{IDs: ids, Tree: tree, Topics: make([][]int, len(ids)), Tokens: make([][]string, len(ids))}
-	for i, id := range ids {
-		c.Topics[i], c.Tokens[i] = topics[id], tokens[id]
-	}
-	c.IC = ontology.InformationContent(tree, c.Topics)
-	return c, nil
-}
-
-// Finder answers queries against a loaded corpus. It is safe for
-// concurrent Query calls.
-type Finder struct {
-	c          *Corpus
-	tauT, tauS float64
-	summ       *simjoin.Index
-	recs       [][]int32 // summary token sets as sorted ranked ids (Jaccard as summtok's)
-	post       [][]int32 // tree node → documents with a topic at or under it
-	scratch    sync.Pool // *scratch, one per concurrent query
-}
-
-// scratch marks the documents a query has seen with a stamp per query
-// instead of clearing maps: Query runs once per document, so per-call maps
-// were a large share of its time.
-type scratch struct {
-	stamp []uint32 // document → the query number that last saw it
-	slot  []int32  // document → its index in hits, valid when stamped
-	n     uint32
-	cands []int32
-	hits  []hit
-}
-
-type hit struct {
-	doc         int32
-	topic, summ float64
-	hasT, hasS  bool
-}
-
-// NewFinder indexes the corpus for the two floors.
-func NewFinder(c *Corpus, tauT, tauS float64) *Finder {
-	f := &Finder{c: c, tauT: tauT, tauS: tauS, post: make([][]int32, c.Tree.Len())}
-	vocab := map[string]int32{}
-	records := make([][]int32, len(c.IDs))
-	for i, toks := range c.Tokens {
-		for _, t := range toks {
-			id, ok := vocab[t]
-			if !ok {
-				id = int32(len(vocab))
-				vocab[t] = id
-			}
-			records[i] = append(records[i], id)
-		}
-		sort.Slice(records[i], func(a, b int) bool { return records[i][a] < records[i][b] })
-	}
-	f.recs = simjoin.Rank(records)
-	f.summ = simjoin.Build(f.recs, tauS)
-	n := len(c.IDs)
-	f.scratch.New = func() any { return &scratch{stamp: make([]uint32, n), slot: make([]int32, n)} }
-	root := c.Tree.Root()
-	for i, ts := range c.Topics {
-		seen := map[int]bool{}
-		for _, t := range ts {
-			for a := t; a != root && a >= 0; a = c.Tree.Parent(a) {
-				if seen[a] {
-					break
-				}
-				seen[a] = true
-				f.post[a] = append(f.post[a], int32(i))
-			}
-		}
-	}
-	return f
-}
-
-// Query returns the pairs of document q, sorted by document id.
-func (f *Finder) Query(q int) []dataset.Pair {
-	c := f.c
-	sc := f.scratch.Get().(*scratch)
-	defer f.scratch.Put(sc)
-	sc.n++
-	if sc.n == 0 { // wrapped: old stamps could collide
-		clear(sc.stamp)
-		sc.n = 1
-	}
-	// Candidates by topic: documents under an ancestor deep enough (see the
-	// package doc); the first stamp collects each once.
-	rho := f.tauT / (2 - f.tauT)
-	sc.cands, sc.hits = sc.cands[:0], sc.hits[:0]
-	root := c.Tree.Root()
-	for _, t := range c.Topics[q] {
-		for a := t; a != root && a >= 0; a = c.Tree.Parent(a) {
-			// The bound with a little slack: candidates are checked exactly below.
-			if a != t && c.IC[a] <= rho*c.IC[t]-1e-9 {
-				break
-			}
-			for _, d := range f.post[a] {
-				if sc.stamp[d] != sc.n && int(d) != q {
-					sc.stamp[d] = sc.n
-					sc.cands = append(sc.cands, d)
-				}
-			}
-		}
-	}
-	// The second use of the stamp (odd/even would not do: it holds query
-	// numbers) marks documents with a hit: a fresh number for this query.
-	sc.n++
-	if sc.n == 0 {
-		clear(sc.stamp)
-		sc.n = 1
-	}
-	for _, d := range sc.cands {
-		if st := ontology.BMA(c.Tree, c.IC, c.Topics[q], c.Topics[d]); st > f.tauT {
-			sc.stamp[d], sc.slot[d] = sc.n, int32(len(sc.hits))
-			sc.hits = append(sc.hits, hit{doc: d, topic: st, hasT: true})
-		}
-	}
-	for _, m := range f.summ.Query(q) {
-		if sc.stamp[m.Doc] == sc.n {
-			h := &sc.hits[sc.slot[m.Doc]]
-			h.summ, h.hasS = m.Sim, true
-			continue
-		}
-		sc.stamp[m.Doc], sc.slot[m.Doc] = sc.n, int32(len(sc.hits))
-		sc.hits = append(sc.hits, hit{doc: m.Doc, summ: m.Sim, hasS: true})
-	}
-	out := make([]dataset.Pair, 0, len(sc.hits))
-	for _, h := range sc.hits {
-		p := dataset.Pair{Query: c.IDs[q], Doc: c.IDs[h.doc], SimTopic: h.topic, SimSumm: h.summ}
-		if !h.hasT {
-			p.SimTopic = ontology.BMA(c.Tree, c.IC, c.Topics[q], c.Topics[h.doc])
-		}
-		if !h.hasS {
-			p.SimSumm = summtok.Jaccard(f.recs[q], f.recs[h.doc])
-		}
-		p.Category = Category(p.SimTopic, p.SimSumm, f.tauT, f.tauS)
-		out = append(out, p)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Doc < out[j].Doc })
-	return out
-}
-
-// Category names which thresholds a pair passes: topic, summary or both
-// ("" for neither).
-func Category(simTopic, simSumm, tauT, tauS float64) string {
-	switch t, s := simTopic > tauT, simSumm > tauS; {
-	case t && s:
-		return "both"
-	case t:
-		return "topic"
-	case s:
-		return "summary"
-	}
-	return ""
+	return relevance.NewCorpus(tree, topics, tokens), nil
 }
 
 func run(ctx context.Context, env *stage.Env) error {
@@ -283,11 +101,11 @@ func run(ctx context.Context, env *stage.Env) error {
 	if err != nil {
 		return err
 	}
-	f := NewFinder(c, cfg.Pairs.TopicFloor, cfg.Pairs.SummFloor)
+	f := relevance.NewFinder(c, cfg.Benchmark.TopicFloor, cfg.Benchmark.SummFloor)
 	lo, hi := env.Shard.Range(len(c.IDs))
-	results := make([][]dataset.Pair, hi-lo)
+	results := make([][]relevance.Pair, hi-lo)
 	prog := env.Progress("queries", int64(hi-lo))
-	err = parallel.For(ctx, hi-lo, stage.Workers(cfg.Pairs.Workers, false, cfg.LLM), func(_ context.Context, i int) error {
+	err = parallel.For(ctx, hi-lo, stage.Workers(Section.Of(cfg).Workers, false, cfg.LLM), func(_ context.Context, i int) error {
 		results[i] = f.Query(lo + i)
 		prog.Add(1)
 		return nil
@@ -297,11 +115,12 @@ func run(ctx context.Context, env *stage.Env) error {
 		return err
 	}
 	var rows []dataset.Pair
-	for _, r := range results {
+	for i, r := range results {
+		q := c.IDs[lo+i]
 		for _, p := range r {
 			env.Count("pairs_"+p.Category, 1)
+			rows = append(rows, dataset.Pair{Query: q, Doc: p.Doc, SimTopic: p.SimTopic, SimSumm: p.SimSumm, Category: p.Category})
 		}
-		rows = append(rows, r...)
 	}
 	env.Count("queries", int64(hi-lo))
 	env.Count("pairs", int64(len(rows)))

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -33,6 +34,8 @@ type LocalOptions struct {
 	LogDir string
 	// Force redoes done shards.
 	Force bool
+	// Rerun recomputes stale shards (and what depends on them).
+	Rerun Rerun
 	// Out receives one line per started, skipped and finished shard.
 	Out io.Writer
 }
@@ -89,11 +92,23 @@ func BinaryPath(binDir, name string) (string, error) {
 	return "", stage.BadInput(fmt.Errorf("stage binary %q not found in %s or on PATH; run `make build` (or set executor.bin_dir)", name, strings.Join(dirs, ", ")))
 }
 
-// RunLocal runs the stages in order: each step's missing shards as
-// processes of the stage binary, Parallel at a time, then the next step. It
-// stops at the first failed shard, lets running ones finish, and returns a
-// *ShardError.
+// RunLocal runs the stages with the registry's graph; see Graph.RunLocal.
 func RunLocal(ctx context.Context, cfg *config.Config, stages []stage.Stage, opt LocalOptions) ([]ShardRun, error) {
+	return graph.RunLocal(ctx, cfg, stages, opt)
+}
+
+// RunLocal runs the steps of the given stages in the graph's order: each
+// step's missing shards as processes of the stage binary, Parallel at a
+// time, then the next step. Before anything runs it refuses (exit 2) a
+// selection whose inputs are neither complete nor selected, and stale
+// steps among the selected ones and those they read from, naming what
+// changed; with RerunStale it invalidates the stale shards and every shard
+// downstream of them instead, and runs them again. Before each step it
+// looks again, so a step recomputed with other bytes makes its readers
+// stale in the same run. At the first failed shard it starts no new one and
+// sends SIGTERM to those running, which stop at a clean point without a
+// manifest; it waits for them and returns a *ShardError for the failed one.
+func (g *Graph) RunLocal(ctx context.Context, cfg *config.Config, stages []stage.Stage, opt LocalOptions) ([]ShardRun, error) {
 	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
 	if err != nil {
 		return nil, stage.BadInput(err)
@@ -104,39 +119,200 @@ func RunLocal(ctx context.Context, cfg *config.Config, stages []stage.Stage, opt
 	if opt.Out == nil {
 		opt.Out = io.Discard
 	}
+	// Shards running at once all report to Out: one write at a time.
+	opt.Out = &lockedWriter{w: opt.Out}
+	nodes := g.NodesOf(stages)
+	p := g.NewPlanner(cfg, root)
+	if err := g.Prepare(ctx, p, nodes, opt.Rerun, opt.Out); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(opt.LogDir, 0o755); err != nil {
 		return nil, fmt.Errorf("log dir: %w", err)
 	}
 	var runs []ShardRun
-	for _, st := range stages {
-		bin, err := BinaryPath(opt.BinDir, st.Name)
+	for _, i := range nodes {
+		n := g.nodes[i]
+		sp, err := p.Plan(ctx, i)
 		if err != nil {
 			return runs, err
 		}
-		for _, step := range st.Steps {
-			n := step.Count(cfg)
-			var todo []shard.Spec
-			for i := 0; i < n; i++ {
-				spec := shard.Spec{Index: i, Count: n}
-				done, err := layout.Done(ctx, root, layout.DoneKey(cfg.Run, step.Dataset, spec))
-				if err != nil {
-					return runs, err
-				}
-				if done && !opt.Force {
-					runs = append(runs, ShardRun{Stage: st.Name, Step: step.Name, Shard: spec, Skipped: true})
-					continue
-				}
-				todo = append(todo, spec)
+		if sp.IsStale() {
+			// An upstream step ran again in this run with other bytes.
+			if !opt.Rerun.Stale {
+				return runs, g.staleError(cfg, opt.Rerun, []*StepPlan{sp})
 			}
-			fmt.Fprintf(opt.Out, "%s %s: %d of %d shards to run\n", st.Name, step.Name, len(todo), n)
-			done, err := runShards(ctx, bin, st, step, todo, opt)
-			runs = append(runs, done...)
-			if err != nil {
+			if err := g.invalidate(ctx, p, []*StepPlan{sp}, opt.Rerun, opt.Out); err != nil {
+				return runs, err
+			}
+			if sp, err = p.Plan(ctx, i); err != nil {
 				return runs, err
 			}
 		}
+		bin, err := BinaryPath(opt.BinDir, n.Stage.Name)
+		if err != nil {
+			return runs, err
+		}
+		todo := sp.Missing
+		if opt.Force {
+			todo = append(slices.Clone(sp.Done), sp.Missing...)
+			slices.Sort(todo)
+		}
+		for _, d := range sp.Done {
+			if !slices.Contains(todo, d) {
+				runs = append(runs, ShardRun{Stage: n.Stage.Name, Step: n.Step.Name, Shard: shard.Spec{Index: d, Count: sp.Shards}, Skipped: true})
+			}
+		}
+		fmt.Fprintf(opt.Out, "%s %s: %d of %d shards to run\n", n.Stage.Name, n.Step.Name, len(todo), sp.Shards)
+		specs := make([]shard.Spec, len(todo))
+		for k, d := range todo {
+			specs[k] = shard.Spec{Index: d, Count: sp.Shards}
+		}
+		done, err := runShards(ctx, bin, n.Stage, n.Step, specs, opt)
+		runs = append(runs, done...)
+		p.Forget(i)
+		if err != nil {
+			return runs, err
+		}
 	}
 	return runs, nil
+}
+
+// Rerun says what a run or submission recomputes besides missing shards.
+type Rerun struct {
+	// Stale recomputes stale shards and everything downstream of them.
+	Stale bool
+	// Code also recomputes current shards that other code built (and
+	// everything downstream of them).
+	Code bool
+	// Command is the operator's command line without these flags, for
+	// messages ("saber run --config run.yaml").
+	Command string
+}
+
+// Prepare checks a selection of nodes before anything runs or is
+// submitted: inputs that no selected step writes must be complete, and
+// nothing selected or read from may be stale — unless rerun.Stale, when the
+// stale shards and every shard downstream of them are invalidated here.
+// It prints a note for shards that other code built.
+func (g *Graph) Prepare(ctx context.Context, p *Planner, nodes []int, rerun Rerun, out io.Writer) error {
+	selected := map[int]bool{}
+	for _, i := range nodes {
+		selected[i] = true
+	}
+	for _, i := range nodes {
+		for _, ds := range g.nodes[i].Step.Inputs {
+			w, _ := g.Writer(ds)
+			if selected[w] {
+				continue
+			}
+			if _, err := p.cur.Parts(ctx, ds); err != nil {
+				var inc *layout.IncompleteError
+				if errors.As(err, &inc) {
+					return stage.BadInput(fmt.Errorf("%s reads %s, which %s writes: %s; run %s first, or add it to --stages",
+						g.nodes[i], ds, g.nodes[w], inc.Msg, g.nodes[w].Stage.Name))
+				}
+				return err
+			}
+		}
+	}
+	all := append(g.Ancestors(nodes), nodes...)
+	slices.Sort(all)
+	all = slices.Compact(all)
+	var stale, codeOnly []*StepPlan
+	for _, i := range all {
+		sp, err := p.Plan(ctx, i)
+		if err != nil {
+			return err
+		}
+		if sp.IsStale() || rerun.Code && len(sp.Code) > 0 {
+			stale = append(stale, sp)
+		} else if len(sp.Code) > 0 {
+			codeOnly = append(codeOnly, sp)
+		}
+	}
+	if len(codeOnly) > 0 {
+		var names []string
+		var change string
+		for _, sp := range codeOnly {
+			names = append(names, g.nodes[sp.Node].String())
+			for _, c := range sp.Code {
+				change = c
+			}
+		}
+		fmt.Fprintf(out, "note: %s were built by other code (%s); they are still served as current — %s --rerun-code rebuilds them and everything downstream\n",
+			strings.Join(names, ", "), change, rerun.command())
+	}
+	if len(stale) == 0 {
+		return nil
+	}
+	var outside []string
+	for _, sp := range stale {
+		if !selected[sp.Node] {
+			outside = append(outside, g.nodes[sp.Node].Stage.Name)
+		}
+	}
+	if !rerun.Stale || len(outside) > 0 {
+		err := g.staleError(p.cfg, rerun, stale)
+		if len(outside) > 0 {
+			err.Fix = fmt.Sprintf("%s --rerun-stale without --stages (or with --stages including %s)", rerun.command(), strings.Join(slices.Compact(outside), ","))
+		}
+		return err
+	}
+	return g.invalidate(ctx, p, stale, rerun, out)
+}
+
+func (r Rerun) command() string {
+	if r.Command == "" {
+		return "saber run --config <run.yaml>"
+	}
+	return r.Command
+}
+
+func (g *Graph) staleError(cfg *config.Config, rerun Rerun, stale []*StepPlan) *StaleStepsError {
+	var nodes []int
+	for _, sp := range stale {
+		nodes = append(nodes, sp.Node)
+	}
+	fix := rerun.command() + " --rerun-stale"
+	if rerun.Code {
+		fix += " --rerun-code"
+	}
+	return &StaleStepsError{Steps: stale, Downstream: g.names(g.Descendants(nodes)), Fix: fix}
+}
+
+// invalidate removes the manifests of the stale (and, with rerun.Code,
+// other-code) shards of each plan and of every shard of every step
+// downstream of them, printing what it removed.
+func (g *Graph) invalidate(ctx context.Context, p *Planner, stale []*StepPlan, rerun Rerun, out io.Writer) error {
+	var nodes []int
+	for _, sp := range stale {
+		shards := sp.StaleShards()
+		if rerun.Code {
+			for i := range sp.Code {
+				shards = append(shards, i)
+			}
+			slices.Sort(shards)
+		}
+		if err := p.Invalidate(ctx, sp, shards); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%s: recomputing %s (%s)\n", g.nodes[sp.Node], shardList(shards, sp.Shards), strings.Join(sp.Reasons(), "; "))
+		nodes = append(nodes, sp.Node)
+	}
+	for _, i := range g.Descendants(nodes) {
+		sp, err := p.Plan(ctx, i)
+		if err != nil {
+			return err
+		}
+		if len(sp.Done) == 0 && len(sp.Orphans) == 0 {
+			continue
+		}
+		if err := p.Invalidate(ctx, sp, nil); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%s: recomputing %s (downstream)\n", g.nodes[i], shardList(sp.Done, sp.Shards))
+	}
+	return nil
 }
 
 func runShards(ctx context.Context, bin string, st stage.Stage, step stage.Step, todo []shard.Spec, opt LocalOptions) ([]ShardRun, error) {
@@ -232,6 +408,19 @@ func runShard(ctx context.Context, bin string, st stage.Stage, step stage.Step, 
 	}
 	fmt.Fprintf(opt.Out, "  done  %s %s %s in %s\n", st.Name, step.Name, spec, r.Wall.Round(time.Millisecond))
 	return r, nil
+}
+
+// lockedWriter serialises writes to w, so that lines from concurrent
+// shards neither race nor interleave (each line is one Write).
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // localEnv drops the Slurm array variables: a local run inside a Slurm

@@ -1,6 +1,11 @@
-// Package pipeline knows the stages in order and runs them: locally as
-// processes of the stage binaries (`saber run`), or one shard in-process
-// into scratch storage (`saber verify`).
+// Package pipeline knows the stages and runs them. The stages are
+// registered in one list (Stages); everything else — the order steps run
+// in, which Slurm jobs wait for which, what `saber status` lists, what
+// `--stages` selects, which inputs must be complete and current before a
+// step starts — is derived from what each step declares it reads and
+// writes (Graph). It runs them locally as processes of the stage binaries
+// (`saber run`) or one shard in-process into scratch storage (`saber
+// verify`), and finds stale shards (Plan).
 package pipeline
 
 import (
@@ -8,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/jobs/calibrate"
+	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/dedup"
 	"github.com/saber-math/saber/jobs/evaluate"
 	"github.com/saber-math/saber/jobs/ingest"
@@ -21,48 +27,120 @@ import (
 	"github.com/saber-math/saber/jobs/tag"
 )
 
-// Stages are every stage in pipeline order. tag and summarize both read
-// only the corpus; on Slurm they are chained, locally they run in turn.
-var Stages = []stage.Stage{ingest.Stage, dedup.Stage, tag.Stage, summarize.Stage, pairs.Stage, calibrate.Stage, selection.Stage, judge.Stage, rate.Stage, evaluate.Stage, report.Stage}
+// Stages is the registry: every stage, one line each. The order is only
+// the tie-break among steps that do not depend on each other; a new stage
+// needs its package, its one-line main (pipeline.Main("name")) and a line
+// here.
+var Stages = []stage.Stage{
+	ingest.Stage,
+	dedup.Stage,
+	tag.Stage,
+	summarize.Stage,
+	pairs.Stage,
+	calibrate.Stage,
+	selection.Stage,
+	judge.Stage,
+	rate.Stage,
+	evaluate.Stage,
+	report.Stage,
+}
+
+// graph is the registry's graph, checked when the package loads: a
+// registry whose declarations do not form a DAG is a bug that every test
+// and binary reports at once.
+var graph = mustGraph(Stages)
+
+func mustGraph(stages []stage.Stage) *Graph {
+	g, err := NewGraph(stages)
+	if err != nil {
+		panic("pipeline: " + err.Error())
+	}
+	return g
+}
+
+// Default is the registry's graph.
+func Default() *Graph { return graph }
+
+// Sections are every registered stage's config section.
+func Sections() []config.Def { return graph.Sections() }
+
+// LoadConfig loads a whole run config: the core and every stage's section.
+func LoadConfig(path string) (*config.Config, error) { return config.Load(path, Sections()...) }
+
+// ParseConfig parses a whole run config.
+func ParseConfig(data []byte) (*config.Config, error) { return config.Parse(data, Sections()...) }
 
 // Lookup returns the named stage.
-func Lookup(name string) (stage.Stage, error) {
-	for _, s := range Stages {
+func Lookup(name string) (stage.Stage, error) { return graph.Lookup(name) }
+
+// Names lists the stage names in pipeline order.
+func Names() []string { return graph.Names() }
+
+// Main is the entire main function of a stage binary: the registered stage
+// of that name, with every config section and the check that its inputs
+// are current.
+func Main(name string) {
+	st, err := graph.Lookup(name)
+	if err != nil {
+		panic(err)
+	}
+	stage.Main(graph.Binary(st))
+}
+
+// Binary is the stage binary of st in this graph.
+func (g *Graph) Binary(st stage.Stage) stage.Binary {
+	return stage.Binary{Stage: st, Sections: g.Sections(), CheckInputs: g.checkInputsHook}
+}
+
+// Lookup returns the named stage.
+func (g *Graph) Lookup(name string) (stage.Stage, error) {
+	for _, s := range g.stages {
 		if s.Name == name {
 			return s, nil
 		}
 	}
-	return stage.Stage{}, stage.BadInput(fmt.Errorf("unknown stage %q (stages: %s)", name, strings.Join(Names(), ", ")))
+	return stage.Stage{}, stage.BadInput(fmt.Errorf("unknown stage %q (stages: %s)", name, strings.Join(g.Names(), ", ")))
 }
 
-// Names lists the stage names in order.
-func Names() []string {
+// Names lists the stage names in pipeline order.
+func (g *Graph) Names() []string {
 	var out []string
-	for _, s := range Stages {
+	for _, s := range g.Stages() {
 		out = append(out, s.Name)
 	}
 	return out
 }
 
-// Select parses a comma-separated stage list ("" means all), keeping
-// pipeline order.
-func Select(list string) ([]stage.Stage, error) {
+// Select parses a comma-separated stage list: "" means the main line (every
+// stage but the optional ones the config does not enable), in pipeline
+// order; naming a stage selects it, optional or not.
+func (g *Graph) Select(cfg *config.Config, list string) ([]stage.Stage, error) {
+	all := g.Stages()
 	if strings.TrimSpace(list) == "" {
-		return Stages, nil
+		var out []stage.Stage
+		for _, s := range all {
+			if !s.Optional || s.Enabled != nil && s.Enabled(cfg) {
+				out = append(out, s)
+			}
+		}
+		return out, nil
 	}
 	want := map[string]bool{}
 	for _, n := range strings.Split(list, ",") {
 		n = strings.TrimSpace(n)
-		if _, err := Lookup(n); err != nil {
+		if _, err := g.Lookup(n); err != nil {
 			return nil, err
 		}
 		want[n] = true
 	}
 	var out []stage.Stage
-	for _, s := range Stages {
+	for _, s := range all {
 		if want[s.Name] {
 			out = append(out, s)
 		}
 	}
 	return out, nil
 }
+
+// Select is the registry's Select.
+func Select(cfg *config.Config, list string) ([]stage.Stage, error) { return graph.Select(cfg, list) }

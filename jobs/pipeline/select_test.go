@@ -12,7 +12,6 @@ import (
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
-	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/synth"
 	"github.com/saber-math/saber/shard"
@@ -36,7 +35,7 @@ func TestBenchmarkIndependentOfShards(t *testing.T) {
 	f.Close()
 	root, _ := store.Open(ctx, filepath.Join(dir, "data"), store.Options{})
 	run := func(name string, shards int, seed uint64) map[string]string {
-		cfg, err := config.Parse([]byte(fmt.Sprintf(`run: %s
+		cfg, err := ParseConfig([]byte(fmt.Sprintf(`run: %s
 root: %s
 seed: %d
 log: {progress_seconds: 0}
@@ -45,24 +44,25 @@ dedup: {shards: %[4]d}
 tag: {shards: %[4]d}
 summarize: {shards: %[4]d}
 pairs: {shards: %[4]d}
+benchmark: {k: 3}
 calibrate: {min_eligible: 5}
-select: {k: 3, per_domain: 5, allow_shortfall: true}
+select: {per_domain: 5, allow_shortfall: true}
 `, name, filepath.Join(dir, "data"), seed, shards, input)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		out := map[string]string{}
-		for _, st := range Stages {
-			for _, step := range st.Steps {
-				n := step.Count(cfg)
-				for i := 0; i < n; i++ {
-					res, err := stage.RunShard(ctx, cfg, st, step, shard.Spec{Index: i, Count: n}, root, zerolog.Nop(), stage.Options{})
-					if err != nil {
-						t.Fatalf("%s: %s %s %d/%d: %v", name, st.Name, step.Name, i, n, err)
-					}
-					for _, o := range res.Outputs {
-						out[o.Key[len(name)+1:]] = o.SHA256
-					}
+		// Every step in the graph's order: a step after the writers of its inputs.
+		for _, node := range Default().Nodes() {
+			st, step := node.Stage, node.Step
+			n := step.Count(cfg)
+			for i := 0; i < n; i++ {
+				res, err := stage.RunShard(ctx, cfg, st, step, shard.Spec{Index: i, Count: n}, root, zerolog.Nop(), stage.Options{})
+				if err != nil {
+					t.Fatalf("%s: %s %s %d/%d: %v", name, st.Name, step.Name, i, n, err)
+				}
+				for _, o := range res.Outputs {
+					out[o.Key[len(name)+1:]] = o.SHA256
 				}
 			}
 		}

@@ -36,30 +36,37 @@ func (c Check) OK() bool { return c.Want != "" && c.Want == c.Got && c.Want == c
 
 // Verify recomputes one shard of a step into scratch storage, reading the
 // same inputs, and compares the SHA-256 of every output with the shard's
-// manifest. This is what a reproducibility reviewer runs.
-func Verify(ctx context.Context, cfg *config.Config, st stage.Stage, step stage.Step, spec shard.Spec, scratchDir string, log zerolog.Logger) ([]Check, error) {
+// manifest. This is what a reproducibility reviewer runs. It also says how
+// the shard's config, inputs and code differ from the current ones (Why):
+// with another config the recomputation may differ for that reason alone.
+// Nothing is written under the run's root, the LLM cache included.
+func Verify(ctx context.Context, cfg *config.Config, st stage.Stage, step stage.Step, spec shard.Spec, scratchDir string, log zerolog.Logger) ([]Check, stage.Why, error) {
 	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
 	if err != nil {
-		return nil, stage.BadInput(err)
+		return nil, stage.Why{}, stage.BadInput(err)
 	}
-	doneKey := layout.DoneKey(cfg.Run, step.Dataset, spec)
+	doneKey := stage.DoneKeys(cfg.Run, step, spec)[0]
 	m, err := layout.ReadDone(ctx, root, doneKey)
 	if errors.Is(err, store.ErrNotExist) {
-		return nil, stage.BadInput(fmt.Errorf("%s %s shard %s is not done (no %s): nothing to verify", st.Name, step.Name, spec, root.URI(doneKey)))
+		return nil, stage.Why{}, stage.BadInput(fmt.Errorf("%s %s shard %s is not done (no %s): nothing to verify", st.Name, step.Name, spec, root.URI(doneKey)))
 	}
 	if err != nil {
-		return nil, err
+		return nil, stage.Why{}, err
 	}
-	if m.ConfigHash != cfg.Hash() {
-		log.Warn().Str("manifest", m.ConfigHash).Str("config", cfg.Hash()).Msg("the config differs from the one the shard ran with; outputs may differ")
+	why, err := stage.Staleness(ctx, cfg, st, step, m, root)
+	if err != nil {
+		return nil, stage.Why{}, err
+	}
+	if why.Stale() {
+		log.Warn().Str("differences", why.String()).Msg("the shard ran with another config or other inputs; the recomputation may differ for that reason")
 	}
 	scratch, err := store.Open(ctx, scratchDir, store.Options{})
 	if err != nil {
-		return nil, err
+		return nil, why, err
 	}
 	res, err := stage.RunShard(ctx, cfg, st, step, spec, root, log, stage.Options{Out: scratch, SkipDoneCheck: true})
 	if err != nil {
-		return nil, fmt.Errorf("recompute: %w", err)
+		return nil, why, fmt.Errorf("recompute: %w", err)
 	}
 	got := map[string]layout.Object{}
 	for _, o := range res.Outputs {
@@ -69,7 +76,7 @@ func Verify(ctx context.Context, cfg *config.Config, st stage.Stage, step stage.
 	for _, w := range m.Outputs {
 		c := Check{Key: w.Key, Want: w.SHA256, WantRows: w.Rows, Volatile: dataset.Volatile(w.Key)}
 		if c.Stored, err = hashObject(ctx, root, w.Key); err != nil && !errors.Is(err, store.ErrNotExist) {
-			return nil, err
+			return nil, why, err
 		}
 		if g, ok := got[w.Key]; ok {
 			c.Got, c.Rows = g.SHA256, g.Rows
@@ -82,7 +89,7 @@ func Verify(ctx context.Context, cfg *config.Config, st stage.Stage, step stage.
 			checks = append(checks, Check{Key: g.Key, Got: g.SHA256, Rows: g.Rows})
 		}
 	}
-	return checks, nil
+	return checks, why, nil
 }
 
 // PrintChecks writes one line per object and returns whether all matched.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/judge"
+	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/bt"
 )
@@ -21,16 +21,19 @@ import (
 var Stage = stage.Stage{
 	Name:    "rate",
 	Summary: "Bradley–Terry per query, ratings in [0, 5]: judgments, candidates → ratings",
+	Section: Section,
 	Steps: []stage.Step{{
-		Name: "map", Dataset: dataset.Ratings.Name,
-		Shards: func(c *config.Config) int { return c.Rate.Shards },
-		Run:    run,
+		Name:    "map",
+		Inputs:  []string{dataset.Queries.Name, dataset.Candidates.Name, dataset.Judgments.Name},
+		Outputs: []string{dataset.Ratings.Name},
+		Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
+		Run:     run,
 	}},
 }
 
 func run(ctx context.Context, env *stage.Env) error {
-	cfg := env.Config
-	qs, cands, err := judge.RangeQueries(ctx, env, env.Shard)
+	cfg := Section.Of(env.Config)
+	qs, cands, err := readers.RangeQueries(ctx, env, env.Shard)
 	if err != nil {
 		return err
 	}
@@ -38,23 +41,9 @@ func run(ctx context.Context, env *stage.Env) error {
 	for _, q := range qs {
 		mine[q.ID] = true
 	}
-	parts, err := env.Upstream(ctx, dataset.Judgments.Name)
+	js, err := readers.Judgments(ctx, env, mine)
 	if err != nil {
 		return err
-	}
-	js := map[string][]dataset.Judgment{}
-	for _, p := range parts {
-		err := dataset.Scan(ctx, env.In, p.Key, func(rows []dataset.Judgment) error {
-			for _, r := range rows {
-				if mine[r.Query] {
-					js[r.Query] = append(js[r.Query], r)
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
 	}
 	var (
 		rows   []dataset.Rating
@@ -92,7 +81,7 @@ func run(ctx context.Context, env *stage.Env) error {
 				return stage.BadInput(fmt.Errorf("judgments: query %s round %d match %d: winner %q is neither sample", q.ID, j.Round, j.Match, j.Winner))
 			}
 		}
-		res, err := fitter.Fit(len(docs), games, bt.Options{Lambda: cfg.Rate.Lambda})
+		res, err := fitter.Fit(len(docs), games, bt.Options{Lambda: cfg.Lambda})
 		if err != nil {
 			return fmt.Errorf("query %s: %w", q.ID, err)
 		}

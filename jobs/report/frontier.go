@@ -31,7 +31,7 @@ const (
 // bi-encoder; rerank, score and chat are cross-encoders (rerankers);
 // plugins and the lexical built-ins are other, on neither frontier.
 func FamilyOf(cfg *config.Config, name string) string {
-	if f, ok := cfg.Report.Families[name]; ok {
+	if f, ok := Section.Of(cfg).Families[name]; ok {
 		return f
 	}
 	spec, ok := cfg.Retrievers[name]

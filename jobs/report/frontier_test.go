@@ -44,11 +44,10 @@ func TestPareto(t *testing.T) {
 }
 
 func TestFamilyOf(t *testing.T) {
-	cfg := &config.Config{
-		Retrievers: map[string]retrievers.Spec{"emb": {Kind: retrievers.KindEmbedding}, "rr": {Kind: retrievers.KindRerank},
-			"sc": {Kind: retrievers.KindScore}, "ch": {Kind: retrievers.KindChat}, "pl": {Kind: retrievers.KindPlugin}, "colbert": {Kind: retrievers.KindPlugin}},
-		Report: config.Report{Families: map[string]string{"colbert": FamilyCrossEncoder, "jaccard": FamilyBiEncoder}},
-	}
+	cfg := config.Default(Section)
+	cfg.Retrievers = map[string]retrievers.Spec{"emb": {Kind: retrievers.KindEmbedding}, "rr": {Kind: retrievers.KindRerank},
+		"sc": {Kind: retrievers.KindScore}, "ch": {Kind: retrievers.KindChat}, "pl": {Kind: retrievers.KindPlugin}, "colbert": {Kind: retrievers.KindPlugin}}
+	Section.Of(cfg).Families = map[string]string{"colbert": FamilyCrossEncoder, "jaccard": FamilyBiEncoder}
 	for name, want := range map[string]string{"emb": FamilyBiEncoder, "rr": FamilyCrossEncoder, "sc": FamilyCrossEncoder, "ch": FamilyCrossEncoder,
 		"pl": FamilyOther, "bm25": FamilyOther, "colbert": FamilyCrossEncoder, "jaccard": FamilyBiEncoder} {
 		if got := FamilyOf(cfg, name); got != want {
@@ -103,13 +102,15 @@ func TestFrontierChart(t *testing.T) {
 		{"emb-slow", FamilyBiEncoder, 3, 0.6}, {"rr-small", FamilyCrossEncoder, 0.9, 0.65}, {"rr-32b", FamilyCrossEncoder, 85, 0.73},
 		{"rr-bad", FamilyCrossEncoder, 100, 0.7},
 	}
-	cfg := &config.Config{Report: config.Report{Families: map[string]string{}}}
+	cfg := config.Default(Section)
+	families := map[string]string{}
+	Section.Of(cfg).Families = families
 	for _, p := range pts {
 		m.retrievers = append(m.retrievers, p.name)
 		m.median[System{p.name, m.main}] = p.sec
 		m.ci[Key{p.name, m.main, exp, ScopeOverall}] = ndcg.Interval{Mean: p.v}
 		if p.fam != FamilyOther {
-			cfg.Report.Families[p.name] = p.fam
+			families[p.name] = p.fam
 		}
 	}
 	m.frontiers(cfg)
@@ -151,7 +152,7 @@ func TestFrontierChart(t *testing.T) {
 // 5, latency_queries.csv lists LatencySample's 5 and every median is over 5.
 func TestReportLatencySample(t *testing.T) {
 	cfg, root, f, dir := setup(t, fabOptions{queries: 23, docs: 6, ranges: 2}, 42)
-	cfg.Report.LatencyQueries = 5
+	Section.Of(cfg).LatencyQueries = 5
 	if _, err := runReport(t, cfg, root, false); err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestReportLatencyFallback(t *testing.T) {
 		return true
 	}}
 	cfg, root, _, dir := setup(t, o, 42)
-	cfg.Report.LatencyQueries = 5
+	Section.Of(cfg).LatencyQueries = 5
 	if _, err := runReport(t, cfg, root, false); err != nil {
 		t.Fatal(err)
 	}
@@ -259,12 +260,12 @@ func TestReportConfigFamilies(t *testing.T) {
 		if err := os.WriteFile(path, []byte("run: r\nroot: "+dir+"\nevaluate: {retrievers: [bm25]}\n"+y+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := config.Load(path)
+		cfg, err := config.Load(path, Section)
 		switch {
 		case want == "" && err != nil:
 			t.Errorf("%s: %v", y, err)
-		case want == "" && (cfg.Report.LatencyQueries != 50 || FamilyOf(cfg, "bm25") != FamilyBiEncoder):
-			t.Errorf("%s: latency_queries %d, family %s", y, cfg.Report.LatencyQueries, FamilyOf(cfg, "bm25"))
+		case want == "" && (Section.Of(cfg).LatencyQueries != 50 || FamilyOf(cfg, "bm25") != FamilyBiEncoder):
+			t.Errorf("%s: latency_queries %d, family %s", y, Section.Of(cfg).LatencyQueries, FamilyOf(cfg, "bm25"))
 		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
 			t.Errorf("%s: error %v, want %q", y, err, want)
 		}

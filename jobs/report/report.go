@@ -64,7 +64,7 @@ import (
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/trec"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/judge"
+	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/ndcg"
 	"github.com/saber-math/saber/lib/parallel"
@@ -76,12 +76,29 @@ import (
 var Stage = stage.Stage{
 	Name:    "report",
 	Summary: "nDCG@10 per retriever, setting and domain with bootstrap intervals; Tables 1, 7, 8, metric sensitivity, chart, leaderboard: runs, timings, ratings, queries → results, reports/",
-	// It reads what rate and evaluate wrote (and select's queries, which
-	// both of those need before them).
-	After: []string{"rate", "evaluate"},
+	Section: Section,
+	Uses: func(c *config.Config) []string {
+		return append([]string{"seed", "evaluate.retrievers", "evaluate.settings", "evaluate.instructions"}, c.RetrieverKeys()...)
+	},
 	Steps: []stage.Step{{
-		Name: "reduce", Dataset: dataset.Results.Name, Run: run,
+		Name:    "reduce",
+		Inputs:  []string{dataset.Queries.Name, dataset.Ratings.Name, dataset.Runs.Name, dataset.Timings.Name},
+		Outputs: []string{dataset.Results.Name},
+		Reports: Reports(),
+		Run:     run,
 	}},
+}
+
+// Reports lists every file report may write under <run>/reports/.
+func Reports() []string {
+	var out []string
+	for _, t := range []string{Table1, Table7, Table8, Table9, TableSensitivity} {
+		for _, ext := range TableExts {
+			out = append(out, t+ext)
+		}
+	}
+	return append(out, ReportIndex, ReportPerQuery, ReportChart+".png", ReportChart+".svg",
+		ReportFrontier+".png", ReportFrontier+".svg", ReportLeaderboard, ReportLatencyQueries)
 }
 
 // ScopeOverall is the Scope of a result over all queries; other scopes are
@@ -150,11 +167,12 @@ type model struct {
 
 func run(ctx context.Context, env *stage.Env) error {
 	cfg := env.Config
+	rc := Section.Of(cfg)
 	b, err := readBench(ctx, env)
 	if err != nil {
 		return err
 	}
-	m := &model{run: cfg.Run, k: cfg.Report.K, resamples: cfg.Report.Resamples, bench: b, domains: b.domains, queries: len(b.queries)}
+	m := &model{run: cfg.Run, k: rc.K, resamples: rc.Resamples, bench: b, domains: b.domains, queries: len(b.queries)}
 	for _, s := range config.Settings {
 		if slices.Contains(cfg.Evaluate.Settings, s) {
 			m.settings = append(m.settings, s)
@@ -200,7 +218,7 @@ func run(ctx context.Context, env *stage.Env) error {
 // readBench reads the queries and every query's ratings, and checks they
 // agree.
 func readBench(ctx context.Context, env *stage.Env) (*bench, error) {
-	qs, err := judge.Queries(ctx, env)
+	qs, err := readers.Queries(ctx, env)
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +266,7 @@ func readBench(ctx context.Context, env *stage.Env) (*bench, error) {
 	per := make([][]rd, len(qs))
 	for _, p := range parts {
 		row := 0
-		err := dataset.Scan(ctx, env.In, p.Key, func(rows []dataset.Rating) error {
+		err := stage.ScanPart(ctx, env, p, func(rows []dataset.Rating) error {
 			for _, r := range rows {
 				row++
 				qi, ok := b.qIndex[r.Query]
@@ -351,12 +369,12 @@ func readRuns(ctx context.Context, env *stage.Env, b *bench) (map[System]*scored
 	var g *group
 	for pi, p := range parts {
 		row := 0
-		err := dataset.Scan(ctx, env.In, p.Key, func(rows []dataset.RunRow) error {
+		err := stage.ScanPart(ctx, env, p, func(rows []dataset.RunRow) error {
 			for _, r := range rows {
 				row++
 				sys := System{r.Retriever, r.Setting}
 				if g != nil && (g.sys != sys || g.query != r.Query) {
-					if err := finish(g, b, out, cfg.Report.K); err != nil {
+					if err := finish(g, b, out, Section.Of(cfg).K); err != nil {
 						return err
 					}
 					g = nil
@@ -375,7 +393,7 @@ func readRuns(ctx context.Context, env *stage.Env, b *bench) (map[System]*scored
 			return nil, err
 		}
 		if g != nil {
-			if err := finish(g, b, out, cfg.Report.K); err != nil {
+			if err := finish(g, b, out, Section.Of(cfg).K); err != nil {
 				return nil, err
 			}
 			g = nil
@@ -469,7 +487,7 @@ func finish(g *group, b *bench, out map[System]*scored, k int) error {
 // latency sample's queries (App. C.5) when the system was timed on all of
 // them, else over every query it was timed on (m.timedAll records which).
 func readTimings(ctx context.Context, env *stage.Env, m *model) error {
-	parts, err := env.UpstreamVia(ctx, dataset.Runs.Name, dataset.Timings.Name)
+	parts, err := env.Upstream(ctx, dataset.Timings.Name)
 	if err != nil {
 		return err
 	}
@@ -477,14 +495,14 @@ func readTimings(ctx context.Context, env *stage.Env, m *model) error {
 	for i, q := range m.bench.queries {
 		ids[i] = q.ID
 	}
-	m.latencyQueries = LatencySample(env.Config.Seed, ids, env.Config.Report.LatencyQueries)
+	m.latencyQueries = LatencySample(env.RunSeed(), ids, Section.Of(env.Config).LatencyQueries)
 	inSample := make(map[string]bool, len(m.latencyQueries))
 	for _, id := range m.latencyQueries {
 		inSample[id] = true
 	}
 	secs, sample := map[System][]float64{}, map[System]map[string]float64{}
 	for _, p := range parts {
-		err := dataset.Scan(ctx, env.In, p.Key, func(rows []dataset.Timing) error {
+		err := stage.ScanPart(ctx, env, p, func(rows []dataset.Timing) error {
 			for _, r := range rows {
 				s := System{r.Retriever, r.Setting}
 				if _, ok := m.scores[s]; ok && !math.IsNaN(r.Seconds) {
@@ -550,7 +568,7 @@ func (m *model) bootstrap(ctx context.Context, env *stage.Env) error {
 	}
 	res := make([]ndcg.Interval, len(jobs))
 	err := parallel.For(ctx, len(jobs), runtime.GOMAXPROCS(0), func(_ context.Context, i int) error {
-		iv, err := ndcg.Bootstrap(jobs[i].vals, ndcg.BootstrapOptions{Resamples: m.resamples}, seed.Rand(env.Config.Seed, env.Stage, BootstrapKey(jobs[i].key)))
+		iv, err := ndcg.Bootstrap(jobs[i].vals, ndcg.BootstrapOptions{Resamples: m.resamples}, seed.Rand(env.RunSeed(), env.Stage, BootstrapKey(jobs[i].key)))
 		if err != nil {
 			return fmt.Errorf("bootstrap %+v: %w", jobs[i].key, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -24,6 +25,7 @@ import (
 	"github.com/saber-math/saber/artifacts/trec"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/stage/stagetest"
 	"github.com/saber-math/saber/lib/ndcg"
 	"github.com/saber-math/saber/lib/seed"
 	"github.com/saber-math/saber/shard"
@@ -56,12 +58,12 @@ type fabOptions struct {
 	timing func(*dataset.Timing) bool
 }
 
-// fabricate writes queries and candidates (with select's manifest),
-// ratings (rate's) and runs with timings (evaluate's, sharded by query
-// range × retriever × setting), for retrievers of decreasing quality.
+// fabricate writes queries and candidates (select's), ratings (rate's)
+// and runs and timings (evaluate's, sharded by query range × retriever ×
+// setting), each dataset with its own completion manifest, for retrievers
+// of decreasing quality.
 func fabricate(t *testing.T, root store.Store, run string, o fabOptions) *fake {
 	t.Helper()
-	ctx := context.Background()
 	if o.retrievers == nil {
 		o.retrievers = testRetrievers
 	}
@@ -87,24 +89,11 @@ func fabricate(t *testing.T, root store.Store, run string, o fabOptions) *fake {
 			ratings = append(ratings, dataset.Rating{Query: q.ID, Doc: d, Rating: r})
 		}
 	}
-	one := shard.Spec{Index: 0, Count: 1}
-	put := func(done string, spec shard.Spec, objs ...layout.Object) {
-		m := &layout.Manifest{Stage: done, Step: "map", Run: run, Shard: spec.Index, Shards: spec.Count, Outputs: objs}
-		if err := layout.WriteDone(ctx, root, layout.DoneKey(run, done, spec), m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	must := func(o layout.Object, err error) layout.Object {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return o
-	}
-	put("candidates", one,
-		must(dataset.Queries.Write(ctx, root, layout.DataKey(run, "queries", one), slices.Clone(f.queries))),
-		must(dataset.Candidates.Write(ctx, root, layout.DataKey(run, "candidates", one), cands)))
-	put("ratings", one, must(dataset.Ratings.Write(ctx, root, layout.DataKey(run, "ratings", one), ratings)))
+	// Each dataset with its own completion manifest, as select, rate and
+	// evaluate write them.
+	stagetest.PutOne(t, root, run, dataset.Queries, slices.Clone(f.queries))
+	stagetest.PutOne(t, root, run, dataset.Candidates, cands)
+	stagetest.PutOne(t, root, run, dataset.Ratings, ratings)
 
 	n := o.ranges * len(o.retrievers) * len(testSettings)
 	for ri, r := range o.retrievers {
@@ -150,9 +139,8 @@ func fabricate(t *testing.T, root store.Store, run string, o fabOptions) *fake {
 				for _, row := range rows {
 					f.runs[sys][row.Query] = append(f.runs[sys][row.Query], row)
 				}
-				put("runs", spec,
-					must(dataset.Timings.Write(ctx, root, layout.DataKey(run, "timings", spec), timings)),
-					must(dataset.Runs.Write(ctx, root, layout.DataKey(run, "runs", spec), rows)))
+				stagetest.Put(t, root, run, dataset.Timings, spec, timings)
+				stagetest.Put(t, root, run, dataset.Runs, spec, rows)
 			}
 		}
 	}
@@ -171,7 +159,7 @@ func testConfig(t *testing.T, dir, run string, seedV uint64, retrievers []string
 	if err := os.WriteFile(path, []byte(y), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(path)
+	cfg, err := config.Load(path, Section)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -532,5 +520,122 @@ func TestInversions(t *testing.T) {
 	// Reversed order: every pair inverted.
 	if inv, pairs := Inversions([]float64{1, 2, 3}, []float64{3, 2, 1}); inv != 3 || pairs != 3 {
 		t.Errorf("reversed: %d / %d", inv, pairs)
+	}
+}
+
+// reportConfig is testConfig with the evaluate section's operational keys
+// and a configured retriever (not evaluated) written out, and report.k.
+func reportConfig(t *testing.T, dir string, evalShards, evalWorkers, k int, baseURL string) *config.Config {
+	t.Helper()
+	y := fmt.Sprintf("run: r\nroot: %s\nseed: 42\nlog: {progress_seconds: 0}\n"+
+		"retrievers:\n  emb: {kind: embedding, base_url: %q, model: m}\n"+
+		"evaluate: {shards: %d, workers: %d, retrievers: [%s], settings: [%s]}\nreport: {resamples: 200, k: %d}\n",
+		dir, baseURL, evalShards, evalWorkers, strings.Join(testRetrievers, ", "), strings.Join(testSettings, ", "), k)
+	cfg, err := config.Parse([]byte(y), Section)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// TestReportManifestConfig: the manifest of report's shard records the
+// configuration that determines its bytes — report's own section, the
+// systems it scores (evaluate.retrievers, settings, instructions; the
+// definitions of the evaluated retrievers, not of emb, which is defined
+// but not evaluated) and the seed — and nothing else: evaluate's
+// shards and workers, like a retriever's endpoint, are operational
+// (hash:"-"), so changing them keeps the done shard current, while
+// changing report.k makes it stale (exit 2). It also records exactly the
+// inputs report reads, each hashed as read.
+func TestReportManifestConfig(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	root, err := store.Open(ctx, dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fabricate(t, root, "r", fabOptions{queries: 10, docs: 6, ranges: 2})
+	cfg := reportConfig(t, dir, 2, 3, 5, "http://127.0.0.1:9/v1")
+	if _, err := runReport(t, cfg, root, false); err != nil {
+		t.Fatal(err)
+	}
+	one := shard.Spec{Index: 0, Count: 1}
+	m, err := layout.ReadDone(ctx, root, layout.DoneKey("r", dataset.Results.Name, one))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Stage != "report" || m.Dataset != dataset.Results.Name || m.Format != dataset.Results.Version {
+		t.Errorf("manifest: stage %q dataset %q format %d", m.Stage, m.Dataset, m.Format)
+	}
+	want := map[string]string{
+		"seed":                   "42",
+		"report.resamples":       "200",
+		"report.k":               "5",
+		"report.latency_queries": "50",
+		"report.families":        "{}",
+		"evaluate.retrievers[0]": `"bm25"`,
+		"evaluate.retrievers[1]": `"tfidf"`,
+		"evaluate.retrievers[2]": `"jaccard"`,
+		"evaluate.settings[0]":   `"statement-full"`,
+		"evaluate.settings[1]":   `"full-full"`,
+		"evaluate.instructions":  "[]",
+	}
+	for k, v := range want {
+		if got, ok := m.Config[k]; !ok || got != v {
+			t.Errorf("manifest config %s = %q (present %v), want %q", k, got, ok, v)
+		}
+	}
+	for k := range m.Config {
+		top := strings.FieldsFunc(k, func(r rune) bool { return r == '.' || r == '[' })[0]
+		switch {
+		case strings.HasPrefix(k, "evaluate.shards"), strings.HasPrefix(k, "evaluate.workers"):
+			t.Errorf("manifest config holds the operational %s", k)
+		case strings.HasPrefix(k, "retrievers.emb"):
+			// emb is defined but not evaluated: editing it changes no score.
+			t.Errorf("manifest config holds %s, a retriever report does not score", k)
+		case strings.HasPrefix(k, "evaluate.") && !strings.HasPrefix(k, "evaluate.retrievers") &&
+			!strings.HasPrefix(k, "evaluate.settings") && !strings.HasPrefix(k, "evaluate.instructions"):
+			t.Errorf("manifest config holds %s, which report does not read", k)
+		case top != "report" && top != "evaluate" && top != "retrievers" && top != "seed":
+			t.Errorf("manifest config holds %s, outside what report declares", k)
+		}
+	}
+	if !maps.Equal(m.Config, Stage.ConfigValues(cfg)) || m.ConfigHash != config.HashValues(m.Config) {
+		t.Errorf("manifest config hash %s does not hash its values (%s)", m.ConfigHash, config.HashValues(m.Config))
+	}
+	// Inputs: every part of queries, ratings, runs and timings, read.
+	wantInputs := map[string]string{}
+	for _, ds := range []string{dataset.Queries.Name, dataset.Ratings.Name, dataset.Runs.Name, dataset.Timings.Name} {
+		ms, err := layout.Complete(ctx, root, "r", ds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, wm := range ms {
+			for _, o := range wm.Objects(ds) {
+				wantInputs[o.Key] = o.SHA256
+			}
+		}
+	}
+	gotInputs := map[string]string{}
+	for _, o := range m.Inputs {
+		if o.Unread || o.Dataset == "" || !strings.HasPrefix(o.Key, "r/"+o.Dataset+"/") {
+			t.Errorf("input %+v: want a read part of a run dataset", o)
+		}
+		gotInputs[o.Key] = o.SHA256
+	}
+	if !maps.Equal(gotInputs, wantInputs) {
+		t.Errorf("manifest inputs %v, want %v", keys(gotInputs), keys(wantInputs))
+	}
+
+	// Operational changes: the done shard is served as it is.
+	res, err := stage.RunShard(ctx, reportConfig(t, dir, 5, 1, 5, "http://127.0.0.1:10/v1"), Stage, Stage.Steps[0], one, root, zerolog.Nop(), stage.Options{})
+	if err != nil || !res.Skipped {
+		t.Fatalf("report after changing evaluate.shards, evaluate.workers and an endpoint: skipped %v, err %v; want it skipped as current", res.Skipped, err)
+	}
+	// report.k determines the bytes: the done shard is stale.
+	_, err = stage.RunShard(ctx, reportConfig(t, dir, 2, 3, 10, "http://127.0.0.1:9/v1"), Stage, Stage.Steps[0], one, root, zerolog.Nop(), stage.Options{})
+	var se *stage.StaleError
+	if !errors.As(err, &se) || stage.ExitCode(err) != stage.ExitBadInput || len(se.Why.Config) != 1 || se.Why.Config[0].Key != "report.k" {
+		t.Fatalf("report after changing report.k: err %v (exit %d), want a stale shard naming report.k, exit 2", err, stage.ExitCode(err))
 	}
 }

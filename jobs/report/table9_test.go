@@ -35,7 +35,7 @@ report: {resamples: 50, k: 5}
 	if err := os.WriteFile(path, []byte(y), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(path)
+	cfg, err := config.Load(path, Section)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ report: {resamples: 50, k: 5}
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := config.Parse(out)
+	again, err := config.Parse(out, Section)
 	if err != nil || !slices.Equal(again.Evaluate.Retrievers, want) {
 		t.Fatalf("reloaded: %v, %v", again.Evaluate.Retrievers, err)
 	}

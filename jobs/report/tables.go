@@ -602,7 +602,8 @@ func (m *model) index() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Evaluation report — run %s\n\n", m.run)
 	fmt.Fprintf(&b, "nDCG@%d (SPEC §3): per query, the ranking by score (descending, ties by document id ascending) against the query's own candidates' ratings; exponential gain 2^rel − 1 unless a file says linear; the mean over a domain's queries, or over all queries (overall); 95%% percentile bootstrap intervals from %d resamples of the queries.\n\n", m.k, m.resamples)
-	fmt.Fprintf(&b, "- Queries: %s\n- Retrievers (%d): %s\n- Settings: %s (main: %s)\n\n", m.queriesNote(), len(m.retrievers), strings.Join(m.retrievers, ", "), strings.Join(m.settings, ", "), m.main)
+	fmt.Fprintf(&b, "- Queries: %s\n- Retrievers (%d): %s\n- Settings: %s (main: %s)\n", m.queriesNote(), len(m.retrievers), strings.Join(m.retrievers, ", "), strings.Join(m.settings, ", "), m.main)
+	fmt.Fprintf(&b, "- Made by saber %s (every shard's manifest names the code that made it)\n\n", stage.CodeVersion())
 	b.WriteString("| file | what |\n|---|---|\n")
 	for _, f := range [][2]string{
 		{Table1 + ".md, .csv, .tex", "Table 1: overall and per-domain nDCG in the main setting, the other settings' overall, median seconds per query"},

@@ -60,6 +60,8 @@ const (
 // Spec defines one retriever of the run config's `retrievers:` map (SPEC §3
 // "Neural retrievers"). Which fields apply depends on Kind; Validate
 // rejects fields that do not, so a misplaced key is never silently ignored.
+// Fields tagged hash:"-" say where and how fast to ask, not what: editing
+// them never makes evaluate's rankings stale.
 type Spec struct {
 	// Kind is embedding, rerank, score, chat or plugin.
 	Kind string `yaml:"kind" json:"kind"`
@@ -69,9 +71,9 @@ type Spec struct {
 	// an empty base_url is read from $SABER_LLM_BASE_URL; the key is read
 	// from the variable api_key_env names (default OPENAI_API_KEY), never
 	// written in the config.
-	BaseURL   string `yaml:"base_url" json:"base_url,omitempty"`
+	BaseURL   string `yaml:"base_url" json:"base_url,omitempty" hash:"-"`
 	Model     string `yaml:"model" json:"model,omitempty"`
-	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env,omitempty"`
+	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env,omitempty" hash:"-"`
 
 	// Format names a shipped input format (models.yaml: gemma-300m,
 	// jina-v5, rader, gemini-001 — paper Table 3).
@@ -93,7 +95,7 @@ type Spec struct {
 	Dimensions int `yaml:"dimensions" json:"dimensions,omitempty"`
 
 	// InFlight is the documents in flight per query (default 16, App. C.5).
-	InFlight int `yaml:"in_flight" json:"in_flight,omitempty"`
+	InFlight int `yaml:"in_flight" json:"in_flight,omitempty" hash:"-"`
 	// BatchSize is the texts per request for embedding, rerank and score
 	// (default InFlight): requests run InFlight/BatchSize at a time. 16 is
 	// vLLM's "slices of 16 per engine call"; 1 is the OpenAI embedders'
@@ -102,13 +104,13 @@ type Spec struct {
 	// Workers is how many queries evaluate scores at once with this
 	// retriever (default 1, so that timings are per query in isolation as
 	// App. C.5 measures them; more overlaps queries and inflates them).
-	Workers int `yaml:"workers" json:"workers,omitempty"`
+	Workers int `yaml:"workers" json:"workers,omitempty" hash:"-"`
 
 	// TimeoutSeconds bounds one HTTP attempt (default 120) or one plugin
 	// request (default 600, then the plugin is killed).
-	TimeoutSeconds float64 `yaml:"timeout_seconds" json:"timeout_seconds,omitempty"`
+	TimeoutSeconds float64 `yaml:"timeout_seconds" json:"timeout_seconds,omitempty" hash:"-"`
 	// MaxAttempts bounds the HTTP attempts per request (default 5).
-	MaxAttempts int `yaml:"max_attempts" json:"max_attempts,omitempty"`
+	MaxAttempts int `yaml:"max_attempts" json:"max_attempts,omitempty" hash:"-"`
 
 	// Endpoint is the rerank or score path relative to base_url (default
 	// "rerank" or "score": /v1/rerank and /v1/score under .../v1;
@@ -145,10 +147,10 @@ type Spec struct {
 	// Threads caps a plugin's CPU thread pools (default 16): it is passed as
 	// OMP_NUM_THREADS, MKL_NUM_THREADS and the other variables of
 	// ThreadVars, and as {threads}.
-	Threads int `yaml:"threads" json:"threads,omitempty"`
+	Threads int `yaml:"threads" json:"threads,omitempty" hash:"-"`
 	// StartTimeoutSeconds bounds a plugin's start-up: until it has answered
 	// the warm-up request (default 900).
-	StartTimeoutSeconds float64 `yaml:"start_timeout_seconds" json:"start_timeout_seconds,omitempty"`
+	StartTimeoutSeconds float64 `yaml:"start_timeout_seconds" json:"start_timeout_seconds,omitempty" hash:"-"`
 }
 
 // Rewrite is a query rewriter: a chat model asked Prompt ({query} is the

@@ -22,24 +22,32 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/jobs/calibrate"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/pairs"
+	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/relevance"
 )
 
 // Stage is the select stage.
 var Stage = stage.Stage{
 	Name:    "select",
 	Summary: "the benchmark: queries per domain among the eligible, K candidates per category: pairs, topics, thresholds → queries, candidates",
+	Section: Section,
+	Uses: func(*config.Config) []string {
+		return []string{"seed", "benchmark.ontology", "benchmark.k", "benchmark.domains", "benchmark.topic_floor", "benchmark.summ_floor"}
+	},
 	Steps: []stage.Step{{
-		Name: "reduce", Dataset: dataset.Candidates.Name, Run: run,
+		Name:    "reduce",
+		Inputs:  []string{dataset.Pairs.Name, dataset.Topics.Name, dataset.Thresholds.Name},
+		Outputs: []string{dataset.Queries.Name, dataset.Candidates.Name},
+		Reports: []string{ReportMarkdown, ReportJSON},
+		Run:     run,
 	}},
 	Flags: func(fs *flag.FlagSet) func(*config.Config) {
 		allow := fs.Bool("allow-shortfall", false, "select every eligible query of a domain with fewer than wanted instead of failing (same as select.allow_shortfall: true)")
 		return func(c *config.Config) {
 			if *allow {
-				c.Select.AllowShortfall = true
+				Section.Of(c).AllowShortfall = true
 			}
 		}
 	},
@@ -78,12 +86,12 @@ type eligibleQuery struct {
 }
 
 func run(ctx context.Context, env *stage.Env) error {
-	cfg := env.Config
-	th, err := calibrate.Load(ctx, env)
+	cfg := Section.Of(env.Config)
+	th, err := thresholds(ctx, env, cfg)
 	if err != nil {
 		return err
 	}
-	domains, docDomain, err := pairs.Domains(ctx, env)
+	domains, docDomain, err := readers.Domains(ctx, env, "select.domain_counts", keys(cfg.DomainCounts))
 	if err != nil {
 		return err
 	}
@@ -91,13 +99,13 @@ func run(ctx context.Context, env *stage.Env) error {
 	if err != nil {
 		return err
 	}
-	k := cfg.Select.K
-	rep := newReport(th, cfg.Select.Thresholds == config.ThresholdsCalibrated, domains, k)
+	k := env.Config.Benchmark.K
+	rep := newReport(th, cfg.Thresholds == ThresholdsCalibrated, domains, k)
 
 	// Pass 1: every query's category counts at the final thresholds.
 	byDomain := map[string][]eligibleQuery{}
 	prog := env.Progress("pairs (eligibility)", int64(dataset.TotalRows(parts)))
-	err = pairs.ScanByQuery(ctx, env.In, parts, func(q string, rows []dataset.Pair) error {
+	err = readers.PairsByQuery(ctx, env, parts, func(q string, rows []dataset.Pair) error {
 		prog.Add(int64(len(rows)))
 		var n [3]int32
 		for i := range rows {
@@ -105,7 +113,7 @@ func run(ctx context.Context, env *stage.Env) error {
 			if p.Doc == q {
 				return fmt.Errorf("pairs: query %s is paired with itself (a bug in pairs)", q)
 			}
-			c := pairs.Category(p.SimTopic, p.SimSumm, th.TauTopic, th.TauSumm)
+			c := relevance.Category(p.SimTopic, p.SimSumm, th.TauTopic, th.TauSumm)
 			rep.addPair(p, c)
 			if c != "" {
 				n[catIndex(c)]++
@@ -132,7 +140,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	total := 0
 	for _, d := range domains {
 		el := byDomain[d]
-		want := cfg.Select.Wanted(d)
+		want := cfg.Wanted(d)
 		total += want
 		sort.Slice(el, func(i, j int) bool {
 			return el[i].rank < el[j].rank || el[i].rank == el[j].rank && el[i].ID < el[j].ID
@@ -148,14 +156,14 @@ func run(ctx context.Context, env *stage.Env) error {
 		env.Count("eligible_"+key(d), int64(len(el)))
 		env.Count("selected_"+key(d), int64(take))
 	}
-	if t := cfg.Select.Total; t > 0 && t != total {
+	if t := cfg.Total; t > 0 && t != total {
 		return stage.BadInput(fmt.Errorf("select.total is %d but the domains' counts add up to %d (select.per_domain %d × %d domains, with select.domain_counts)",
-			t, total, cfg.Select.PerDomain, len(domains)))
+			t, total, cfg.PerDomain, len(domains)))
 	}
 	rep.Shortfall = short
 	if len(short) > 0 {
 		serr := &ShortfallError{Short: short}
-		if !cfg.Select.AllowShortfall {
+		if !cfg.AllowShortfall {
 			// The report still helps decide what to change; it is written
 			// (and replaced on the rerun), but no manifest marks select done.
 			rep.Failed = serr.Error()
@@ -175,7 +183,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	// Pass 2: K documents from each category of every chosen query.
 	var cands []dataset.Candidate
 	prog = env.Progress("pairs (candidates)", int64(dataset.TotalRows(parts)))
-	err = pairs.ScanByQuery(ctx, env.In, parts, func(q string, rows []dataset.Pair) error {
+	err = readers.PairsByQuery(ctx, env, parts, func(q string, rows []dataset.Pair) error {
 		prog.Add(int64(len(rows)))
 		if !want[q] {
 			return nil
@@ -186,7 +194,7 @@ func run(ctx context.Context, env *stage.Env) error {
 		}
 		var pool [3][]ranked
 		for _, p := range rows {
-			c := pairs.Category(p.SimTopic, p.SimSumm, th.TauTopic, th.TauSumm)
+			c := relevance.Category(p.SimTopic, p.SimSumm, th.TauTopic, th.TauSumm)
 			if c == "" {
 				continue
 			}
@@ -228,12 +236,34 @@ func run(ctx context.Context, env *stage.Env) error {
 
 func catIndex(c string) int {
 	switch c {
-	case "topic":
+	case relevance.CategoryTopic:
 		return 0
-	case "summary":
+	case relevance.CategorySummary:
 		return 1
 	}
 	return 2
+}
+
+// thresholds returns the final thresholds: calibrate's `thresholds`, or
+// the fixed pair of the config.
+func thresholds(ctx context.Context, env *stage.Env, cfg *Config) (dataset.Threshold, error) {
+	if cfg.Thresholds == ThresholdsFixed {
+		return dataset.Threshold{Scope: dataset.ScopeFinal, TauTopic: cfg.TauTopic, TauSumm: cfg.TauSumm, Feasible: true}, nil
+	}
+	th, err := readers.Thresholds(ctx, env)
+	if err != nil {
+		return dataset.Threshold{}, fmt.Errorf("select.thresholds is %q: %w (run calibrate first, or set select.thresholds: fixed)", cfg.Thresholds, err)
+	}
+	return th, nil
+}
+
+func keys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func key(domain string) string { return strings.ReplaceAll(strings.ToLower(domain), " ", "_") }

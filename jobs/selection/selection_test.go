@@ -15,21 +15,28 @@ import (
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
-	"github.com/saber-math/saber/jobs/calibrate"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/pairs"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/stage/stagetest"
+	"github.com/saber-math/saber/lib/relevance"
 	"github.com/saber-math/saber/shard"
 )
 
 var domains = []string{"Algebra", "Geometry", "Number Theory", "Combinatorics", "Calculus and Analysis"}
 
+// Thresholds the fixtures are selected at: on calibrate's grid (0.858 +
+// k·0.02, 0.211 + k·0.03), and 0.9 is a value pairs hit exactly.
+const (
+	tauTopic = 0.9
+	tauSumm  = 0.241
+)
+
 // fabricate writes `topics` (one part) and `pairs` (pairShards parts, by
-// contiguous query ranges, as the pairs stage does) with manifests, for
-// nDocs documents whose pairs have random category sizes around k.
+// contiguous query ranges, as the pairs stage does), each part with its
+// completion manifest, for nDocs documents whose pairs have random
+// category sizes around k.
 func fabricate(t *testing.T, root store.Store, run string, nDocs, pairShards int) {
 	t.Helper()
-	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(7, 7))
 	ids := make([]string, nDocs)
 	var topics []dataset.TopicRow
@@ -38,22 +45,10 @@ func fabricate(t *testing.T, root store.Store, run string, nDocs, pairShards int
 		topics = append(topics, dataset.TopicRow{ID: ids[i], Domain: domains[i%len(domains)]})
 	}
 	topics[3].Domain = "" // a document without topics: never a query
-	write := func(ds string, spec shard.Spec, put func(key string) (layout.Object, error)) {
-		o, err := put(layout.DataKey(run, ds, spec))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := &layout.Manifest{Stage: ds, Step: "map", Run: run, Shard: spec.Index, Shards: spec.Count, Rows: o.Rows, Outputs: []layout.Object{o}}
-		if err := layout.WriteDone(ctx, root, layout.DoneKey(run, ds, spec), m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("topics", shard.Spec{Index: 0, Count: 1}, func(key string) (layout.Object, error) {
-		return dataset.Topics.Write(ctx, root, key, topics)
-	})
+	stagetest.PutOne(t, root, run, dataset.Topics, topics)
 	perQuery := make([][]dataset.Pair, nDocs)
 	for q := range ids {
-		// Category sizes 0..14 around k = 5, so some queries are eligible
+		// Category sizes 0..14 around k = 3, so some queries are eligible
 		// at some thresholds and not at others.
 		n := rng.IntN(40)
 		docs := rng.Perm(nDocs)[:n+1]
@@ -73,7 +68,7 @@ func fabricate(t *testing.T, root store.Store, run string, nDocs, pairShards int
 			if rng.IntN(10) == 0 { // exactly on a grid threshold
 				p.SimTopic = 0.9
 			}
-			p.Category = pairs.Category(p.SimTopic, p.SimSumm, 0.858, 0.211)
+			p.Category = relevance.Category(p.SimTopic, p.SimSumm, 0.858, 0.211)
 			perQuery[q] = append(perQuery[q], p)
 		}
 	}
@@ -84,19 +79,28 @@ func fabricate(t *testing.T, root store.Store, run string, nDocs, pairShards int
 		for q := lo; q < hi; q++ {
 			rows = append(rows, perQuery[q]...)
 		}
-		write("pairs", spec, func(key string) (layout.Object, error) { return dataset.Pairs.Write(ctx, root, key, rows) })
+		stagetest.Put(t, root, run, dataset.Pairs, spec, rows)
 	}
+}
+
+// putThresholds writes `thresholds` as calibrate would at (tauTopic,
+// tauSumm): the final row (per-domain rows select does not read).
+func putThresholds(t *testing.T, root store.Store, run string) layout.Object {
+	t.Helper()
+	return stagetest.PutOne(t, root, run, dataset.Thresholds, []dataset.Threshold{
+		{Scope: dataset.ScopeFinal, TauTopic: tauTopic, TauSumm: tauSumm, Feasible: true, K: 3, MinEligible: 3, Eligible: -1},
+	})
 }
 
 func testConfig(t *testing.T, dir, run string, seed uint64, extra string) *config.Config {
 	t.Helper()
-	y := fmt.Sprintf("run: %s\nroot: %s\nseed: %d\nlog: {progress_seconds: 0}\ncalibrate: {min_eligible: 3, topic_grid: {step: 0.02}, summ_grid: {to: 0.4, step: 0.03}}\n"+
-		"select: {k: 3, per_domain: 4%s}\n", run, dir, seed, extra)
+	y := fmt.Sprintf("run: %s\nroot: %s\nseed: %d\nlog: {progress_seconds: 0}\nbenchmark: {k: 3}\n"+
+		"select: {per_domain: 4%s}\n", run, dir, seed, extra)
 	path := filepath.Join(dir, run+".yaml")
 	if err := os.WriteFile(path, []byte(y), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(path)
+	cfg, err := config.Load(path, Section)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,6 +123,59 @@ func runStage(t *testing.T, cfg *config.Config, root store.Store, st stage.Stage
 	return out, nil
 }
 
+// readPairs reads every pair of run, by query.
+func readPairs(t *testing.T, ctx context.Context, root store.Store, run string) map[string][]dataset.Pair {
+	t.Helper()
+	ms, err := layout.Complete(ctx, root, run, dataset.Pairs.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byQuery := map[string][]dataset.Pair{}
+	for _, m := range ms {
+		for _, o := range m.Objects(dataset.Pairs.Name) {
+			rows, err := dataset.Read[dataset.Pair](ctx, root, o.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range rows {
+				byQuery[p.Query] = append(byQuery[p.Query], p)
+			}
+		}
+	}
+	return byQuery
+}
+
+// counts returns a query's pairs per category (topic, summary, both) at
+// the thresholds, counted naively.
+func counts(rows []dataset.Pair, tt, ts float64) [3]int {
+	var c [3]int
+	for _, p := range rows {
+		switch relevance.Category(p.SimTopic, p.SimSumm, tt, ts) {
+		case relevance.CategoryTopic:
+			c[0]++
+		case relevance.CategorySummary:
+			c[1]++
+		case relevance.CategoryBoth:
+			c[2]++
+		}
+	}
+	return c
+}
+
+// eligible counts, per domain, the queries with at least 3 pairs in each
+// category at the fixtures' thresholds (document d00003 has no domain).
+func eligible(byQuery map[string][]dataset.Pair) map[string]int {
+	out := map[string]int{}
+	for q, rows := range byQuery {
+		var i int
+		fmt.Sscanf(q, "d%d", &i)
+		if c := counts(rows, tauTopic, tauSumm); i != 3 && c[0] >= 3 && c[1] >= 3 && c[2] >= 3 {
+			out[domains[i%len(domains)]]++
+		}
+	}
+	return out
+}
+
 func TestSelectionDeterministicAndValid(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -130,23 +187,17 @@ func TestSelectionDeterministicAndValid(t *testing.T) {
 		seed   uint64
 	}{{"s1", 1, 42}, {"s3", 3, 42}, {"seed", 3, 43}} {
 		fabricate(t, root, tc.run, 600, tc.shards)
+		putThresholds(t, root, tc.run)
 		cfg := testConfig(t, dir, tc.run, tc.seed, "")
-		cal, err := runStage(t, cfg, root, calibrate.Stage)
-		if err != nil {
-			t.Fatalf("%s calibrate: %v", tc.run, err)
-		}
 		sel, err := runStage(t, cfg, root, Stage)
 		if err != nil {
 			t.Fatalf("%s select: %v", tc.run, err)
 		}
-		for k, v := range cal {
-			sel[k] = v
-		}
 		hashes[tc.run] = sel
 		checkSelection(t, ctx, cfg, root)
 	}
-	for _, k := range []string{"thresholds/part-00000-of-00001.parquet", "queries/part-00000-of-00001.parquet",
-		"candidates/part-00000-of-00001.parquet", "reports/select.md", "reports/calibrate.csv"} {
+	for _, k := range []string{"queries/part-00000-of-00001.parquet", "candidates/part-00000-of-00001.parquet",
+		"reports/" + ReportMarkdown, "reports/" + ReportJSON} {
 		if hashes["s1"][k] == "" || hashes["s1"][k] != hashes["s3"][k] {
 			t.Errorf("%s: 1 and 3 pairs shards differ (%q vs %q)", k, hashes["s1"][k], hashes["s3"][k])
 		}
@@ -167,7 +218,7 @@ func checkSelection(t *testing.T, ctx context.Context, cfg *config.Config, root 
 		t.Fatal(err)
 	}
 	tt, ts := th[0].TauTopic, th[0].TauSumm
-	if th[0].Scope != dataset.ScopeFinal || !th[0].Feasible {
+	if th[0].Scope != dataset.ScopeFinal {
 		t.Fatalf("%s: thresholds %+v", cfg.Run, th[0])
 	}
 	qs, err := dataset.Read[dataset.Query](ctx, root, read("queries"))
@@ -179,9 +230,8 @@ func checkSelection(t *testing.T, ctx context.Context, cfg *config.Config, root 
 		t.Fatal(err)
 	}
 	all := map[[2]string]dataset.Pair{}
-	ms, _ := layout.Complete(ctx, root, cfg.Run, "pairs")
-	for _, m := range ms {
-		rows, _ := dataset.Read[dataset.Pair](ctx, root, m.Outputs[0].Key)
+	byQuery := readPairs(t, ctx, root, cfg.Run)
+	for _, rows := range byQuery {
 		for _, p := range rows {
 			all[[2]string{p.Query, p.Doc}] = p
 		}
@@ -191,6 +241,9 @@ func checkSelection(t *testing.T, ctx context.Context, cfg *config.Config, root 
 		perDomain[q.Domain]++
 		if q.TopicOnly < 3 || q.SummaryOnly < 3 || q.Both < 3 {
 			t.Errorf("%s: query %s not eligible: %+v", cfg.Run, q.ID, q)
+		}
+		if c := counts(byQuery[q.ID], tt, ts); c != [3]int{int(q.TopicOnly), int(q.SummaryOnly), int(q.Both)} || q.TauTopic != tt || q.TauSumm != ts {
+			t.Errorf("%s: query %+v: naive counts %v at (%v, %v)", cfg.Run, q, c, tt, ts)
 		}
 	}
 	for _, d := range domains {
@@ -214,7 +267,7 @@ func checkSelection(t *testing.T, ctx context.Context, cfg *config.Config, root 
 		if !ok || p.SimTopic != c.SimTopic || p.SimSumm != c.SimSumm {
 			t.Errorf("%s: candidate %+v is not a stored pair (%+v)", cfg.Run, c, p)
 		}
-		if want := pairs.Category(c.SimTopic, c.SimSumm, tt, ts); c.Category != want {
+		if want := relevance.Category(c.SimTopic, c.SimSumm, tt, ts); c.Category != want {
 			t.Errorf("%s: candidate %+v has category %q, want %q at (%v, %v)", cfg.Run, c, c.Category, want, tt, ts)
 		}
 		perCat[c.Query+"/"+c.Category]++
@@ -228,85 +281,13 @@ func checkSelection(t *testing.T, ctx context.Context, cfg *config.Config, root 
 	}
 }
 
-func TestCalibrateCountsEveryGridPoint(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	root, _ := store.Open(ctx, dir, store.Options{})
-	fabricate(t, root, "c", 400, 2)
-	cfg := testConfig(t, dir, "c", 1, "")
-	if _, err := runStage(t, cfg, root, calibrate.Stage); err != nil {
-		t.Fatal(err)
-	}
-	csv, err := store.ReadAll(ctx, root, "c/reports/"+calibrate.ReportCSV)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Count eligibility naively from the pairs, point by point.
-	byQuery := map[string][]dataset.Pair{}
-	ms, _ := layout.Complete(ctx, root, "c", "pairs")
-	for _, m := range ms {
-		rows, _ := dataset.Read[dataset.Pair](ctx, root, m.Outputs[0].Key)
-		for _, p := range rows {
-			byQuery[p.Query] = append(byQuery[p.Query], p)
-		}
-	}
-	dom := func(q string) string {
-		var i int
-		fmt.Sscanf(q, "d%d", &i)
-		if i == 3 {
-			return ""
-		}
-		return domains[i%len(domains)]
-	}
-	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
-	tg, sg := cfg.Calibrate.TopicGrid.Values(), cfg.Calibrate.SummGrid.Values()
-	if len(lines) != 1+len(tg)*len(sg) {
-		t.Fatalf("csv has %d lines, want %d", len(lines), 1+len(tg)*len(sg))
-	}
-	nonzero := 0
-	for n, line := range lines[1:] {
-		tt, ts := tg[n/len(sg)], sg[n%len(sg)]
-		want := map[string]int{}
-		for q, rows := range byQuery {
-			var c [3]int
-			for _, p := range rows {
-				switch pairs.Category(p.SimTopic, p.SimSumm, tt, ts) {
-				case "topic":
-					c[0]++
-				case "summary":
-					c[1]++
-				case "both":
-					c[2]++
-				}
-			}
-			if c[0] >= 3 && c[1] >= 3 && c[2] >= 3 && dom(q) != "" {
-				want[dom(q)]++
-			}
-		}
-		f := strings.Split(line, ",")
-		for d, name := range domains {
-			if f[2+d] != fmt.Sprint(want[name]) {
-				t.Fatalf("(%v, %v) %s: csv says %s, naive count %d", tt, ts, name, f[2+d], want[name])
-			}
-			if want[name] > 0 {
-				nonzero++
-			}
-		}
-	}
-	if nonzero == 0 {
-		t.Fatal("no grid point has an eligible query: the test checks nothing")
-	}
-}
-
 func TestShortfall(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	root, _ := store.Open(ctx, dir, store.Options{})
 	fabricate(t, root, "short", 600, 1)
+	putThresholds(t, root, "short")
 	cfg := testConfig(t, dir, "short", 1, ", domain_counts: {Geometry: 500}")
-	if _, err := runStage(t, cfg, root, calibrate.Stage); err != nil {
-		t.Fatal(err)
-	}
 	_, err := runStage(t, cfg, root, Stage)
 	var se *ShortfallError
 	if !errors.As(err, &se) || stage.ExitCode(err) != stage.ExitBadInput || len(se.Short) != 1 || se.Short[0].Domain != "Geometry" {
@@ -325,7 +306,7 @@ func TestShortfall(t *testing.T) {
 
 	// The binary's flag accepts the shortfall.
 	var stderr strings.Builder
-	code := stage.Command(ctx, Stage, []string{"--config", filepath.Join(dir, "short.yaml"), "--allow-shortfall"}, &strings.Builder{}, &stderr)
+	code := stage.Command(ctx, stage.Binary{Stage: Stage}, []string{"--config", filepath.Join(dir, "short.yaml"), "--allow-shortfall"}, &strings.Builder{}, &stderr)
 	if code != stage.ExitOK {
 		t.Fatalf("select --allow-shortfall: exit %d\n%s", code, stderr.String())
 	}
@@ -339,14 +320,90 @@ func TestShortfall(t *testing.T) {
 			geo++
 		}
 	}
-	th, _ := dataset.Read[dataset.Threshold](ctx, root, layout.DataKey("short", "thresholds", shard.Spec{Index: 0, Count: 1}))
-	var elig int64
-	for _, r := range th {
-		if r.Scope == "Geometry" {
-			elig = r.EligibleAtFinal
+	elig := eligible(readPairs(t, ctx, root, "short"))["Geometry"]
+	if geo == 0 || geo != elig {
+		t.Errorf("--allow-shortfall selected %d Geometry queries, want all %d eligible", geo, elig)
+	}
+}
+
+// inputsOf returns the input parts a manifest records, by dataset.
+func inputsOf(m *layout.Manifest) map[string][]layout.Object {
+	out := map[string][]layout.Object{}
+	for _, o := range m.Inputs {
+		out[o.Dataset] = append(out[o.Dataset], o)
+	}
+	return out
+}
+
+// TestSelectThresholdSources: with select.thresholds: fixed, select reads
+// no `thresholds` (none exists here) and its manifest records none, only
+// pairs and topics; with the calibrated default it reads calibrate's and
+// records that part, hashed as read. At the same thresholds both give the
+// same benchmark, byte for byte. Calibrated without `thresholds` is bad
+// input that says how to get them.
+func TestSelectThresholdSources(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	root, _ := store.Open(ctx, dir, store.Options{})
+	one := shard.Spec{Index: 0, Count: 1}
+
+	fabricate(t, root, "fixed", 600, 2)
+	fixed := testConfig(t, dir, "fixed", 5, fmt.Sprintf(", thresholds: fixed, tau_topic: %v, tau_summ: %v", tauTopic, tauSumm))
+	fh, err := runStage(t, fixed, root, Stage)
+	if err != nil {
+		t.Fatalf("fixed thresholds: %v", err)
+	}
+	checkFixed := func() {
+		m, err := layout.ReadDone(ctx, root, layout.DoneKey("fixed", dataset.Queries.Name, one))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := inputsOf(m)
+		if len(in[dataset.Thresholds.Name]) != 0 || len(in[dataset.Pairs.Name]) != 2 || len(in[dataset.Topics.Name]) != 1 || len(in) != 2 {
+			t.Errorf("fixed thresholds: manifest inputs %v, want the 2 pairs parts and topics, no thresholds", m.Inputs)
+		}
+		if m.Config["select.thresholds"] != `"fixed"` || m.Config["select.tau_topic"] != fmt.Sprint(tauTopic) || m.Config["select.tau_summ"] != fmt.Sprint(tauSumm) {
+			t.Errorf("fixed thresholds: manifest config %v", m.Config)
 		}
 	}
-	if geo == 0 || int64(geo) != elig {
-		t.Errorf("--allow-shortfall selected %d Geometry queries, want all %d eligible", geo, elig)
+	checkFixed()
+	// A thresholds dataset appearing later is no input of the fixed select:
+	// the done shard stays current.
+	putThresholds(t, root, "fixed")
+	res, err := stage.RunShard(ctx, fixed, Stage, Stage.Steps[0], one, root, zerolog.Nop(), stage.Options{})
+	if err != nil || !res.Skipped {
+		t.Fatalf("fixed select after thresholds appeared: skipped %v, err %v", res.Skipped, err)
+	}
+	checkFixed()
+
+	fabricate(t, root, "cal", 600, 2)
+	cal := testConfig(t, dir, "cal", 5, "")
+	if Section.Of(cal).Thresholds != ThresholdsCalibrated {
+		t.Fatalf("default select.thresholds %q", Section.Of(cal).Thresholds)
+	}
+	_, err = runStage(t, cal, root, Stage)
+	if err == nil || stage.ExitCode(err) != stage.ExitBadInput || !strings.Contains(err.Error(), "run calibrate first, or set select.thresholds: fixed") {
+		t.Fatalf("calibrated select without thresholds: err %v (exit %d), want exit 2 saying how to get them", err, stage.ExitCode(err))
+	}
+	th := putThresholds(t, root, "cal")
+	ch, err := runStage(t, cal, root, Stage)
+	if err != nil {
+		t.Fatalf("calibrated thresholds: %v", err)
+	}
+	m, err := layout.ReadDone(ctx, root, layout.DoneKey("cal", dataset.Queries.Name, one))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := inputsOf(m)
+	if got := in[dataset.Thresholds.Name]; len(got) != 1 || got[0].Key != th.Key || got[0].SHA256 != th.SHA256 || got[0].Unread {
+		t.Errorf("calibrated thresholds: manifest records thresholds %+v, want the part read, %+v", got, th)
+	}
+	if len(in[dataset.Pairs.Name]) != 2 || len(in[dataset.Topics.Name]) != 1 || len(in) != 3 {
+		t.Errorf("calibrated thresholds: manifest inputs %v", m.Inputs)
+	}
+	for _, k := range []string{"queries/part-00000-of-00001.parquet", "candidates/part-00000-of-00001.parquet"} {
+		if fh[k] == "" || fh[k] != ch[k] {
+			t.Errorf("%s: fixed %q, calibrated at the same thresholds %q", k, fh[k], ch[k])
+		}
 	}
 }

@@ -37,10 +37,21 @@ func BadInput(err error) error {
 // of work; nothing partial was left and a rerun resumes.
 var ErrInterrupted = errors.New("interrupted by signal; no partial output was written, rerun to resume")
 
+// ExitCoder is an error that knows its exit code (a package above this
+// one that defines its own kind of failure).
+type ExitCoder interface {
+	error
+	ExitCode() int
+}
+
 // ExitCode maps an error to the process exit code.
 func ExitCode(err error) int {
 	if err == nil {
 		return ExitOK
+	}
+	var coder ExitCoder
+	if errors.As(err, &coder) {
+		return coder.ExitCode()
 	}
 	var (
 		bad   *BadInputError
@@ -48,11 +59,12 @@ func ExitCode(err error) int {
 		sch   *dataset.SchemaError
 		notpq *dataset.NotParquetError
 		inc   *layout.IncompleteError
+		stale *StaleError
 		ne    net.Error
 	)
 	switch {
 	case errors.As(err, &bad), errors.As(err, &cfg), errors.As(err, &sch),
-		errors.As(err, &notpq), errors.As(err, &inc):
+		errors.As(err, &notpq), errors.As(err, &inc), errors.As(err, &stale):
 		return ExitBadInput
 	case errors.Is(err, ErrInterrupted), errors.Is(err, context.Canceled),
 		errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne), errors.Is(err, llm.ErrExhausted):

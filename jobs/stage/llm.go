@@ -10,6 +10,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/kvcache"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/prompts"
 )
@@ -17,9 +18,20 @@ import (
 // LLMClient builds the stage's client for an OpenAI-compatible server,
 // with its response cache in the run's storage (<run>/_cache/llm/), shared
 // by every stage and shard: a rerun of a finished or interrupted shard
-// finds its answers there and repeats no call.
+// finds its answers there and repeats no call. The step must declare
+// Cache. Under `saber verify` answers are read from the run's cache and
+// new ones written to the scratch storage only: verify never writes into
+// the run's root.
 func (e *Env) LLMClient(cfg llm.Config) (*llm.Client, error) {
-	c, err := llm.New(cfg, kvcache.New(e.In, e.Config.Run+"/_cache/llm"))
+	if !e.decl.Cache {
+		return nil, &UndeclaredError{Stage: e.Stage, Step: e.Step, What: "the LLM cache"}
+	}
+	prefix := layout.LLMCachePrefix(e.Config.Run)
+	cache := kvcache.New(e.Out, prefix)
+	if e.Out != e.In {
+		cache = kvcache.Layered(e.In, e.Out, prefix)
+	}
+	c, err := llm.New(cfg, cache)
 	if err != nil {
 		return nil, BadInput(err)
 	}
@@ -43,23 +55,6 @@ func (e *Env) RecordLLM(c *llm.Client) {
 	e.Log.Info().Int64("calls", s.Calls).Int64("cached", s.Cached).Int64("retries", s.Retries).
 		Int64("failures", s.Failures).Int64("prompt_tokens", s.PromptTokens).
 		Int64("completion_tokens", s.CompletionTokens).Dur("latency_total", s.LatencyTotal).Msg("llm calls")
-}
-
-// Doc is the projection of `corpus` this stage and tag read.
-type Doc struct {
-	ID        string `parquet:"id"`
-	Statement string `parquet:"statement"`
-	Solution  string `parquet:"solution"`
-}
-
-// ShardDocs reads this shard's contiguous range of the corpus.
-func ShardDocs(ctx context.Context, env *Env) ([]Doc, error) {
-	parts, err := env.Upstream(ctx, dataset.Corpus.Name)
-	if err != nil {
-		return nil, err
-	}
-	lo, hi := env.Shard.Range(dataset.TotalRows(parts))
-	return dataset.ReadRange[Doc](ctx, env.In, parts, lo, hi)
 }
 
 // AnswerHash names a raw answer in rejects without storing it.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/rs/zerolog"
@@ -17,11 +18,22 @@ import (
 	"github.com/saber-math/saber/shard"
 )
 
+// Binary is a stage binary: its stage, with what it needs of the rest of
+// the pipeline — every section of the run config, so that a whole config
+// is checked, and a check that the step's inputs are current.
+type Binary struct {
+	Stage Stage
+	// Sections are every registered stage's config sections.
+	Sections []config.Def
+	// CheckInputs, when set, refuses to run a step on stale inputs.
+	CheckInputs func(ctx context.Context, cfg *config.Config, root store.Store, step Step) error
+}
+
 // Main is the entire main function of a stage binary.
-func Main(st Stage) {
+func Main(b Binary) {
 	ctx, stop := SignalContext(context.Background())
 	defer stop()
-	os.Exit(Command(ctx, st, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(Command(ctx, b, os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // SignalContext is cancelled by SIGUSR1 (Slurm's warning before a time
@@ -32,7 +44,8 @@ func SignalContext(parent context.Context) (context.Context, context.CancelFunc)
 }
 
 // Command runs a stage binary's command line and returns its exit code.
-func Command(ctx context.Context, st Stage, args []string, stdout, stderr io.Writer) int {
+func Command(ctx context.Context, b Binary, args []string, stdout, stderr io.Writer) int {
+	st := b.Stage
 	fs := flag.NewFlagSet(st.Name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", os.Getenv("SABER_CONFIG"), "run config `FILE` (YAML); default $SABER_CONFIG")
@@ -59,7 +72,11 @@ func Command(ctx context.Context, st Stage, args []string, stdout, stderr io.Wri
 		fmt.Fprintf(stderr, "%s: --config FILE is required (see --help)\n", st.Name)
 		return ExitBadInput
 	}
-	cfg, err := config.Load(*cfgPath)
+	sections := b.Sections
+	if len(sections) == 0 && st.Section != nil {
+		sections = []config.Def{st.Section}
+	}
+	cfg, err := config.Load(*cfgPath, sections...)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", st.Name, err)
 		return ExitBadInput
@@ -77,7 +94,7 @@ func Command(ctx context.Context, st Stage, args []string, stdout, stderr io.Wri
 		return ExitOK
 	}
 	log := NewLogger(cfg, st.Name, stderr)
-	err = runStage(ctx, cfg, st, log, *shardFlag, *reduce, *force)
+	err = runStage(ctx, cfg, b, log, *shardFlag, *reduce, *force)
 	if err != nil {
 		code := ExitCode(err)
 		log.Error().Err(err).Int("exit", code).Msg("stage failed")
@@ -87,7 +104,8 @@ func Command(ctx context.Context, st Stage, args []string, stdout, stderr io.Wri
 	return ExitOK
 }
 
-func runStage(ctx context.Context, cfg *config.Config, st Stage, log zerolog.Logger, shardFlag string, reduce, force bool) error {
+func runStage(ctx context.Context, cfg *config.Config, b Binary, log zerolog.Logger, shardFlag string, reduce, force bool) error {
+	st := b.Stage
 	if len(st.Steps) == 0 {
 		return ErrNoSteps
 	}
@@ -95,13 +113,19 @@ func runStage(ctx context.Context, cfg *config.Config, st Stage, log zerolog.Log
 	if err != nil {
 		return BadInput(err)
 	}
-	opt := Options{Force: force}
+	options := func(step Step) Options {
+		opt := Options{Force: force}
+		if b.CheckInputs != nil {
+			opt.CheckInputs = func(ctx context.Context) error { return b.CheckInputs(ctx, cfg, root, step) }
+		}
+		return opt
+	}
 	if reduce {
 		step, ok := st.Step("reduce")
 		if !ok {
 			return BadInput(fmt.Errorf("stage %s has no reduce step", st.Name))
 		}
-		_, err := RunShard(ctx, cfg, st, step, shard.Spec{Index: 0, Count: 1}, root, log, opt)
+		_, err := RunShard(ctx, cfg, st, step, shard.Spec{Index: 0, Count: 1}, root, log, options(step))
 		return err
 	}
 	first := st.Steps[0]
@@ -118,14 +142,14 @@ func runStage(ctx context.Context, cfg *config.Config, st Stage, log zerolog.Log
 			log.Warn().Int("config_shards", want).Str("shard", spec.String()).
 				Msg("shard count differs from the config; outputs are still correct, but other shards must use the same count")
 		}
-		_, err := RunShard(ctx, cfg, st, first, spec, root, log, opt)
+		_, err := RunShard(ctx, cfg, st, first, spec, root, log, options(first))
 		return err
 	}
 	// No shard given: run the whole stage here, shard by shard, then its reduce.
 	for _, step := range st.Steps {
 		n := step.Count(cfg)
 		for i := 0; i < n; i++ {
-			if _, err := RunShard(ctx, cfg, st, step, shard.Spec{Index: i, Count: n}, root, log, opt); err != nil {
+			if _, err := RunShard(ctx, cfg, st, step, shard.Spec{Index: i, Count: n}, root, log, options(step)); err != nil {
 				return err
 			}
 		}
@@ -142,8 +166,11 @@ Usage:
 Runs one shard of the stage when --shard is given or when started as a Slurm
 array task (SLURM_ARRAY_TASK_ID / SLURM_ARRAY_TASK_COUNT / SLURM_ARRAY_TASK_MIN);
 otherwise runs every shard in turn, then the reduce step if the stage has one.
-A shard whose completion manifest exists is skipped without reading or writing
-anything; --force redoes it.
+A shard whose completion manifests exist is skipped: only manifests are read,
+nothing is written. A done shard that is stale (its config keys, inputs or
+format changed since it ran) is refused with exit 2 and what changed;
+--force redoes it. Inputs are hashed as they are read: a part whose bytes
+differ from its writer's manifest is refused.
 
 Exit codes: 0 done or skipped, 2 bad input (fix it, then rerun),
 75 interrupted or transient (rerun resumes), 1 a bug.
@@ -155,7 +182,20 @@ Steps:
 		if s.Sharded() {
 			kind = "sharded"
 		}
-		fmt.Fprintf(w, "  %-7s %-8s writes %s (manifests under <root>/<run>/%s/_done/)\n", s.Name, kind, s.Dataset, s.Dataset)
+		reads := "nothing of the run"
+		if len(s.Inputs) > 0 {
+			reads = strings.Join(s.Inputs, ", ")
+		}
+		fmt.Fprintf(w, "  %-7s %-8s reads %s; writes %s\n", s.Name, kind, reads, strings.Join(s.Outputs, ", "))
+	}
+	if st.Section != nil {
+		fmt.Fprintf(w, "\nConfig: the %s: section", st.Section.SectionName())
+		if st.Uses != nil {
+			if u := st.Uses(config.Default(st.Section)); len(u) > 0 {
+				fmt.Fprintf(w, ", and %s", strings.Join(u, ", "))
+			}
+		}
+		fmt.Fprintln(w, " (print the effective config with --print-config).")
 	}
 	fmt.Fprintf(w, "\nFlags:\n")
 	fs.PrintDefaults()

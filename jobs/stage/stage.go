@@ -1,9 +1,13 @@
-// Package stage is the runtime every saber stage runs in. A stage function
-// sees only its config, its shard (i of n) and two stores; this package does
+// Package stage is the runtime every saber stage runs in. A stage declares
+// what each of its steps reads and writes; a step function sees only its
+// config, its shard (i of n) and two stores, and this package does
 // everything around it, the same way locally and on Slurm: it skips a done
-// shard without reading or writing anything, records the inputs and outputs
-// with their SHA-256, writes the completion manifest last and write-once, and
-// turns errors and signals into the exit codes of SPEC §2.
+// shard without reading any data or writing anything, refuses a done shard
+// that is stale, reads inputs hashing their bytes as they are read (and
+// refuses one that changed since it was written), records what was read and
+// written and what determined the bytes, writes a completion manifest per
+// output dataset last and write-once, and turns errors and signals into
+// the exit codes of SPEC §2.
 package stage
 
 import (
@@ -16,6 +20,8 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -30,30 +36,53 @@ import (
 	"github.com/saber-math/saber/shard"
 )
 
-// Stage is one binary's work: one or more steps run in order.
+// Stage is one binary's work: one or more steps, and what configures them.
 type Stage struct {
 	// Name is the stage name (ingest, dedup, ...).
 	Name string
 	// Summary is one line for --help and `saber run --help`.
 	Summary string
-	// Steps run in order; at most one sharded step, then an optional reduce.
+	// Steps are at most one sharded step and an optional reduce. Their
+	// order, and every stage's place in the pipeline, follow from what
+	// they read and write.
 	Steps []Step
-	// After names the stages whose outputs this one reads, when that is not
-	// simply the stage before it in the pipeline; `saber submit` makes its
-	// jobs depend on theirs only (evaluate runs beside judge and rate).
-	After []string
+	// Section is the stage's own part of the config; all of it but its
+	// operational fields (hash:"-") determines the stage's bytes.
+	Section config.Def
+	// Uses names the shared config keys the stage reads besides its
+	// section — "seed", "benchmark.k", "llm", "retrievers" — for the
+	// config given (tag reads llm only with its llm backend). Only these
+	// and its section can make the stage stale.
+	Uses func(cfg *config.Config) []string
+	// Optional marks a stage off the main line: it runs only when named
+	// (saber run --stages) or when Enabled says the config asks for it.
+	Optional bool
+	Enabled  func(cfg *config.Config) bool
 	// Flags, when set, adds the binary's own flags; the function it returns
-	// applies them to the loaded config, before the config's hash is taken,
-	// so a manifest records what the flags changed.
+	// applies them to the loaded config, before the config's values are
+	// taken, so a manifest records what the flags changed.
 	Flags func(fs *flag.FlagSet) func(*config.Config)
 }
 
-// Step is a sharded map or a single-task reduce.
+// Step is a sharded map or a single-task reduce, with its contract: the
+// datasets it reads and writes, its reports, and whether it keeps
+// checkpoints or uses the LLM cache.
 type Step struct {
 	// Name is "map" or "reduce".
 	Name string
-	// Dataset holds this step's completion markers.
-	Dataset string
+	// Inputs are the run datasets the step reads; a reader refuses any
+	// other. Files outside the run (raw sources, an ontology) are
+	// recorded as they are read.
+	Inputs []string
+	// Outputs are the datasets the step writes, each part with its own
+	// completion manifest; a shard is done when all of them exist.
+	Outputs []string
+	// Reports are the files the step writes under <run>/reports/.
+	Reports []string
+	// Checkpoints: the step keeps checkpoints under <run>/_checkpoints/.
+	Checkpoints bool
+	// Cache: the step asks an LLM through the run's cache, <run>/_cache/llm/.
+	Cache bool
 	// Shards returns the shard count from the config; nil means one task (a reduce).
 	Shards func(*config.Config) int
 	// Run does the step's work for env.Shard.
@@ -81,6 +110,25 @@ func (st Stage) Step(name string) (Step, bool) {
 	return Step{}, false
 }
 
+// ConfigKeys are the config keys that determine the stage's bytes under
+// cfg: its section, then what Uses names.
+func (st Stage) ConfigKeys(cfg *config.Config) []string {
+	var keys []string
+	if st.Section != nil {
+		keys = append(keys, st.Section.SectionName())
+	}
+	if st.Uses != nil {
+		keys = append(keys, st.Uses(cfg)...)
+	}
+	return keys
+}
+
+// ConfigValues are the flattened values of ConfigKeys under cfg: what a
+// manifest records and staleness compares.
+func (st Stage) ConfigValues(cfg *config.Config) map[string]string {
+	return cfg.Values(st.ConfigKeys(cfg)...)
+}
+
 // Env is what a step sees.
 type Env struct {
 	Config *config.Config
@@ -92,26 +140,77 @@ type Env struct {
 	In, Out store.Store
 	Log     zerolog.Logger
 
+	decl             Step
+	uses             []string
 	progressInterval time.Duration
 	bar              io.Writer
 
 	mu      sync.Mutex
 	inputs  []layout.Object
+	inputAt map[string]int // input key or URI → index in inputs
+	writers map[string]*layout.Manifest
 	outputs []layout.Object
 	stats   map[string]int64
+}
+
+// NewEnv makes the Env of one shard of a step, for RunShard and for tests
+// that drive a step function directly.
+func NewEnv(cfg *config.Config, st Stage, step Step, spec shard.Spec, in, out store.Store, log zerolog.Logger) *Env {
+	return &Env{
+		Config: cfg, Stage: st.Name, Step: step.Name, Shard: spec, In: in, Out: out, Log: log,
+		decl: step, uses: st.ConfigKeys(cfg),
+		progressInterval: time.Duration(cfg.Log.ProgressSeconds * float64(time.Second)),
+		bar:              progressBar(cfg),
+	}
 }
 
 // DataKey is the key of this shard's part of dataset.
 func (e *Env) DataKey(dataset string) string { return layout.DataKey(e.Config.Run, dataset, e.Shard) }
 
-// Seed derives the seed for key in this stage (never from the shard).
-func (e *Env) Seed(key string) uint64 { return seed.Derive(e.Config.Seed, e.Stage, key) }
+// RunSeed is the run's seed. A stage that derives anything from it must
+// declare "seed" in Uses, so that changing the seed makes it stale.
+func (e *Env) RunSeed() uint64 {
+	if !slices.Contains(e.uses, "seed") {
+		panic(fmt.Sprintf("stage %s derives from the run seed but does not declare \"seed\" in Uses", e.Stage))
+	}
+	return e.Config.Seed
+}
 
-// AddInput records an object the shard read.
-func (e *Env) AddInput(o layout.Object) {
+// Seed derives the seed for key in this stage (never from the shard).
+func (e *Env) Seed(key string) uint64 { return seed.Derive(e.RunSeed(), e.Stage, key) }
+
+// AddFile records a file outside the run that the shard read (a raw
+// source, an ontology), with the SHA-256 of its bytes as read.
+func (e *Env) AddFile(o layout.Object) {
+	o.Dataset, o.Unread = "", false
+	e.recordInput(o)
+}
+
+func (e *Env) recordInput(o layout.Object) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	id := o.Key
+	if id == "" {
+		id = o.URI
+	}
+	if e.inputAt == nil {
+		e.inputAt = map[string]int{}
+	}
+	if i, ok := e.inputAt[id]; ok {
+		if !o.Unread {
+			e.inputs[i] = o
+		}
+		return
+	}
+	e.inputAt[id] = len(e.inputs)
 	e.inputs = append(e.inputs, o)
+}
+
+// Inputs returns what the shard has read so far.
+func (e *Env) Inputs() []layout.Object {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.inputs)
 }
 
 // AddOutput records an object the shard wrote.
@@ -125,7 +224,7 @@ func (e *Env) AddOutput(o layout.Object) {
 func (e *Env) Outputs() []layout.Object {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return append([]layout.Object(nil), e.outputs...)
+	return slices.Clone(e.outputs)
 }
 
 // Count adds n to a named statistic kept in the manifest.
@@ -154,43 +253,150 @@ func (e *Env) Progress(what string, total int64) *Progress {
 	return newProgress(e.Log, what, total, e.progressInterval, e.bar)
 }
 
-// Upstream returns the objects of a complete upstream dataset, in shard
-// order, from its manifests, and records them as inputs. The hashes are the
-// manifests' own: every output's hash was taken as it was written.
-func (e *Env) Upstream(ctx context.Context, dataset string) ([]layout.Object, error) {
-	return e.UpstreamVia(ctx, dataset, dataset)
+// UndeclaredError is a step touching a dataset, report, checkpoint or the
+// LLM cache it did not declare: a bug in the stage, caught before any
+// harm, so that the declarations the pipeline is built from stay true.
+type UndeclaredError struct {
+	Stage, Step, What string
 }
 
-// UpstreamVia is Upstream for a dataset written beside another by the same
-// step, whose manifests live under that other dataset (select's `queries`,
-// marked done under `candidates`; dedup's `duplicates`, under `corpus`).
-func (e *Env) UpstreamVia(ctx context.Context, done, dataset string) ([]layout.Object, error) {
-	ms, err := layout.Complete(ctx, e.In, e.Config.Run, done)
+func (e *UndeclaredError) Error() string {
+	return fmt.Sprintf("stage %s step %s uses %s without declaring it (a bug: declare it in the step)", e.Stage, e.Step, e.What)
+}
+
+// Upstream returns the parts of a complete input dataset, in shard order,
+// from its manifests, and records them as the shard's inputs (as not yet
+// read: reading one with ScanPart hashes it). The dataset must be one the
+// step declares, and of a format version this code reads.
+func (e *Env) Upstream(ctx context.Context, name string) ([]layout.Object, error) {
+	if !slices.Contains(e.decl.Inputs, name) {
+		return nil, &UndeclaredError{Stage: e.Stage, Step: e.Step, What: "input dataset " + name}
+	}
+	ms, err := layout.Complete(ctx, e.In, e.Config.Run, name)
 	if err != nil {
 		return nil, err
 	}
-	prefix := e.Config.Run + "/" + dataset + "/"
-	var objs []layout.Object
+	info, known := dataset.Lookup(name)
+	var parts []layout.Object
 	for _, m := range ms {
-		for _, o := range m.Outputs {
-			if strings.HasPrefix(o.Key, prefix) {
-				objs = append(objs, o)
+		if known && m.Format > info.Version {
+			return nil, BadInput(fmt.Errorf("dataset %s: %s was written in format version %d; this saber (%s) reads up to version %d: use the saber that made the run, or rebuild it",
+				name, e.In.URI(layout.DoneKey(e.Config.Run, name, m.Spec())), m.Format, CodeVersion(), info.Version))
+		}
+		for _, o := range m.Objects(name) {
+			o.Dataset, o.Unread = name, true
+			parts = append(parts, o)
+			e.mu.Lock()
+			if e.writers == nil {
+				e.writers = map[string]*layout.Manifest{}
 			}
+			e.writers[o.Key] = m
+			e.mu.Unlock()
 		}
 	}
-	for _, o := range objs {
-		e.AddInput(o)
+	for _, o := range parts {
+		e.recordInput(o)
 	}
-	return objs, nil
+	return parts, nil
 }
 
-// CodeVersion identifies the build: module version and VCS revision.
+// ScanPart streams the rows of an input part into fn, hashing its bytes as
+// they are read; a part whose bytes differ from its writer's manifest is
+// refused (exit 2) before any row is used.
+func ScanPart[T any](ctx context.Context, env *Env, part layout.Object, fn func([]T) error) error {
+	got, err := dataset.ScanVerified(ctx, env.In, part.Key, part.SHA256, fn)
+	var ch *dataset.ChangedError
+	if errors.As(err, &ch) {
+		env.mu.Lock()
+		m := env.writers[part.Key]
+		env.mu.Unlock()
+		by := "the stage that wrote it"
+		if m != nil {
+			by = fmt.Sprintf("%s %s (shard %s)", m.Stage, m.Step, m.Spec())
+		}
+		return BadInput(fmt.Errorf("%w; recompute it with --force on %s, or restore it", err, by))
+	}
+	if err != nil {
+		return err
+	}
+	part.SHA256, part.Unread = got, false
+	env.recordInput(part)
+	return nil
+}
+
+// ReadPart reads every row of an input part into T (see ScanPart).
+func ReadPart[T any](ctx context.Context, env *Env, part layout.Object) ([]T, error) {
+	var out []T
+	err := ScanPart(ctx, env, part, func(rows []T) error {
+		out = append(out, rows...)
+		return nil
+	})
+	return out, err
+}
+
+// ReadRange reads rows [lo, hi) of an input dataset whose parts hold
+// contiguous runs of its rows in order (as every stage writes them), into
+// T. Parts outside the range are not opened: their row counts, from the
+// manifests, place the range, and they stay recorded as unread inputs.
+func ReadRange[T any](ctx context.Context, env *Env, parts []layout.Object, lo, hi int) ([]T, error) {
+	out := make([]T, 0, max(hi-lo, 0))
+	offset := 0
+	for _, p := range parts {
+		start, end := offset, offset+int(p.Rows)
+		offset = end
+		if end <= lo || start >= hi {
+			continue
+		}
+		i := start
+		err := ScanPart(ctx, env, p, func(rows []T) error {
+			for _, r := range rows {
+				if i >= lo && i < hi {
+					out = append(out, r)
+				}
+				i++
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if i != end {
+			return nil, fmt.Errorf("read %s: %d rows, its manifest says %d", p.URI, i-start, p.Rows)
+		}
+	}
+	if len(out) != max(hi-lo, 0) {
+		return nil, fmt.Errorf("read rows [%d,%d): found %d (the parts hold %d rows)", lo, hi, len(out), offset)
+	}
+	return out, nil
+}
+
+// CheckpointPrefix is where this shard keeps its checkpoints; the step
+// must declare Checkpoints.
+func (e *Env) CheckpointPrefix() (string, error) {
+	if !e.decl.Checkpoints {
+		return "", &UndeclaredError{Stage: e.Stage, Step: e.Step, What: "checkpoints"}
+	}
+	return layout.CheckpointPrefix(e.Config.Run, e.Stage, e.Shard), nil
+}
+
+// codeCommit and codeDirty are set at link time by `make build`
+// (-ldflags -X), so a binary knows its commit even where the environment
+// builds with -buildvcs=false: codeCommit is the commit id, codeDirty
+// "+dirty.<hash of the uncommitted changes>" or "".
+var codeCommit, codeDirty string
+
+// CodeVersion identifies the build: the commit it was built from, with
+// "+dirty.<digest>" when the tree had uncommitted changes (the digest
+// tells two dirty builds apart), from the link-time stamp of `make build`,
+// else from Go's VCS stamp, else "unknown".
 func CodeVersion() string {
+	if codeCommit != "" {
+		return codeCommit + codeDirty
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"
 	}
-	v := bi.Main.Version
 	var rev, modified string
 	for _, s := range bi.Settings {
 		switch s.Key {
@@ -203,9 +409,9 @@ func CodeVersion() string {
 		}
 	}
 	if rev != "" {
-		return v + " " + rev + modified
+		return rev + modified
 	}
-	return v
+	return "unknown (built without a commit stamp: use make build)"
 }
 
 // Options are the runtime's knobs for one shard run.
@@ -216,49 +422,97 @@ type Options struct {
 	Out store.Store
 	// SkipDoneCheck runs even when a manifest exists and writes none (verify).
 	SkipDoneCheck bool
+	// CheckInputs, when set, runs before the step and refuses to start
+	// when an input dataset is stale (the pipeline knows its producers).
+	CheckInputs func(ctx context.Context) error
 }
 
 // Result is what a shard run did.
 type Result struct {
-	Skipped  bool
+	Skipped bool
+	// Manifest is the manifest of the step's first output dataset.
 	Manifest *layout.Manifest
 	Outputs  []layout.Object
 }
 
+// DoneKeys are the manifests that mark a shard of a step done, one per
+// output dataset.
+func DoneKeys(run string, step Step, spec shard.Spec) []string {
+	keys := make([]string, len(step.Outputs))
+	for i, ds := range step.Outputs {
+		keys[i] = layout.DoneKey(run, ds, spec)
+	}
+	return keys
+}
+
 // RunShard runs one shard of a step with completion handling.
-func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec shard.Spec, in store.Store, log zerolog.Logger, opt Options) (Result, error) {
+func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec shard.Spec, in store.Store, log zerolog.Logger, opt Options) (res Result, err error) {
+	if len(step.Outputs) == 0 {
+		return Result{}, fmt.Errorf("stage %s step %s declares no outputs (a bug)", st.Name, step.Name)
+	}
 	out := in
 	if opt.Out != nil {
 		out = opt.Out
 	}
-	doneKey := layout.DoneKey(cfg.Run, step.Dataset, spec)
+	doneKeys := DoneKeys(cfg.Run, step, spec)
 	log = log.With().Str("step", step.Name).Str("shard", spec.String()).Logger()
 	if !opt.SkipDoneCheck {
-		done, err := layout.Done(ctx, out, doneKey)
-		if err != nil {
-			return Result{}, fmt.Errorf("check %s: %w", out.URI(doneKey), err)
-		}
-		if done && !opt.Force {
-			log.Info().Str("manifest", out.URI(doneKey)).Msg("shard already done; skipping (use --force to redo)")
-			return Result{Skipped: true}, nil
-		}
-		if done {
-			// Remove the marker first: from here until the new one is written
-			// the shard is visibly not done.
-			if err := out.Delete(ctx, doneKey); err != nil {
-				return Result{}, fmt.Errorf("remove %s: %w", out.URI(doneKey), err)
+		var present []string
+		for _, k := range doneKeys {
+			done, err := layout.Done(ctx, out, k)
+			if err != nil {
+				return Result{}, fmt.Errorf("check %s: %w", out.URI(k), err)
 			}
-			log.Info().Msg("--force: redoing a done shard")
+			if done {
+				present = append(present, k)
+			}
+		}
+		if len(present) == len(doneKeys) && !opt.Force {
+			m, err := layout.ReadDone(ctx, out, doneKeys[0])
+			if err != nil {
+				return Result{}, err
+			}
+			why, err := Staleness(ctx, cfg, st, step, m, in)
+			if err != nil {
+				return Result{}, err
+			}
+			if why.Stale() {
+				return Result{}, &StaleError{Stage: st.Name, Step: step.Name, Shards: []shard.Spec{spec}, Why: why,
+					Fix: "recompute it with --force (then everything downstream), or `saber run --rerun-stale`"}
+			}
+			if why.Code != "" {
+				log.Warn().Str("code", why.Code).Msg("shard was built by other code; still served (rerun with --force to rebuild it)")
+			}
+			log.Info().Str("manifest", out.URI(doneKeys[0])).Msg("shard already done; skipping (use --force to redo)")
+			return Result{Skipped: true, Manifest: m}, nil
+		}
+		// Refuse stale inputs before touching anything: a refused --force
+		// must leave the shard as it was.
+		if opt.CheckInputs != nil {
+			if err := opt.CheckInputs(ctx); err != nil {
+				return Result{}, err
+			}
+		}
+		if len(present) > 0 {
+			// Remove the markers first: from here until the new ones are
+			// written the shard is visibly not done. Some but not all
+			// present means a finish was interrupted: the same.
+			for _, k := range present {
+				if err := out.Delete(ctx, k); err != nil {
+					return Result{}, fmt.Errorf("remove %s: %w", out.URI(k), err)
+				}
+			}
+			if opt.Force {
+				log.Info().Msg("--force: redoing a done shard")
+			} else {
+				log.Info().Int("markers", len(present)).Msg("an earlier finish of this shard was interrupted; redoing it")
+			}
 		}
 	}
-	env := &Env{
-		Config: cfg, Stage: st.Name, Step: step.Name, Shard: spec, In: in, Out: out, Log: log,
-		progressInterval: time.Duration(cfg.Log.ProgressSeconds * float64(time.Second)),
-		bar:              progressBar(cfg),
-	}
+	env := NewEnv(cfg, st, step, spec, in, out, log)
 	started := time.Now().UTC()
 	log.Info().Msg("shard started")
-	if err := step.Run(ctx, env); err != nil {
+	if err := runStep(ctx, step, env); err != nil {
 		if ctx.Err() != nil && ExitCode(err) != ExitBadInput {
 			return Result{}, fmt.Errorf("%w (%v)", ErrInterrupted, err)
 		}
@@ -271,23 +525,75 @@ func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec
 	if opt.SkipDoneCheck {
 		return Result{Outputs: outs}, nil
 	}
-	var rows int64
-	for _, o := range outs {
-		if strings.HasPrefix(o.Key, cfg.Run+"/"+step.Dataset+"/") {
-			rows += o.Rows
-		}
-	}
 	host, _ := os.Hostname()
-	m := &layout.Manifest{
+	values := st.ConfigValues(cfg)
+	inputs := env.Inputs()
+	base := layout.Manifest{
 		Stage: st.Name, Step: step.Name, Run: cfg.Run, Shard: spec.Index, Shards: spec.Count,
-		Rows: rows, Outputs: outs, Inputs: env.inputs, ConfigHash: cfg.Hash(), CodeVersion: CodeVersion(),
+		Outputs: outs, Inputs: inputs, Config: values, ConfigHash: config.HashValues(values),
+		InputsHash: InputsHash(inputs), CodeVersion: CodeVersion(),
 		Started: started, Finished: time.Now().UTC(), Host: host, Slurm: slurmEnv(), Stats: env.Stats(),
 	}
-	if err := layout.WriteDone(ctx, out, doneKey, m); err != nil {
-		return Result{}, err
+	base.Hash = ManifestHash(&base)
+	var first *layout.Manifest
+	for i, ds := range step.Outputs {
+		m := base
+		m.Dataset = ds
+		if info, ok := dataset.Lookup(ds); ok {
+			m.Format = info.Version
+		}
+		objs := m.Objects(ds)
+		if len(objs) == 0 {
+			return Result{}, fmt.Errorf("stage %s step %s declares output %s but wrote none of it (a bug)", st.Name, step.Name, ds)
+		}
+		for _, o := range objs {
+			m.Rows += o.Rows
+		}
+		if err := layout.WriteDone(ctx, out, doneKeys[i], &m); err != nil {
+			return Result{}, err
+		}
+		if first == nil {
+			first = &m
+		}
 	}
-	log.Info().Int64("rows", rows).Dur("took", time.Since(started)).Str("manifest", out.URI(doneKey)).Msg("shard done")
-	return Result{Manifest: m, Outputs: outs}, nil
+	log.Info().Int64("rows", first.Rows).Dur("took", time.Since(started)).Str("manifest", out.URI(doneKeys[0])).Msg("shard done")
+	return Result{Manifest: first, Outputs: outs}, nil
+}
+
+// runStep runs the step function, turning a panic into an error (exit 1,
+// with the stack in the log) instead of a crash whose exit code 2 would
+// read as bad input.
+func runStep(ctx context.Context, step Step, env *Env) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			env.Log.Error().Str("stack", string(debug.Stack())).Msg("panic")
+			err = fmt.Errorf("panic in stage %s step %s: %v (a bug)", env.Stage, env.Step, r)
+		}
+	}()
+	return step.Run(ctx, env)
+}
+
+// InputsHash is the SHA-256 over the inputs' datasets, keys (URIs for
+// files) and hashes, sorted.
+func InputsHash(inputs []layout.Object) string {
+	lines := make([]string, len(inputs))
+	for i, o := range inputs {
+		id := o.Key
+		if id == "" {
+			id = o.URI
+		}
+		lines[i] = o.Dataset + "\t" + id + "\t" + o.SHA256
+	}
+	sort.Strings(lines)
+	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	return hex.EncodeToString(sum[:])
+}
+
+// ManifestHash is the SHA-256 of everything that determines a shard's
+// bytes: its config values, its inputs and its code.
+func ManifestHash(m *layout.Manifest) string {
+	sum := sha256.Sum256([]byte(m.ConfigHash + "\n" + m.InputsHash + "\n" + m.CodeVersion))
+	return hex.EncodeToString(sum[:])
 }
 
 var slurmVars = []string{"SLURM_JOB_ID", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_RESTART_COUNT", "SLURMD_NODENAME"}
@@ -309,24 +615,30 @@ func slurmEnv() map[string]string {
 var ErrNoSteps = errors.New("stage has no steps")
 
 // WriteOutput writes this shard's part of a dataset (rows sorted by the
-// dataset's key) and records it as an output for the manifest.
+// dataset's key) and records it as an output for the manifest; the step
+// must declare the dataset.
 func WriteOutput[T any](ctx context.Context, env *Env, ds dataset.Dataset[T], rows []T) error {
+	if !slices.Contains(env.decl.Outputs, ds.Name) {
+		return &UndeclaredError{Stage: env.Stage, Step: env.Step, What: "output dataset " + ds.Name}
+	}
 	o, err := ds.Write(ctx, env.Out, env.DataKey(ds.Name), rows)
 	if err != nil {
 		return err
 	}
+	o.Dataset = ds.Name
 	env.AddOutput(o)
 	return nil
 }
 
-// ReportKey is the key of a human-readable report file of this run.
-func (e *Env) ReportKey(name string) string { return e.Config.Run + "/reports/" + name }
-
 // WriteReport writes a report file (Markdown, CSV, JSON) under
 // <run>/reports/ atomically and records it as an output with its SHA-256,
-// so `saber verify` checks it like any dataset part.
+// so `saber verify` checks it like any dataset part; the step must declare
+// the report.
 func WriteReport(ctx context.Context, env *Env, name string, data []byte) error {
-	key := env.ReportKey(name)
+	if !slices.Contains(env.decl.Reports, name) {
+		return &UndeclaredError{Stage: env.Stage, Step: env.Step, What: "report " + name}
+	}
+	key := layout.ReportKey(env.Config.Run, name)
 	info, err := store.Put(ctx, env.Out, key, data, store.Replace)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", env.Out.URI(key), err)

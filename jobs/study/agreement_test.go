@@ -91,7 +91,7 @@ func TestAgreementTiny(t *testing.T) {
 	}
 	jp, rp := tinyFiles(t)
 	ctx := context.Background()
-	jrows, err := ReadParquet[JudgmentRow](ctx, jp)
+	jrows, err := ReadParquet[JudgmentRow](ctx, jp, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestAgreementTiny(t *testing.T) {
 		t.Fatal(err)
 	}
 	judge.Name = "Pairwise judge"
-	rrows, err := ReadParquet[RatingRow](ctx, rp)
+	rrows, err := ReadParquet[RatingRow](ctx, rp, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,12 +8,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/stage"
 )
@@ -38,64 +37,37 @@ type RatingRow struct {
 	Rating float64 `parquet:"rating"`
 }
 
-var schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
-
 // ReadParquet reads every row of a Parquet file, or of every .parquet file
 // in a folder (a dataset's part-*.parquet; _done/ manifests are skipped),
-// into T. p is a local path, file:///abs/path or s3://bucket/key. A missing
-// file, a file that is not Parquet and a missing column are bad input
-// (exit 2), named in the error.
-func ReadParquet[T any](ctx context.Context, p string) ([]T, error) {
+// into T. p is a local path, file:///abs/path or s3://bucket/key, opened
+// with the storage options opts (a run config's storage: section; zero
+// values follow the environment). A missing file, a file that is not
+// Parquet and a missing column are bad input (exit 2), named in the error.
+func ReadParquet[T any](ctx context.Context, p string, opts store.Options) ([]T, error) {
 	if p == "" {
 		return nil, stage.BadInput(errors.New("empty path"))
 	}
-	folder := strings.HasSuffix(p, "/")
-	if !schemeRE.MatchString(p) {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return nil, stage.BadInput(fmt.Errorf("read %s: %w", p, err))
+	parts, err := layout.Files(ctx, p, opts, func(key string) bool {
+		return strings.HasSuffix(strings.ToLower(key), ".parquet") && !slices.Contains(strings.Split(key, "/"), "_done")
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		if fi, serr := os.Stat(p); serr == nil && fi.IsDir() || strings.HasSuffix(p, "/") {
+			return nil, stage.BadInput(fmt.Errorf("read %s: a folder without .parquet files", p))
 		}
-		folder = fi.IsDir()
-	} else if !strings.HasSuffix(strings.ToLower(p), ".parquet") {
-		folder = true
+		return nil, stage.BadInput(fmt.Errorf("read %s: %w", p, err))
 	}
-	if folder {
-		st, err := store.Open(ctx, strings.TrimSuffix(p, "/"), store.Options{})
-		if err != nil {
-			return nil, stage.BadInput(err)
-		}
-		infos, err := st.List(ctx, "")
+	if err != nil {
+		return nil, stage.BadInput(fmt.Errorf("read %s: %w", p, err))
+	}
+	var out []T
+	for _, f := range parts {
+		rows, err := readOne[T](ctx, f.Store, f.Key)
 		if err != nil {
 			return nil, err
 		}
-		var keys []string
-		for _, in := range infos {
-			if strings.HasSuffix(strings.ToLower(in.Key), ".parquet") && !slices.Contains(strings.Split(in.Key, "/"), "_done") {
-				keys = append(keys, in.Key)
-			}
-		}
-		if len(keys) == 0 {
-			return nil, stage.BadInput(fmt.Errorf("read %s: a folder without .parquet files", p))
-		}
-		var out []T
-		for _, k := range keys {
-			rows, err := readOne[T](ctx, st, k)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, rows...)
-		}
-		return out, nil
+		out = append(out, rows...)
 	}
-	dir, base := path.Split(p)
-	if dir == "" {
-		dir = "."
-	}
-	st, err := store.Open(ctx, strings.TrimSuffix(dir, "/"), store.Options{})
-	if err != nil {
-		return nil, stage.BadInput(err)
-	}
-	return readOne[T](ctx, st, base)
+	return out, nil
 }
 
 func readOne[T any](ctx context.Context, st store.Store, key string) ([]T, error) {
@@ -204,9 +176,9 @@ func ReadLabelsFile(p string) ([]Label, error) {
 }
 
 // WriteFiles writes each named file under out (a local folder, file:// or
-// s3:// URI), each replaced atomically, in name order.
-func WriteFiles(ctx context.Context, out string, files map[string][]byte) error {
-	st, err := store.Open(ctx, out, store.Options{})
+// s3:// URI, opened with opts), each replaced atomically, in name order.
+func WriteFiles(ctx context.Context, out string, opts store.Options, files map[string][]byte) error {
+	st, err := store.Open(ctx, out, opts)
 	if err != nil {
 		return stage.BadInput(fmt.Errorf("--out: %w", err))
 	}

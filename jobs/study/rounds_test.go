@@ -73,14 +73,14 @@ func TestRoundsFromJudgmentsParquet(t *testing.T) {
 	file := writeJudgments(t, dir, "judgments/part-00001-of-00002.parquet", rows[50:])
 	os.MkdirAll(filepath.Join(dir, "judgments", "_done"), 0o755)
 
-	all, err := ReadParquet[JudgmentRow](ctx, filepath.Join(dir, "judgments"))
+	all, err := ReadParquet[JudgmentRow](ctx, filepath.Join(dir, "judgments"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(all) != len(rows) {
 		t.Fatalf("folder read %d rows, wrote %d", len(all), len(rows))
 	}
-	one, err := ReadParquet[JudgmentRow](ctx, file)
+	one, err := ReadParquet[JudgmentRow](ctx, file, store.Options{})
 	if err != nil || len(one) != len(rows)-50 {
 		t.Fatalf("file read %d rows, err %v", len(one), err)
 	}
@@ -159,7 +159,7 @@ func TestRoundsFromJudgmentsParquet(t *testing.T) {
 		t.Errorf("rounds.csv:\n%s", csv)
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	if err := WriteFiles(ctx, out, files); err != nil {
+	if err := WriteFiles(ctx, out, store.Options{}, files); err != nil {
 		t.Fatal(err)
 	}
 	for name := range files {
@@ -236,7 +236,7 @@ func TestReadParquetBadInput(t *testing.T) {
 		"empty dir":   {filepath.Join(dir, "empty"), "without .parquet files"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := ReadParquet[JudgmentRow](ctx, tc.path)
+			_, err := ReadParquet[JudgmentRow](ctx, tc.path, store.Options{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) || stage.ExitCode(err) != stage.ExitBadInput {
 				t.Errorf("err %v (exit %d), want bad input with %q", err, stage.ExitCode(err), tc.want)
 			}

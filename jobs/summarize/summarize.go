@@ -11,6 +11,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/parallel"
@@ -22,21 +23,31 @@ import (
 var Stage = stage.Stage{
 	Name:    "summarize",
 	Summary: "solution summaries (prompt F.2 or offline extractive): corpus → summaries",
+	Section: Section,
+	Uses: func(c *config.Config) []string {
+		if Section.Of(c).Backend == "llm" {
+			return []string{"llm"}
+		}
+		return nil
+	},
 	Steps: []stage.Step{{
-		Name: "map", Dataset: dataset.Summaries.Name,
-		Shards: func(c *config.Config) int { return c.Summarize.Shards },
-		Run:    run,
+		Name:    "map",
+		Inputs:  []string{dataset.Corpus.Name},
+		Outputs: []string{dataset.Summaries.Name, dataset.SummaryRejects.Name},
+		Cache:   true,
+		Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
+		Run:     run,
 	}},
 }
 
 func run(ctx context.Context, env *stage.Env) error {
-	cfg := env.Config
-	docs, err := stage.ShardDocs(ctx, env)
+	cfg := Section.Of(env.Config)
+	docs, err := readers.ShardDocs(ctx, env)
 	if err != nil {
 		return err
 	}
-	useLLM := cfg.Summarize.Backend == "llm"
-	lcfg := cfg.LLMFor(cfg.Summarize.LLM)
+	useLLM := cfg.Backend == "llm"
+	lcfg := env.Config.LLMFor(cfg.LLM)
 	var (
 		client *llm.Client
 		prompt prompts.Prompt
@@ -55,12 +66,12 @@ func run(ctx context.Context, env *stage.Env) error {
 	rows := make([]*dataset.Summary, len(docs))
 	rejs := make([]*dataset.Reject, len(docs))
 	prog := env.Progress("summaries", int64(len(docs)))
-	err = parallel.For(ctx, len(docs), stage.Workers(cfg.Summarize.Workers, useLLM, lcfg), func(ctx context.Context, i int) error {
+	err = parallel.For(ctx, len(docs), stage.Workers(cfg.Workers, useLLM, lcfg), func(ctx context.Context, i int) error {
 		d := docs[i]
 		var s summary.Summary
 		if useLLM {
 			var err error
-			s, err = stage.Ask(ctx, client, prompt, map[string]string{"Problem": d.Statement, "Solution": d.Solution}, cfg.Summarize.ParseRetries, summary.Parse)
+			s, err = stage.Ask(ctx, client, prompt, map[string]string{"Problem": d.Statement, "Solution": d.Solution}, cfg.ParseRetries, summary.Parse)
 			if err != nil {
 				rej, err := stage.Reject("summarize", d.ID, err)
 				if err != nil {

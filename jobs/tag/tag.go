@@ -7,17 +7,12 @@ package tag
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/artifacts/layout"
-	defaultontology "github.com/saber-math/saber/artifacts/ontology"
-	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/llmjson"
@@ -31,97 +26,22 @@ import (
 var Stage = stage.Stage{
 	Name:    "tag",
 	Summary: "ontology topics per document (prompt F.1 or offline lexical): corpus → topics",
+	Section: Section,
+	Uses: func(c *config.Config) []string {
+		uses := []string{"benchmark.ontology"}
+		if Section.Of(c).Backend == "llm" {
+			uses = append(uses, "llm")
+		}
+		return uses
+	},
 	Steps: []stage.Step{{
-		Name: "map", Dataset: dataset.Topics.Name,
-		Shards: func(c *config.Config) int { return c.Tag.Shards },
-		Run:    run,
+		Name:    "map",
+		Inputs:  []string{dataset.Corpus.Name},
+		Outputs: []string{dataset.Topics.Name, dataset.TagRejects.Name},
+		Cache:   true,
+		Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
+		Run:     run,
 	}},
-}
-
-// LoadTree reads the configured ontology (or the built-in default) and
-// returns its tree and the SHA-256 of the files read ("" for the default).
-func LoadTree(ctx context.Context, cfg *config.Config) (*ontology.Tree, []layout.Object, error) {
-	t := cfg.Tag
-	if t.Ontology == "" {
-		dag, err := defaultontology.Default()
-		if err != nil {
-			return nil, nil, err
-		}
-		tree, err := build(dag, t.Roots)
-		return tree, nil, err
-	}
-	read := func(p string) ([]byte, layout.Object, error) {
-		uri := cfg.Resolve(p)
-		dir, base := filepath.Split(uri)
-		if strings.Contains(uri, "://") {
-			i := strings.LastIndex(uri, "/")
-			dir, base = uri[:i+1], uri[i+1:]
-		}
-		st, err := store.Open(ctx, dir, cfg.Storage)
-		if err != nil {
-			return nil, layout.Object{}, stage.BadInput(err)
-		}
-		b, err := store.ReadAll(ctx, st, base)
-		if err != nil {
-			return nil, layout.Object{}, stage.BadInput(fmt.Errorf("tag.ontology: %w", err))
-		}
-		sum := sha256.Sum256(b)
-		return b, layout.Object{URI: uri, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}, nil
-	}
-	body, obj, err := read(t.Ontology)
-	if err != nil {
-		return nil, nil, err
-	}
-	objs := []layout.Object{obj}
-	format := t.OntologyFormat
-	if format == "auto" {
-		switch strings.ToLower(filepath.Ext(t.Ontology)) {
-		case ".json":
-			format = "json"
-		case ".csv":
-			format = "csv"
-		case ".jsonl":
-			format = "mathworld"
-		default:
-			return nil, nil, stage.BadInput(fmt.Errorf("tag.ontology: cannot tell the format of %s; set tag.ontology_format", t.Ontology))
-		}
-	}
-	var dag *ontology.DAG
-	switch format {
-	case "json":
-		dag, err = ontology.ReadJSON(strings.NewReader(string(body)))
-	case "csv":
-		dag, err = ontology.ReadCSV(strings.NewReader(string(body)))
-	case "mathworld":
-		if t.OntologyEdges == "" {
-			return nil, nil, stage.BadInput(fmt.Errorf("tag.ontology_edges: required with a MathWorld nodes file"))
-		}
-		edges, eobj, err2 := read(t.OntologyEdges)
-		if err2 != nil {
-			return nil, nil, err2
-		}
-		objs = append(objs, eobj)
-		dag, err = ontology.ReadMathWorld(strings.NewReader(string(body)), strings.NewReader(string(edges)))
-	}
-	if err != nil {
-		return nil, nil, stage.BadInput(fmt.Errorf("tag.ontology %s: %w", t.Ontology, err))
-	}
-	tree, err := build(dag, t.Roots)
-	return tree, objs, err
-}
-
-func build(dag *ontology.DAG, roots []string) (*ontology.Tree, error) {
-	if len(roots) > 0 {
-		var err error
-		if dag, err = dag.Restrict(roots); err != nil {
-			return nil, stage.BadInput(fmt.Errorf("tag.roots: %w", err))
-		}
-	}
-	tree, err := ontology.BuildTree(dag)
-	if err != nil {
-		return nil, stage.BadInput(fmt.Errorf("tag.ontology: %w", err))
-	}
-	return tree, nil
 }
 
 // llmScorer asks the model (prompt F.1) to score a node's tags.
@@ -176,20 +96,17 @@ func ParseScores(raw string, labels []string) ([]float64, error) {
 func norm(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
 func run(ctx context.Context, env *stage.Env) error {
-	cfg := env.Config
-	docs, err := stage.ShardDocs(ctx, env)
+	cfg := Section.Of(env.Config)
+	docs, err := readers.ShardDocs(ctx, env)
 	if err != nil {
 		return err
 	}
-	tree, objs, err := LoadTree(ctx, cfg)
+	tree, err := readers.Ontology(ctx, env)
 	if err != nil {
 		return err
 	}
-	for _, o := range objs {
-		env.AddInput(o)
-	}
-	useLLM := cfg.Tag.Backend == "llm"
-	lcfg := cfg.LLMFor(cfg.Tag.LLM)
+	useLLM := cfg.Backend == "llm"
+	lcfg := env.Config.LLMFor(cfg.LLM)
 	var scorer topics.Scorer = topics.NewLexical(tree)
 	backend, model, version := "lexical", "", ""
 	if useLLM {
@@ -202,15 +119,15 @@ func run(ctx context.Context, env *stage.Env) error {
 		if err != nil {
 			return err
 		}
-		scorer = &llmScorer{client: client, prompt: p, retries: cfg.Tag.ParseRetries}
+		scorer = &llmScorer{client: client, prompt: p, retries: cfg.ParseRetries}
 		backend, model, version = "llm", lcfg.Model, p.Version
 	}
 	rows := make([]*dataset.TopicRow, len(docs))
 	rejs := make([]*dataset.Reject, len(docs))
 	prog := env.Progress("documents", int64(len(docs)))
-	err = parallel.For(ctx, len(docs), stage.Workers(cfg.Tag.Workers, useLLM, lcfg), func(ctx context.Context, i int) error {
+	err = parallel.For(ctx, len(docs), stage.Workers(cfg.Workers, useLLM, lcfg), func(ctx context.Context, i int) error {
 		d := docs[i]
-		a, err := topics.Assign(ctx, tree, scorer, topics.Text{Statement: d.Statement, Solution: d.Solution}, cfg.Tag.Tau, cfg.Tag.MaxCalls)
+		a, err := topics.Assign(ctx, tree, scorer, topics.Text{Statement: d.Statement, Solution: d.Solution}, cfg.Tau, cfg.MaxCalls)
 		if err != nil {
 			rej, err := stage.Reject("tag", d.ID, err)
 			if err != nil {

@@ -116,7 +116,7 @@ type BM25 struct {
 	// the candidates and the parts are merged (score); the scores are the
 	// same, bit for bit, with any team or none. It pays with the Math
 	// tokeniser, whose tokenising is most of the work (1.3–1.6× on 2 threads
-	// in RUNBOOK §12), and hardly with the others, which are bound by
+	// in docs/benchmarks.md), and hardly with the others, which are bound by
 	// interning. A team serves one Score at a time: concurrent callers
 	// that find it busy build alone, in parts, which is slower than with no
 	// team, so give each concurrent caller its own team or none, as

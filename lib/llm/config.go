@@ -26,18 +26,22 @@ const (
 // parameters, and how hard to push it. It never holds the API key itself,
 // only the name of the variable that does, so configs and manifests can be
 // shared and logged freely.
+//
+// Fields tagged hash:"-" change how requests are made, never the answers
+// (the cache key has neither the server nor the key), so editing them never
+// makes a stage's outputs stale.
 type Config struct {
-	BaseURL         string   `yaml:"base_url" json:"base_url"` // e.g. http://127.0.0.1:8000/v1; empty → $SABER_LLM_BASE_URL
+	BaseURL         string   `yaml:"base_url" json:"base_url" hash:"-"` // e.g. http://127.0.0.1:8000/v1; empty → $SABER_LLM_BASE_URL
 	Model           string   `yaml:"model" json:"model"`
-	APIKeyEnv       string   `yaml:"api_key_env" json:"api_key_env"` // NAME of the env var holding the key (default OPENAI_API_KEY)
+	APIKeyEnv       string   `yaml:"api_key_env" json:"api_key_env" hash:"-"` // NAME of the env var holding the key (default OPENAI_API_KEY)
 	Temperature     *float64 `yaml:"temperature" json:"temperature,omitempty"`
 	MaxTokens       int      `yaml:"max_tokens" json:"max_tokens,omitempty"`
 	ReasoningEffort string   `yaml:"reasoning_effort" json:"reasoning_effort,omitempty"` // low|medium|high (gpt-oss); sent only when set
 	Seed            *int64   `yaml:"seed" json:"seed,omitempty"`
-	TimeoutSeconds  float64  `yaml:"timeout_seconds" json:"timeout_seconds"` // per request; default 120
-	MaxAttempts     int      `yaml:"max_attempts" json:"max_attempts"`       // default 5; bounded retries
-	Concurrency     int      `yaml:"concurrency" json:"concurrency"`         // max requests in flight; default 16
-	RatePerSecond   float64  `yaml:"rate_per_second" json:"rate_per_second"` // 0 = unlimited
+	TimeoutSeconds  float64  `yaml:"timeout_seconds" json:"timeout_seconds" hash:"-"` // per request; default 120
+	MaxAttempts     int      `yaml:"max_attempts" json:"max_attempts" hash:"-"`       // default 5; bounded retries
+	Concurrency     int      `yaml:"concurrency" json:"concurrency" hash:"-"`         // max requests in flight; default 16
+	RatePerSecond   float64  `yaml:"rate_per_second" json:"rate_per_second" hash:"-"` // 0 = unlimited
 }
 
 // envName is what a POSIX environment variable name looks like. Checking it

@@ -1,11 +1,17 @@
-package config
+package judge
 
-import "github.com/saber-math/saber/lib/llm"
+import (
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/lib/llm"
+)
 
-// Judge configures the Swiss tournament of pairwise judgments (paper §3.5,
+// Section is judge's part of the run config, `judge:`.
+var Section = config.SectionOf[Config]{Name: "judge"}
+
+// Config configures the Swiss tournament of pairwise judgments (paper §3.5,
 // App. B.3, prompt F.3).
-type Judge struct {
-	Shards int `yaml:"shards" json:"shards"`
+type Config struct {
+	Shards int `yaml:"shards" json:"shards" hash:"-"`
 	// Backend is lexical (offline: the sample whose statement and solution
 	// share more content words with the query's wins; the default) or llm
 	// (prompt F.3).
@@ -17,19 +23,12 @@ type Judge struct {
 	ParseRetries int `yaml:"parse_retries" json:"parse_retries"`
 	// Workers is the comparisons in flight (default: the LLM concurrency
 	// with the llm backend, the cores otherwise).
-	Workers int         `yaml:"workers" json:"workers"`
+	Workers int         `yaml:"workers" json:"workers" hash:"-"`
 	LLM     *llm.Config `yaml:"llm" json:"llm,omitempty"`
 }
 
-// Rate configures the Bradley–Terry fit of the judgments.
-type Rate struct {
-	Shards int `yaml:"shards" json:"shards"`
-	// Lambda is the ridge penalty (SPEC §3: 0.01).
-	Lambda float64 `yaml:"lambda" json:"lambda"`
-}
-
-func (c *Config) defaultsJudge() {
-	j := &c.Judge
+// Defaults implements config.Section.
+func (j *Config) Defaults(*config.Config) {
 	if j.Shards == 0 {
 		j.Shards = 1
 	}
@@ -42,23 +41,17 @@ func (c *Config) defaultsJudge() {
 	if j.ParseRetries == 0 {
 		j.ParseRetries = 2
 	}
-	if c.Rate.Shards == 0 {
-		c.Rate.Shards = 1
-	}
-	if c.Rate.Lambda == 0 {
-		c.Rate.Lambda = 0.01
-	}
 }
 
-func (c *Config) validateJudge(bad func(string, ...any)) {
-	j := c.Judge
+// Validate implements config.Section.
+func (j *Config) Validate(core *config.Config, bad func(string, ...any)) {
 	if j.Shards < 1 {
 		bad("judge.shards: must be ≥ 1")
 	}
 	switch j.Backend {
 	case "lexical":
 	case "llm":
-		if err := c.LLMFor(j.LLM).Validate(); err != nil {
+		if err := core.LLMFor(j.LLM).Validate(); err != nil {
 			bad("judge.llm (with llm): %v", err)
 		}
 	default:
@@ -69,11 +62,5 @@ func (c *Config) validateJudge(bad func(string, ...any)) {
 	}
 	if j.ParseRetries < 0 || j.Workers < 0 {
 		bad("judge: parse_retries and workers must be ≥ 0")
-	}
-	if c.Rate.Shards < 1 {
-		bad("rate.shards: must be ≥ 1")
-	}
-	if c.Rate.Lambda <= 0 {
-		bad("rate.lambda: %v must be > 0 (it keeps all-win and all-loss candidates finite)", c.Rate.Lambda)
 	}
 }

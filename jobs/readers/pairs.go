@@ -1,20 +1,21 @@
-package pairs
+package readers
 
 import (
 	"context"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
-	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/stage"
 )
 
-// ScanByQuery streams the parts of `pairs` in order and calls fn once per
+// PairsByQuery streams the parts of `pairs` in order and calls fn once per
 // query with all of its rows, in document order. Memory stays at one
 // query's rows however large the dataset: calibrate and select run as one
 // task over the whole corpus's pairs. fn owns rows. Rows of one query are
 // joined even if they span parts, and a query seen again after another one
 // (parts out of order) is an error, since that would split its counts.
-func ScanByQuery(ctx context.Context, st store.Store, parts []layout.Object, fn func(query string, rows []dataset.Pair) error) error {
+// parts are the dataset's, from env.Upstream.
+func PairsByQuery(ctx context.Context, env *stage.Env, parts []layout.Object, fn func(query string, rows []dataset.Pair) error) error {
 	var (
 		cur  string
 		rows []dataset.Pair
@@ -29,14 +30,14 @@ func ScanByQuery(ctx context.Context, st store.Store, parts []layout.Object, fn 
 		return fn(q, r)
 	}
 	for _, p := range parts {
-		err := dataset.Scan(ctx, st, p.Key, func(batch []dataset.Pair) error {
+		err := stage.ScanPart(ctx, env, p, func(batch []dataset.Pair) error {
 			for _, r := range batch {
 				if r.Query != cur {
 					if err := flush(); err != nil {
 						return err
 					}
 					if seen[r.Query] {
-						return &OrderError{URI: st.URI(p.Key), Query: r.Query}
+						return &OrderError{URI: p.URI, Query: r.Query}
 					}
 					seen[r.Query], cur = true, r.Query
 				}

@@ -1,0 +1,250 @@
+package calibrate
+
+// These tests were in jobs/selection's, which ran calibrate before select;
+// a stage package's tests no longer import another stage, so calibrate's
+// own checks live here, on the same fabricated pairs.
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/stage/stagetest"
+	"github.com/saber-math/saber/lib/relevance"
+	"github.com/saber-math/saber/shard"
+)
+
+var domains = []string{"Algebra", "Geometry", "Number Theory", "Combinatorics", "Calculus and Analysis"}
+
+// fabricate writes `topics` (one part) and `pairs` (pairShards parts, by
+// contiguous query ranges, as the pairs stage does), each part with its
+// completion manifest, for nDocs documents whose pairs have random
+// category sizes around k.
+func fabricate(t *testing.T, root store.Store, run string, nDocs, pairShards int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(7, 7))
+	ids := make([]string, nDocs)
+	var topics []dataset.TopicRow
+	for i := range ids {
+		ids[i] = fmt.Sprintf("d%05d", i)
+		topics = append(topics, dataset.TopicRow{ID: ids[i], Domain: domains[i%len(domains)]})
+	}
+	topics[3].Domain = "" // a document without topics: never a query
+	stagetest.PutOne(t, root, run, dataset.Topics, topics)
+	perQuery := make([][]dataset.Pair, nDocs)
+	for q := range ids {
+		// Category sizes 0..14 around k = 3, so some queries are eligible
+		// at some thresholds and not at others.
+		n := rng.IntN(40)
+		docs := rng.Perm(nDocs)[:n+1]
+		for _, d := range docs {
+			if d == q {
+				continue
+			}
+			p := dataset.Pair{Query: ids[q], Doc: ids[d]}
+			switch rng.IntN(3) {
+			case 0: // topic side
+				p.SimTopic, p.SimSumm = 0.858+0.142*rng.Float64(), 0.3*rng.Float64()
+			case 1: // summary side
+				p.SimTopic, p.SimSumm = 0.9*rng.Float64(), 0.211+0.5*rng.Float64()
+			default:
+				p.SimTopic, p.SimSumm = 0.858+0.142*rng.Float64(), 0.211+0.5*rng.Float64()
+			}
+			if rng.IntN(10) == 0 { // exactly on a grid threshold
+				p.SimTopic = 0.9
+			}
+			p.Category = relevance.Category(p.SimTopic, p.SimSumm, 0.858, 0.211)
+			perQuery[q] = append(perQuery[q], p)
+		}
+	}
+	for i := 0; i < pairShards; i++ {
+		spec := shard.Spec{Index: i, Count: pairShards}
+		lo, hi := spec.Range(nDocs)
+		var rows []dataset.Pair
+		for q := lo; q < hi; q++ {
+			rows = append(rows, perQuery[q]...)
+		}
+		stagetest.Put(t, root, run, dataset.Pairs, spec, rows)
+	}
+}
+
+func testConfig(t *testing.T, dir, run string) *config.Config {
+	t.Helper()
+	y := fmt.Sprintf("run: %s\nroot: %s\nlog: {progress_seconds: 0}\nbenchmark: {k: 3}\n"+
+		"calibrate: {min_eligible: 3, topic_grid: {step: 0.02}, summ_grid: {to: 0.4, step: 0.03}}\n", run, dir)
+	path := filepath.Join(dir, run+".yaml")
+	if err := os.WriteFile(path, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path, Section)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// runStage runs calibrate and returns its outputs by dataset or report name.
+func runStage(t *testing.T, cfg *config.Config, root store.Store) (map[string]string, error) {
+	t.Helper()
+	res, err := stage.RunShard(context.Background(), cfg, Stage, Stage.Steps[0], shard.Spec{Index: 0, Count: 1}, root, zerolog.Nop(), stage.Options{})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, o := range res.Outputs {
+		rel := strings.TrimPrefix(o.Key, cfg.Run+"/")
+		out[strings.SplitN(rel, "/", 2)[0]+"/"+filepath.Base(rel)] = o.SHA256
+	}
+	return out, nil
+}
+
+// pairsByQuery reads every pair of run, by query.
+func pairsByQuery(t *testing.T, ctx context.Context, root store.Store, run string) map[string][]dataset.Pair {
+	t.Helper()
+	ms, err := layout.Complete(ctx, root, run, dataset.Pairs.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byQuery := map[string][]dataset.Pair{}
+	for _, m := range ms {
+		for _, o := range m.Objects(dataset.Pairs.Name) {
+			rows, err := dataset.Read[dataset.Pair](ctx, root, o.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range rows {
+				byQuery[p.Query] = append(byQuery[p.Query], p)
+			}
+		}
+	}
+	return byQuery
+}
+
+// domainOf is the fabricated documents' domain ("" for d00003).
+func domainOf(q string) string {
+	var i int
+	fmt.Sscanf(q, "d%d", &i)
+	if i == 3 {
+		return ""
+	}
+	return domains[i%len(domains)]
+}
+
+// naiveEligible counts, per domain, the queries with at least 3 pairs in
+// each category at (tt, ts).
+func naiveEligible(byQuery map[string][]dataset.Pair, tt, ts float64) map[string]int {
+	want := map[string]int{}
+	for q, rows := range byQuery {
+		var c [3]int
+		for _, p := range rows {
+			switch relevance.Category(p.SimTopic, p.SimSumm, tt, ts) {
+			case relevance.CategoryTopic:
+				c[0]++
+			case relevance.CategorySummary:
+				c[1]++
+			case relevance.CategoryBoth:
+				c[2]++
+			}
+		}
+		if c[0] >= 3 && c[1] >= 3 && c[2] >= 3 && domainOf(q) != "" {
+			want[domainOf(q)]++
+		}
+	}
+	return want
+}
+
+func TestCalibrateCountsEveryGridPoint(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	root, _ := store.Open(ctx, dir, store.Options{})
+	fabricate(t, root, "c", 400, 2)
+	cfg := testConfig(t, dir, "c")
+	if _, err := runStage(t, cfg, root); err != nil {
+		t.Fatal(err)
+	}
+	csv, err := store.ReadAll(ctx, root, "c/reports/"+ReportCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Count eligibility naively from the pairs, point by point.
+	byQuery := pairsByQuery(t, ctx, root, "c")
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	tg, sg := Section.Of(cfg).TopicGrid.Values(), Section.Of(cfg).SummGrid.Values()
+	if len(lines) != 1+len(tg)*len(sg) {
+		t.Fatalf("csv has %d lines, want %d", len(lines), 1+len(tg)*len(sg))
+	}
+	nonzero := 0
+	for n, line := range lines[1:] {
+		tt, ts := tg[n/len(sg)], sg[n%len(sg)]
+		want := naiveEligible(byQuery, tt, ts)
+		f := strings.Split(line, ",")
+		for d, name := range domains {
+			if f[2+d] != fmt.Sprint(want[name]) {
+				t.Fatalf("(%v, %v) %s: csv says %s, naive count %d", tt, ts, name, f[2+d], want[name])
+			}
+			if want[name] > 0 {
+				nonzero++
+			}
+		}
+	}
+	if nonzero == 0 {
+		t.Fatal("no grid point has an eligible query: the test checks nothing")
+	}
+}
+
+// TestCalibrateDeterministic: the pairs in 1 or 3 parts give the same
+// thresholds and reports, byte for byte; the final point is feasible, and
+// each domain's row counts its eligible queries at it.
+func TestCalibrateDeterministic(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	root, _ := store.Open(ctx, dir, store.Options{})
+	hashes := map[string]map[string]string{}
+	for _, tc := range []struct {
+		run    string
+		shards int
+	}{{"s1", 1}, {"s3", 3}} {
+		fabricate(t, root, tc.run, 600, tc.shards)
+		h, err := runStage(t, testConfig(t, dir, tc.run), root)
+		if err != nil {
+			t.Fatalf("%s calibrate: %v", tc.run, err)
+		}
+		hashes[tc.run] = h
+	}
+	for _, k := range []string{"thresholds/part-00000-of-00001.parquet", "reports/" + ReportCSV, "reports/" + ReportMarkdown} {
+		if hashes["s1"][k] == "" || hashes["s1"][k] != hashes["s3"][k] {
+			t.Errorf("%s: 1 and 3 pairs shards differ (%q vs %q)", k, hashes["s1"][k], hashes["s3"][k])
+		}
+	}
+	th, err := dataset.Read[dataset.Threshold](ctx, root, layout.DataKey("s3", dataset.Thresholds.Name, shard.Spec{Index: 0, Count: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(th) != 1+len(domains) || th[0].Scope != dataset.ScopeFinal || !th[0].Feasible {
+		t.Fatalf("thresholds %+v: want a feasible final row and one per domain", th)
+	}
+	want := naiveEligible(pairsByQuery(t, ctx, root, "s3"), th[0].TauTopic, th[0].TauSumm)
+	least := int64(-1)
+	for _, r := range th[1:] {
+		if r.EligibleAtFinal != int64(want[r.Scope]) {
+			t.Errorf("%s: %d eligible at the final thresholds, naive count %d", r.Scope, r.EligibleAtFinal, want[r.Scope])
+		}
+		if least < 0 || r.EligibleAtFinal < least {
+			least = r.EligibleAtFinal
+		}
+	}
+	if th[0].Eligible != least || least < 3 {
+		t.Errorf("final row's eligible %d, want the least over the domains %d (≥ min_eligible 3)", th[0].Eligible, least)
+	}
+}

@@ -1,0 +1,82 @@
+package config
+
+// Benchmark holds the parameters that several benchmark stages read, so
+// that no stage reads another's section (paper §3.2–3.4, SPEC §3). Each
+// stage declares which of these keys it reads, and only those make it stale:
+//
+//	benchmark.ontology     tag, pairs, calibrate, select
+//	benchmark.k            calibrate, select
+//	benchmark.domains      calibrate, select
+//	benchmark.topic_floor  pairs, calibrate, select
+//	benchmark.summ_floor   pairs, calibrate, select
+type Benchmark struct {
+	// Ontology is the topic ontology: the built-in default, or a DAG file.
+	Ontology Ontology `yaml:"ontology" json:"ontology"`
+	// K documents are drawn from each category (topic-only, summary-only,
+	// both); a query is eligible with at least K in each (paper: 50).
+	K int `yaml:"k" json:"k"`
+	// Domains are the top-level ontology labels queries are drawn from;
+	// default every top-level domain of the ontology.
+	Domains []string `yaml:"domains" json:"domains"`
+	// TopicFloor and SummFloor are the thresholds pairs keeps pairs above
+	// (strictly). They may sit below the final thresholds so calibration can
+	// search above them without a second pass; no threshold may be set
+	// below them. Defaults: the paper's 0.858 and 0.211.
+	TopicFloor float64 `yaml:"topic_floor" json:"topic_floor"`
+	SummFloor  float64 `yaml:"summ_floor" json:"summ_floor"`
+}
+
+// Ontology says where the topic ontology comes from.
+type Ontology struct {
+	// File is a DAG file (JSON, CSV parent,child,label, or MathWorld nodes
+	// JSONL with Edges); empty uses the built-in default.
+	File   string `yaml:"file" json:"file"`
+	Edges  string `yaml:"edges" json:"edges"`
+	Format string `yaml:"format" json:"format"`
+	// Roots restricts the ontology to these node ids (the domains).
+	Roots []string `yaml:"roots" json:"roots"`
+}
+
+func (c *Config) defaultsBenchmark() {
+	b := &c.Benchmark
+	if b.Ontology.Format == "" {
+		b.Ontology.Format = "auto"
+	}
+	if b.K == 0 {
+		b.K = 50
+	}
+	if b.TopicFloor == 0 {
+		b.TopicFloor = 0.858
+	}
+	if b.SummFloor == 0 {
+		b.SummFloor = 0.211
+	}
+}
+
+func (c *Config) validateBenchmark(bad func(string, ...any)) {
+	b := c.Benchmark
+	switch b.Ontology.Format {
+	case "auto", "json", "csv", "mathworld":
+	default:
+		bad("benchmark.ontology.format: %q is not one of auto, json, csv, mathworld", b.Ontology.Format)
+	}
+	if b.Ontology.Edges != "" && b.Ontology.File == "" {
+		bad("benchmark.ontology.edges: set only with benchmark.ontology.file (a MathWorld nodes file)")
+	}
+	if b.K < 1 {
+		bad("benchmark.k: must be ≥ 1")
+	}
+	seen := map[string]bool{}
+	for i, d := range b.Domains {
+		if seen[d] {
+			bad("benchmark.domains[%d]: %q listed twice", i, d)
+		}
+		seen[d] = true
+	}
+	if b.TopicFloor <= 0 || b.TopicFloor >= 1 {
+		bad("benchmark.topic_floor: %v must be in (0, 1)", b.TopicFloor)
+	}
+	if b.SummFloor <= 0 || b.SummFloor >= 1 {
+		bad("benchmark.summ_floor: %v must be in (0, 1)", b.SummFloor)
+	}
+}

@@ -1,0 +1,46 @@
+package config
+
+import (
+	"github.com/saber-math/saber/lib/llm"
+)
+
+// LLMFor is the run's llm settings with a stage's overrides on top.
+func (c *Config) LLMFor(override *llm.Config) llm.Config {
+	out := c.LLM
+	if o := override; o != nil {
+		if o.BaseURL != "" {
+			out.BaseURL = o.BaseURL
+		}
+		if o.Model != "" {
+			out.Model = o.Model
+		}
+		if o.APIKeyEnv != "" {
+			out.APIKeyEnv = o.APIKeyEnv
+		}
+		if o.Temperature != nil {
+			out.Temperature = o.Temperature
+		}
+		if o.MaxTokens != 0 {
+			out.MaxTokens = o.MaxTokens
+		}
+		if o.ReasoningEffort != "" {
+			out.ReasoningEffort = o.ReasoningEffort
+		}
+		if o.Seed != nil {
+			out.Seed = o.Seed
+		}
+		if o.TimeoutSeconds != 0 {
+			out.TimeoutSeconds = o.TimeoutSeconds
+		}
+		if o.MaxAttempts != 0 {
+			out.MaxAttempts = o.MaxAttempts
+		}
+		if o.Concurrency != 0 {
+			out.Concurrency = o.Concurrency
+		}
+		if o.RatePerSecond != 0 {
+			out.RatePerSecond = o.RatePerSecond
+		}
+	}
+	return out
+}

@@ -1,0 +1,118 @@
+package ingest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/config"
+)
+
+// Section is ingest's part of the run config, `ingest:`.
+var Section = config.SectionOf[Config]{Name: "ingest"}
+
+// Config configures the ingest stage.
+type Config struct {
+	// Shards is the number of ingest shards.
+	Shards int `yaml:"shards" json:"shards" hash:"-"`
+	// MaxTextBytes rejects statements or solutions longer than this.
+	MaxTextBytes int `yaml:"max_text_bytes" json:"max_text_bytes"`
+	// Sources are read in order; on duplicate ids the first occurrence wins.
+	Sources []Source `yaml:"sources" json:"sources"`
+}
+
+// Source is one input dataset and how its fields map onto a problem row.
+type Source struct {
+	// Name labels the source in logs and rejects.
+	Name string `yaml:"name" json:"name"`
+	// Paths are files or glob patterns (local paths or URIs).
+	Paths []string `yaml:"paths" json:"paths"`
+	// Format is auto (by extension), jsonl or parquet.
+	Format string `yaml:"format" json:"format"`
+	// Source is the corpus source: official, numina, aops or other.
+	Source string `yaml:"source" json:"source"`
+	// License and Origin are recorded on every row of this source.
+	License string `yaml:"license" json:"license"`
+	Origin  string `yaml:"origin" json:"origin"`
+	// Fields maps problem fields (id, statement, solution, subject, origin)
+	// to the input's field names. Statement and solution are required.
+	Fields Fields `yaml:"fields" json:"fields"`
+	// IDPrefix is prepended to ids read from the input, so that two sources
+	// numbering rows 1, 2, 3 do not collide.
+	IDPrefix string `yaml:"id_prefix" json:"id_prefix"`
+	// SubjectMap rewrites subject values (e.g. MATH's "Precalculus" →
+	// "Calculus and Analysis"); values not in the map are kept.
+	SubjectMap map[string]string `yaml:"subject_map" json:"subject_map"`
+}
+
+// Fields names input fields (dotted for nested Parquet columns); empty means absent.
+type Fields struct {
+	ID        string `yaml:"id" json:"id"`
+	Statement string `yaml:"statement" json:"statement"`
+	Solution  string `yaml:"solution" json:"solution"`
+	Subject   string `yaml:"subject" json:"subject"`
+	Origin    string `yaml:"origin" json:"origin"`
+	// Source, when set, reads the corpus source per row (it must be one of
+	// official, numina, aops, other); else the source's constant is used.
+	Source string `yaml:"source" json:"source"`
+}
+
+// Defaults implements config.Section.
+func (c *Config) Defaults(*config.Config) {
+	if c.Shards == 0 {
+		c.Shards = 1
+	}
+	if c.MaxTextBytes == 0 {
+		c.MaxTextBytes = 1 << 20
+	}
+	for i := range c.Sources {
+		s := &c.Sources[i]
+		if s.Format == "" {
+			s.Format = "auto"
+		}
+		if s.Source == "" {
+			s.Source = "other"
+		}
+		if s.Origin == "" {
+			s.Origin = s.Name
+		}
+		if s.Fields.Statement == "" {
+			s.Fields.Statement = "statement"
+		}
+		if s.Fields.Solution == "" {
+			s.Fields.Solution = "solution"
+		}
+	}
+}
+
+// Validate implements config.Section.
+func (c *Config) Validate(_ *config.Config, bad func(string, ...any)) {
+	if c.Shards < 1 {
+		bad("ingest.shards: must be ≥ 1")
+	}
+	if c.MaxTextBytes < 1 {
+		bad("ingest.max_text_bytes: must be ≥ 1")
+	}
+	names := map[string]bool{}
+	for i, s := range c.Sources {
+		p := fmt.Sprintf("ingest.sources[%d]", i)
+		if s.Name == "" {
+			bad("%s.name: required", p)
+		} else if names[s.Name] {
+			bad("%s.name: %q used twice", p, s.Name)
+		}
+		names[s.Name] = true
+		if len(s.Paths) == 0 {
+			bad("%s.paths: at least one file or glob required", p)
+		}
+		switch s.Format {
+		case "auto", "jsonl", "parquet":
+		default:
+			bad("%s.format: %q is not one of auto, jsonl, parquet", p, s.Format)
+		}
+		if !slices.Contains(dataset.Sources, s.Source) {
+			bad("%s.source: %q is not one of %s", p, s.Source, strings.Join(dataset.Sources, ", "))
+		}
+	}
+}

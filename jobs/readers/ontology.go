@@ -1,0 +1,166 @@
+package readers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
+	defaultontology "github.com/saber-math/saber/artifacts/ontology"
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/ontology"
+	"github.com/saber-math/saber/lib/topics"
+)
+
+// Ontology reads the configured ontology (benchmark.ontology; the built-in
+// default when no file is set) as a tree, and records the files it read
+// as the shard's inputs.
+func Ontology(ctx context.Context, env *stage.Env) (*ontology.Tree, error) {
+	tree, files, err := LoadOntology(ctx, env.Config)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		env.AddFile(f)
+	}
+	return tree, nil
+}
+
+// LoadOntology reads the configured ontology outside a stage (saber's own
+// commands): the tree and the files read, with their SHA-256 (none for the
+// built-in default).
+func LoadOntology(ctx context.Context, cfg *config.Config) (*ontology.Tree, []layout.Object, error) {
+	o := cfg.Benchmark.Ontology
+	if o.File == "" {
+		dag, err := defaultontology.Default()
+		if err != nil {
+			return nil, nil, err
+		}
+		tree, err := build(dag, o.Roots)
+		return tree, nil, err
+	}
+	read := func(key, p string) ([]byte, layout.Object, error) {
+		uri := cfg.Resolve(p)
+		f, err := layout.OpenFile(ctx, uri, cfg.Storage)
+		if err != nil {
+			return nil, layout.Object{}, stage.BadInput(fmt.Errorf("%s: %w", key, err))
+		}
+		b, err := store.ReadAll(ctx, f.Store, f.Key)
+		if err != nil {
+			return nil, layout.Object{}, stage.BadInput(fmt.Errorf("%s: %w", key, err))
+		}
+		sum := sha256.Sum256(b)
+		return b, layout.Object{URI: uri, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}, nil
+	}
+	body, obj, err := read("benchmark.ontology.file", o.File)
+	if err != nil {
+		return nil, nil, err
+	}
+	objs := []layout.Object{obj}
+	format := o.Format
+	if format == "auto" {
+		switch strings.ToLower(filepath.Ext(o.File)) {
+		case ".json":
+			format = "json"
+		case ".csv":
+			format = "csv"
+		case ".jsonl":
+			format = "mathworld"
+		default:
+			return nil, nil, stage.BadInput(fmt.Errorf("benchmark.ontology.file: cannot tell the format of %s; set benchmark.ontology.format", o.File))
+		}
+	}
+	var dag *ontology.DAG
+	switch format {
+	case "json":
+		dag, err = ontology.ReadJSON(strings.NewReader(string(body)))
+	case "csv":
+		dag, err = ontology.ReadCSV(strings.NewReader(string(body)))
+	case "mathworld":
+		if o.Edges == "" {
+			return nil, nil, stage.BadInput(fmt.Errorf("benchmark.ontology.edges: required with a MathWorld nodes file"))
+		}
+		edges, eobj, err2 := read("benchmark.ontology.edges", o.Edges)
+		if err2 != nil {
+			return nil, nil, err2
+		}
+		objs = append(objs, eobj)
+		dag, err = ontology.ReadMathWorld(strings.NewReader(string(body)), strings.NewReader(string(edges)))
+	}
+	if err != nil {
+		return nil, nil, stage.BadInput(fmt.Errorf("benchmark.ontology.file %s: %w", o.File, err))
+	}
+	tree, err := build(dag, o.Roots)
+	return tree, objs, err
+}
+
+func build(dag *ontology.DAG, roots []string) (*ontology.Tree, error) {
+	if len(roots) > 0 {
+		var err error
+		if dag, err = dag.Restrict(roots); err != nil {
+			return nil, stage.BadInput(fmt.Errorf("benchmark.ontology.roots: %w", err))
+		}
+	}
+	tree, err := ontology.BuildTree(dag)
+	if err != nil {
+		return nil, stage.BadInput(fmt.Errorf("benchmark.ontology: %w", err))
+	}
+	return tree, nil
+}
+
+type domainProj struct {
+	ID     string `parquet:"id"`
+	Domain string `parquet:"domain"`
+}
+
+// Domains returns the domains queries are drawn from — benchmark.domains,
+// or every top-level domain of the configured ontology in SPEC §3's order —
+// and each document's main domain from `topics` ("" when it has none). A
+// configured domain the ontology lacks is bad input: it could never have a
+// query. extra are further domain names that must be among them (select's
+// domain_counts), with the key that names them.
+func Domains(ctx context.Context, env *stage.Env, extraKey string, extra []string) ([]string, map[string]string, error) {
+	tree, err := Ontology(ctx, env)
+	if err != nil {
+		return nil, nil, err
+	}
+	all := topics.DomainLabels(tree)
+	list := all
+	if want := env.Config.Benchmark.Domains; len(want) > 0 {
+		for _, d := range want {
+			if !slices.Contains(all, d) {
+				return nil, nil, stage.BadInput(fmt.Errorf("benchmark.domains: %q is not a top-level domain of the ontology (%s)", d, strings.Join(all, ", ")))
+			}
+		}
+		list = want
+	}
+	for _, d := range slices.Sorted(slices.Values(extra)) {
+		if !slices.Contains(list, d) {
+			return nil, nil, stage.BadInput(fmt.Errorf("%s: %q is not one of the domains (%s)", extraKey, d, strings.Join(list, ", ")))
+		}
+	}
+	parts, err := env.Upstream(ctx, dataset.Topics.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	dom := map[string]string{}
+	for _, p := range parts {
+		err := stage.ScanPart(ctx, env, p, func(rows []domainProj) error {
+			for _, r := range rows {
+				dom[r.ID] = r.Domain
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return list, dom, nil
+}

@@ -1,0 +1,51 @@
+package summarize
+
+import (
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/lib/llm"
+)
+
+// Section is summarize's part of the run config, `summarize:`.
+var Section = config.SectionOf[Config]{Name: "summarize"}
+
+// Config configures solution summaries (prompt F.2).
+type Config struct {
+	Shards int `yaml:"shards" json:"shards" hash:"-"`
+	// Backend is extractive (offline, the default) or llm.
+	Backend      string      `yaml:"backend" json:"backend"`
+	ParseRetries int         `yaml:"parse_retries" json:"parse_retries"`
+	Workers      int         `yaml:"workers" json:"workers" hash:"-"`
+	LLM          *llm.Config `yaml:"llm" json:"llm,omitempty"`
+}
+
+// Defaults implements config.Section.
+func (c *Config) Defaults(*config.Config) {
+	if c.Shards == 0 {
+		c.Shards = 1
+	}
+	if c.Backend == "" {
+		c.Backend = "extractive"
+	}
+	if c.ParseRetries == 0 {
+		c.ParseRetries = 2
+	}
+}
+
+// Validate implements config.Section.
+func (c *Config) Validate(core *config.Config, bad func(string, ...any)) {
+	if c.Shards < 1 {
+		bad("summarize.shards: must be ≥ 1")
+	}
+	switch c.Backend {
+	case "extractive":
+	case "llm":
+		if err := core.LLMFor(c.LLM).Validate(); err != nil {
+			bad("summarize.llm (with llm): %v", err)
+		}
+	default:
+		bad("summarize.backend: %q is not one of extractive, llm", c.Backend)
+	}
+	if c.ParseRetries < 0 || c.Workers < 0 {
+		bad("summarize: parse_retries and workers must be ≥ 0")
+	}
+}

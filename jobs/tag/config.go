@@ -1,0 +1,69 @@
+package tag
+
+import (
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/lib/llm"
+)
+
+// Section is tag's part of the run config, `tag:`. The ontology is shared
+// with pairs, calibrate and select: benchmark.ontology.
+var Section = config.SectionOf[Config]{Name: "tag"}
+
+// Config configures topic assignment (SPEC §3 "Topic assignment").
+type Config struct {
+	Shards int `yaml:"shards" json:"shards" hash:"-"`
+	// Backend is lexical (offline keyword overlap, the default) or llm (prompt F.1).
+	Backend string `yaml:"backend" json:"backend"`
+	// Tau keeps children whose normalised score reaches it (paper: 0.85).
+	Tau float64 `yaml:"tau" json:"tau"`
+	// MaxCalls bounds scorer calls per document.
+	MaxCalls int `yaml:"max_calls" json:"max_calls"`
+	// ParseRetries re-asks the model this often when its answer is not JSON.
+	ParseRetries int `yaml:"parse_retries" json:"parse_retries"`
+	// Workers is how many documents are in flight (default: the LLM
+	// concurrency with the llm backend, the cores otherwise).
+	Workers int `yaml:"workers" json:"workers" hash:"-"`
+	// LLM overrides the run's llm settings for this stage.
+	LLM *llm.Config `yaml:"llm" json:"llm,omitempty"`
+}
+
+// Defaults implements config.Section.
+func (c *Config) Defaults(*config.Config) {
+	if c.Shards == 0 {
+		c.Shards = 1
+	}
+	if c.Backend == "" {
+		c.Backend = "lexical"
+	}
+	if c.Tau == 0 {
+		c.Tau = 0.85
+	}
+	if c.MaxCalls == 0 {
+		c.MaxCalls = 200
+	}
+	if c.ParseRetries == 0 {
+		c.ParseRetries = 2
+	}
+}
+
+// Validate implements config.Section.
+func (c *Config) Validate(core *config.Config, bad func(string, ...any)) {
+	if c.Shards < 1 {
+		bad("tag.shards: must be ≥ 1")
+	}
+	switch c.Backend {
+	case "lexical":
+	case "llm":
+		if err := core.LLMFor(c.LLM).Validate(); err != nil {
+			bad("tag.llm (with llm): %v", err)
+		}
+	default:
+		bad("tag.backend: %q is not one of lexical, llm", c.Backend)
+	}
+	if c.Tau <= 0 || c.Tau > 1 {
+		bad("tag.tau: %v must be in (0, 1]", c.Tau)
+	}
+	if c.MaxCalls < 1 || c.ParseRetries < 0 || c.Workers < 0 {
+		bad("tag: max_calls must be ≥ 1, parse_retries and workers ≥ 0")
+	}
+}
