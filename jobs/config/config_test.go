@@ -199,8 +199,7 @@ func TestValuesFlattenAndLeaveOutOperationalFields(t *testing.T) {
 	want := map[string]string{
 		"seed":            "9",
 		"toy.threshold":   "0.5",
-		"toy.names[0]":    `"x"`,
-		"toy.names[1]":    `"y"`,
+		"toy.names":       `["x","y"]`, // a list of scalars is one leaf
 		`toy.map["a.b"]`:  `"v"`,
 		"toy.map.c":       `"w"`,
 		"toy.nested.deep": `"d"`,

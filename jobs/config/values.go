@@ -11,8 +11,10 @@ import (
 )
 
 // Values flattens the parts of the config named by keys into one entry per
-// leaf: "dedup.threshold" → "0.8", "ingest.sources[0].paths[0]" →
-// "\"input/a.jsonl\"". A key names a top-level key ("seed", "llm", a
+// leaf: "dedup.threshold" → "0.8", "ingest.sources[0].paths" →
+// "[\"input/a.jsonl\"]". A list of scalars is one leaf, its JSON, so that a
+// change to it reads as one change (ingest.exclude: [] → ["a"]); a list
+// of structs is one entry per field of each element. A key names a top-level key ("seed", "llm", a
 // section) or a dotted path into one ("benchmark.k"). Fields tagged
 // `hash:"-"` are operational — shard counts, parallelism, timeouts,
 // endpoints: they change how a stage runs, never its bytes — and are left
@@ -113,6 +115,14 @@ func flatten(path string, v reflect.Value, out map[string]string) {
 			out[path] = "[]"
 			return
 		}
+		if scalar(v.Type().Elem()) {
+			b, err := json.Marshal(v.Interface())
+			if err != nil { // only NaN or Inf floats, which validation rejects
+				b = []byte(fmt.Sprintf("%q", fmt.Sprint(v.Interface())))
+			}
+			out[path] = string(b)
+			return
+		}
 		for i := 0; i < v.Len(); i++ {
 			flatten(fmt.Sprintf("%s[%d]", path, i), v.Index(i), out)
 		}
@@ -123,6 +133,19 @@ func flatten(path string, v reflect.Value, out map[string]string) {
 		}
 		out[path] = string(b)
 	}
+}
+
+// scalar reports whether values of t are leaves: no struct, map or list
+// inside (after pointers).
+func scalar(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map, reflect.Slice, reflect.Array, reflect.Interface:
+		return false
+	}
+	return true
 }
 
 // MapKey is the path of a map entry, as Values writes it: prefix.name, or

@@ -573,11 +573,8 @@ func TestReportManifestConfig(t *testing.T) {
 		"report.k":               "5",
 		"report.latency_queries": "50",
 		"report.families":        "{}",
-		"evaluate.retrievers[0]": `"bm25"`,
-		"evaluate.retrievers[1]": `"tfidf"`,
-		"evaluate.retrievers[2]": `"jaccard"`,
-		"evaluate.settings[0]":   `"statement-full"`,
-		"evaluate.settings[1]":   `"full-full"`,
+		"evaluate.retrievers":    `["bm25","tfidf","jaccard"]`,
+		"evaluate.settings":      `["statement-full","full-full"]`,
 		"evaluate.instructions":  "[]",
 	}
 	for k, v := range want {
