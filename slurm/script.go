@@ -43,6 +43,22 @@ type Script struct {
 	LogDir         string
 	Binary, Config string
 	R              config.SlurmStage
+	// Then are further one-task steps the job runs after its own, in order
+	// (the final reduce: report, then release); the binary of each.
+	Then []Command
+}
+
+// Command is one stage binary a job runs.
+type Command struct {
+	Label  string
+	Binary string
+	Reduce bool
+}
+
+// Commands are the binaries the job runs, in order.
+func (s Script) Commands() []Command {
+	first := Command{Label: s.Stage + " " + s.Step, Binary: s.Binary, Reduce: !s.Sharded}
+	return append([]Command{first}, s.Then...)
 }
 
 // Server returns the stage's server settings, if it has any.
@@ -93,6 +109,11 @@ func Render(s Script) (string, error) {
 	for name, v := range map[string]string{"binary": s.Binary, "config": s.Config} {
 		if strings.ContainsAny(v, "\x00\n\r") {
 			return "", fmt.Errorf("render %s: %s path has a newline", s.JobName, name)
+		}
+	}
+	for _, c := range s.Then {
+		if strings.ContainsAny(c.Binary+c.Label, "\x00\n\r\"") {
+			return "", fmt.Errorf("render %s: binary %q has a newline or quote", s.JobName, c.Binary)
 		}
 	}
 	var buf bytes.Buffer

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -273,7 +274,43 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 	// those of the steps that write its inputs, and on nothing else
 	// (evaluate runs beside judge and rate).
 	ids := map[int][]string{}
+	// The final reduce — the one-task steps only one-task steps follow
+	// (report, the audit's reduce, release) — runs as one job, its steps in
+	// order: one wait in the queue instead of one per step.
+	final := finalReduce(g)
+	var group []*pipeline.StepPlan
+	var batches [][]*pipeline.StepPlan
 	for _, sp := range plans {
+		n := g.Nodes()[sp.Node]
+		if len(sp.Missing) == 0 {
+			fmt.Fprintf(opt.Out, "# %s %s: all %d shards done; not submitted\n", n.Stage.Name, n.Step.Name, sp.Shards)
+			continue
+		}
+		if final[sp.Node] {
+			group = append(group, sp)
+			continue
+		}
+		batches = append(batches, []*pipeline.StepPlan{sp})
+	}
+	if len(group) > 0 {
+		batches = append(batches, group)
+	}
+	for _, members := range batches {
+		in := map[int]bool{}
+		for _, m := range members {
+			in[m.Node] = true
+		}
+		var prev []string
+		for _, m := range members {
+			for _, d := range g.Deps(m.Node) {
+				if !in[d] {
+					prev = append(prev, ids[d]...)
+				}
+			}
+		}
+		slices.Sort(prev)
+		prev = slices.Compact(prev)
+		sp := members[0]
 		n := g.Nodes()[sp.Node]
 		p := struct {
 			Stage   stage.Stage
@@ -281,14 +318,6 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 			Shards  int
 			Missing []int
 		}{n.Stage, n.Step, sp.Shards, sp.Missing}
-		var prev []string
-		for _, d := range g.Deps(sp.Node) {
-			prev = append(prev, ids[d]...)
-		}
-		if len(p.Missing) == 0 {
-			fmt.Fprintf(opt.Out, "# %s %s: all %d shards done; not submitted\n", p.Stage.Name, p.Step.Name, p.Shards)
-			continue
-		}
 		bin := filepath.Join(opt.BinDir, p.Stage.Name)
 		if _, err := os.Stat(bin); err != nil {
 			fmt.Fprintf(opt.Out, "# warning: %s not found on this host; it must exist on the compute nodes\n", bin)
@@ -297,6 +326,18 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 		sc := Script{
 			Run: cfg.Run, Stage: p.Stage.Name, Step: p.Step.Name, JobName: name, Sharded: p.Step.Sharded(),
 			Shards: p.Shards, LogDir: logDir, Binary: bin, Config: opt.ConfigPath, R: cfg.SlurmFor(p.Stage.Name),
+		}
+		var labels []string
+		for _, m := range members {
+			labels = append(labels, g.Nodes()[m.Node].String())
+		}
+		if len(members) > 1 {
+			name = "saber-" + cfg.Run + "-final-reduce"
+			sc.JobName = name
+			for _, m := range members[1:] {
+				mn := g.Nodes()[m.Node]
+				sc.Then = append(sc.Then, Command{Label: mn.Stage.Name + " " + mn.Step.Name, Binary: filepath.Join(opt.BinDir, mn.Stage.Name), Reduce: true})
+			}
 		}
 		chunks := []Chunk{{Indices: p.Missing}}
 		if p.Step.Sharded() {
@@ -313,6 +354,9 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 				return nil, err
 			}
 			base := fmt.Sprintf("%s-%s", p.Stage.Name, p.Step.Name)
+			if len(members) > 1 {
+				base = "final-reduce"
+			}
 			if c.Offset > 0 {
 				base += fmt.Sprintf("-from-%d", c.Offset)
 			}
@@ -338,11 +382,26 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 				args = append(args, "--dependency=afterok:"+strings.Join(prev, ":"))
 			}
 			args = append(args, path)
+			// One submission record per member, all with the job's id, so
+			// that status finds each step's task.
+			record := func(id string) []Submission {
+				var out []Submission
+				for _, m := range members {
+					mn := g.Nodes()[m.Node]
+					s := sub
+					s.Stage, s.Step, s.JobID = mn.Stage.Name, mn.Step.Name, id
+					if m != sp {
+						s.Missing, s.Shards = m.Missing, m.Shards
+					}
+					out = append(out, s)
+				}
+				return out
+			}
 			if opt.DryRun {
 				fmt.Fprintf(opt.Out, "# sbatch %s\n", strings.Join(args, " "))
-				sub.JobID = fmt.Sprintf("DRYRUN-%s-%s-%d", p.Stage.Name, p.Step.Name, c.Offset)
-				stepIDs = append(stepIDs, sub.JobID)
-				subs = append(subs, sub)
+				id := fmt.Sprintf("DRYRUN-%s-%s-%d", p.Stage.Name, p.Step.Name, c.Offset)
+				stepIDs = append(stepIDs, id)
+				subs = append(subs, record(id)...)
 				continue
 			}
 			out, err := opt.Runner.Run(ctx, "sbatch", args...)
@@ -353,20 +412,44 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 			if _, err := strconv.Atoi(id); err != nil {
 				return subs, fmt.Errorf("submit %s: sbatch printed %q, want a job id", name, out)
 			}
-			sub.JobID = id
-			sub.Submitted = time.Now().UTC()
+			recs := record(id)
+			for i := range recs {
+				recs[i].Submitted = time.Now().UTC()
+			}
 			stepIDs = append(stepIDs, id)
-			subs = append(subs, sub)
-			jobs.Submissions = append(jobs.Submissions, sub)
+			subs = append(subs, recs...)
+			jobs.Submissions = append(jobs.Submissions, recs...)
 			// Record at once: a failure later must not lose the ids of jobs already queued.
 			if err := writeJobs(ctx, root, jobs); err != nil {
 				return subs, fmt.Errorf("record job %s: %w", id, err)
 			}
-			fmt.Fprintf(opt.Out, "submitted %s %s: job %s, %d shard(s)%s\n", p.Stage.Name, p.Step.Name, id, len(c.Indices), arrayNote(sub.Array))
+			fmt.Fprintf(opt.Out, "submitted %s: job %s, %d shard(s)%s\n", strings.Join(labels, ", "), id, len(c.Indices), arrayNote(sub.Array))
 		}
-		ids[sp.Node] = stepIDs
+		for _, m := range members {
+			ids[m.Node] = stepIDs
+		}
 	}
 	return subs, nil
+}
+
+// finalReduce marks the one-task steps that only one-task steps follow:
+// the final reduce, which runs as one job.
+func finalReduce(g *pipeline.Graph) map[int]bool {
+	final := map[int]bool{}
+	for i, n := range g.Nodes() {
+		if n.Step.Sharded() {
+			continue
+		}
+		ok := true
+		for _, d := range g.Descendants([]int{i}) {
+			if g.Nodes()[d].Step.Sharded() {
+				ok = false
+				break
+			}
+		}
+		final[i] = ok
+	}
+	return final
 }
 
 func arrayNote(a string) string {

@@ -107,6 +107,52 @@ func WriteRows[T any](ctx context.Context, st store.Store, key string, rows []T)
 	return layout.Object{URI: uri, Key: key, SHA256: hexSum(h), Size: info.Size, Rows: int64(len(rows))}, nil
 }
 
+// Encode returns rows as the bytes of a Parquet file, in the order given,
+// with the same options as every dataset part: equal rows give equal bytes.
+func Encode[T any](rows []T) ([]byte, error) {
+	var buf bytes.Buffer
+	pw := parquet.NewGenericWriter[T](&buf, writerOptions()...)
+	for start := 0; start < len(rows); start += rowGroupRows {
+		end := min(start+rowGroupRows, len(rows))
+		if _, err := pw.Write(rows[start:end]); err != nil {
+			return nil, err
+		}
+	}
+	if err := pw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Decode reads every row of a Parquet file's bytes into T, with the
+// schema checks of Read; name is the file's name in messages.
+func Decode[T any](data []byte, name string) ([]T, error) {
+	var out []T
+	err := scanObject(context.Background(), memObject{bytes.NewReader(data)}, name, func(rows []T) error {
+		out = append(out, rows...)
+		return nil
+	})
+	return out, err
+}
+
+// FileRows returns the number of rows of a Parquet file's bytes, from its footer.
+func FileRows(data []byte, name string) (int64, error) {
+	f, err := openParquet(memObject{bytes.NewReader(data)}, name)
+	if err != nil {
+		return 0, err
+	}
+	return f.NumRows(), nil
+}
+
+// FileSchema returns the schema of a Parquet file's bytes.
+func FileSchema(data []byte, name string) (*parquet.Schema, error) {
+	f, err := openParquet(memObject{bytes.NewReader(data)}, name)
+	if err != nil {
+		return nil, err
+	}
+	return f.Schema(), nil
+}
+
 func hexSum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)) }
 
 // SchemaError says an object's schema does not hold a column the reader needs.

@@ -19,6 +19,9 @@ type Problem struct {
 	License   string `parquet:"license"`
 	// Origin names the input the row came from (dataset, competition).
 	Origin string `parquet:"origin"`
+	// NoTraining: the source's terms forbid training on the row
+	// (ingest.sources[].no_training; App. A.8). The release flags it.
+	NoTraining bool `parquet:"no_training"`
 }
 
 // Sources are the values of a problem's Source, in dedup's default priority.
@@ -53,6 +56,8 @@ const (
 	ReasonBadSource    = "bad_source"
 	ReasonUnparseable  = "unparseable_answer"
 	ReasonLLMFailed    = "llm_failed"
+	// ReasonExcluded: the id is listed in ingest.exclude.
+	ReasonExcluded = "excluded"
 )
 
 // Document is a row of `corpus`, written by dedup's reduce: the problems
@@ -67,6 +72,8 @@ type Document struct {
 	Origin    string `parquet:"origin"`
 	// Duplicates is how many problems were dropped in favour of this one.
 	Duplicates int32 `parquet:"duplicates"`
+	// NoTraining is the problem's flag: its source forbids training on it.
+	NoTraining bool `parquet:"no_training"`
 }
 
 // Duplicate is a row of `duplicates`: one dropped problem. Key: (Cluster, Dropped).
@@ -267,6 +274,61 @@ type Timing struct {
 	Seconds    float64 `parquet:"seconds"`
 }
 
+// AuditRow is a row of `audit`, written by audit's map (paper App. A.5):
+// one of a query's top documents under the final ratings, inspected for a
+// statement of an equivalent problem. Key: (Query, Rank).
+type AuditRow struct {
+	Query string `parquet:"query"`
+	Doc   string `parquet:"doc"`
+	// Rank is the document's 1-based rank by rating (ties by document id).
+	Rank   int32   `parquet:"rank"`
+	Rating float64 `parquet:"rating"`
+	// Verdict is equivalent, distinct or invalid (no usable answer after
+	// the re-asks: kept, never a flag).
+	Verdict string `parquet:"verdict"`
+	Flagged bool   `parquet:"flagged"`
+	// Score is the offline backend's similarity in [0, 1] (0 with the LLM).
+	Score float64 `parquet:"score"`
+	// Reason says why, in a few words.
+	Reason string `parquet:"reason"`
+	// AnswerSHA256 is the hash of the last raw answer (the offline
+	// backend's evidence offline).
+	AnswerSHA256  string `parquet:"answer_sha256"`
+	Asks          int32  `parquet:"asks"`
+	Backend       string `parquet:"backend"`
+	Model         string `parquet:"model"`
+	PromptVersion string `parquet:"prompt_version"`
+}
+
+// Leak is a row of `leaks`, written by audit's reduce: a flagged pair of
+// the audit, which release refuses unless the config accepts it by id
+// (Query + "/" + Doc). Key: (Query, Doc).
+type Leak struct {
+	Query   string  `parquet:"query"`
+	Doc     string  `parquet:"doc"`
+	Rank    int32   `parquet:"rank"`
+	Rating  float64 `parquet:"rating"`
+	Score   float64 `parquet:"score"`
+	Reason  string  `parquet:"reason"`
+	Backend string  `parquet:"backend"`
+}
+
+// LeakID is the id a config accepts a leak by.
+func LeakID(query, doc string) string { return query + "/" + doc }
+
+// ReleaseFile is a row of `release`, written by the release stage: one
+// file of the release folder. Key: Path.
+type ReleaseFile struct {
+	// Path is relative to the release folder (data/corpus.parquet).
+	Path   string `parquet:"path"`
+	SHA256 string `parquet:"sha256"`
+	Size   int64  `parquet:"size"`
+	// Rows of a table (Parquet, JSONL, TSV data rows); 0 otherwise.
+	Rows int64 `parquet:"rows"`
+	// Kind is data, beir, mteb, trec, card, croissant, licenses or manifest.
+	Kind string `parquet:"kind"`
+}
+
 // Result is a row of `results`, written by report: one retriever's
 // nDCG@10 in one setting, gain and scope (a domain or "overall"), with its
 // bootstrap interval. Key: (Retriever, Setting, Gain, Scope).
@@ -286,11 +348,11 @@ type Result struct {
 // and what a row is. FORMAT.md in artifacts/layout is generated from these
 // (and from the structs above) by `go test ./jobs/pipeline -update-format`.
 var (
-	Problems = Dataset[Problem]{Name: "problems", Version: 1, Key: "id", Doc: "the problems read from the sources, one per distinct id",
+	Problems = Dataset[Problem]{Name: "problems", Version: 2, Key: "id", Doc: "the problems read from the sources, one per distinct id",
 		Compare: func(a, b *Problem) int { return strings.Compare(a.ID, b.ID) }}
 	Rejects = Dataset[Reject]{Name: "rejects", Version: 1, Key: "file, line", Doc: "input rows ingest could not use, with the reason",
 		Compare: compareReject}
-	Corpus = Dataset[Document]{Name: "corpus", Version: 1, Key: "id", Doc: "the problems that survive deduplication",
+	Corpus = Dataset[Document]{Name: "corpus", Version: 2, Key: "id", Doc: "the problems that survive deduplication",
 		Compare: func(a, b *Document) int { return strings.Compare(a.ID, b.ID) }}
 	Duplicates = Dataset[Duplicate]{Name: "duplicates", Version: 1, Key: "cluster, dropped", Doc: "each dropped near-duplicate and the problem kept in its place",
 		Compare: compareDuplicate}
@@ -342,6 +404,14 @@ var (
 		Compare: compareReject}
 	SummaryRejects = Dataset[Reject]{Name: "summary_rejects", Version: 1, Key: "file, line, id", Doc: "documents summarize could not process, with the reason",
 		Compare: compareReject}
+	Audit = Dataset[AuditRow]{Name: "audit", Version: 1, Key: "query, rank", Doc: "each query's top documents under the final ratings, inspected for an equivalent problem (App. A.5)",
+		Compare: func(a, b *AuditRow) int {
+			return cmp.Or(strings.Compare(a.Query, b.Query), cmp.Compare(a.Rank, b.Rank))
+		}}
+	Leaks = Dataset[Leak]{Name: "leaks", Version: 1, Key: "query, doc", Doc: "the audit's flagged pairs: a document stating a problem equivalent to its query",
+		Compare: func(a, b *Leak) int { return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc)) }}
+	Release = Dataset[ReleaseFile]{Name: "release", Version: 1, Key: "path", Doc: "the files of the release folder, with their SHA-256, size and rows",
+		Compare: func(a, b *ReleaseFile) int { return strings.Compare(a.Path, b.Path) }}
 )
 
 // All lists every dataset, in the order of the pipeline's first writer.
@@ -350,7 +420,7 @@ func All() []Info {
 		Problems.Info(), Rejects.Info(), Signatures.Info(), Corpus.Info(), Duplicates.Info(),
 		Topics.Info(), TagRejects.Info(), Summaries.Info(), SummaryRejects.Info(), Pairs.Info(),
 		Thresholds.Info(), Queries.Info(), Candidates.Info(), Judgments.Info(), JudgeTimings.Info(),
-		Ratings.Info(), Runs.Info(), Timings.Info(), Results.Info(),
+		Ratings.Info(), Runs.Info(), Timings.Info(), Results.Info(), Audit.Info(), Leaks.Info(), Release.Info(),
 	}
 }
 

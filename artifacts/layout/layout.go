@@ -7,6 +7,7 @@
 //	<run>/<dataset>/part-<i>-of-<n>.parquet        shard i's rows of a dataset
 //	<run>/<dataset>/_done/part-<i>-of-<n>.json     its completion manifest
 //	<run>/reports/<name>                           human-readable reports
+//	<run>/release/<version>/                       the release folder (data/, beir/, mteb/, trec/, card, …)
 //	<run>/_cache/llm/<xx>/<sha256>                 cached LLM answers (write-once)
 //	<run>/_checkpoints/<stage>/part-<i>-of-<n>/    a shard's checkpoints (judge rounds)
 //	<run>/_jobs.json                               Slurm job ids of `saber submit`
@@ -68,6 +69,12 @@ func ReportsPrefix(run string) string { return run + "/reports/" }
 // ReportKey is <run>/reports/<name>.
 func ReportKey(run, name string) string { return ReportsPrefix(run) + name }
 
+// ReleasePrefix is <run>/release/<version>/, the release folder.
+func ReleasePrefix(run, version string) string { return run + "/release/" + version + "/" }
+
+// ReleaseKey is <run>/release/<version>/<path>.
+func ReleaseKey(run, version, path string) string { return ReleasePrefix(run, version) + path }
+
 // LLMCachePrefix is where the LLM client caches answers, shared by every
 // stage and shard of the run: <run>/_cache/llm.
 func LLMCachePrefix(run string) string { return run + "/_cache/llm" }
@@ -89,7 +96,7 @@ func DatasetOf(run, key string) string {
 		return ""
 	}
 	ds, name, ok := strings.Cut(rest, "/")
-	if !ok || strings.HasPrefix(ds, "_") || ds == "reports" || strings.Contains(name, "/") {
+	if !ok || strings.HasPrefix(ds, "_") || ds == "reports" || ds == "release" || strings.Contains(name, "/") {
 		return ""
 	}
 	return ds

@@ -93,6 +93,30 @@ func Level(r float64) (int, error) {
 	return int(f), nil
 }
 
+// RunTag is the run tag of a retriever in a setting: retriever/setting.
+func RunTag(retriever, setting string) string { return retriever + "/" + setting }
+
+// RunFile is the file name of a retriever's run in a setting:
+// <retriever>.<setting>.run, with any character other than a letter,
+// digit, '.', '_' or '-' replaced by '_' (a configured retriever's name
+// may hold a '/').
+func RunFile(retriever, setting string) string {
+	return fileSafe(retriever) + "." + fileSafe(setting) + ".run"
+}
+
+func fileSafe(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, s)
+	if strings.Trim(s, ".") == "" {
+		s = strings.ReplaceAll(s, ".", "_")
+	}
+	return s
+}
+
 // FormatFloat writes v as the shortest decimal that parses back to v.
 func FormatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 

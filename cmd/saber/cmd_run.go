@@ -102,6 +102,9 @@ that shard's code. A rerun resumes with the shards still missing.
 	if err != nil {
 		return fail(stderr, "run", err)
 	}
+	for _, l := range pipeline.Off(cfg, *stages) {
+		fmt.Fprintln(stdout, l)
+	}
 	opt := localOptions(cfg, abs, *parallel, *force, stdout)
 	opt.Rerun = pipeline.Rerun{Stale: *rerunStale || *rerunCode, Code: *rerunCode, Command: "saber run --config " + *cfgPath}
 	start := time.Now()

@@ -66,6 +66,9 @@ their manifests and everything downstream's, and submits them again.
 	if err != nil {
 		return fail(stderr, "submit", err)
 	}
+	for _, l := range pipeline.Off(cfg, *stages) {
+		fmt.Fprintln(stdout, l)
+	}
 	rerun := pipeline.Rerun{Stale: *rerunStale || *rerunCode, Code: *rerunCode, Command: "saber submit --config " + *cfgPath}
 	subs, err := slurm.Submit(ctx, cfg, slurm.Options{ConfigPath: abs, Stages: sel, Rerun: rerun, DryRun: *dry, AllowQueued: *allow,
 		BinDir: slurmBinDir(cfg), Out: stdout})

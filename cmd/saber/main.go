@@ -31,6 +31,8 @@ var commands = []command{
 	{"study", "judging studies: Swiss rounds vs exhaustive (study rounds), human agreement (study agreement)", cmdStudy},
 	{"eval-run", "score an external TREC run against the benchmark's ratings (nDCG@10, as the report)", cmdEvalRun},
 	{"export", "write a run's ratings and rankings as TREC qrels and run files (export trec)", cmdExport},
+	{"release", "check a release folder, local or published (release verify DIR|s3://…)", cmdRelease},
+	{"publish", "upload a run's release version write-once (local folder or s3://)", cmdPublish},
 	{"mteb", "correlate MTEB scores with the report's overall nDCG (Pearson, Spearman; since a date; less rank gaps)", cmdMTEB},
 	{"version", "print the code version", cmdVersion},
 }

@@ -193,7 +193,7 @@ func reduce(ctx context.Context, env *stage.Env) error {
 				}
 				corpus = append(corpus, dataset.Document{
 					ID: r.ID, Source: r.Source, Statement: r.Statement, Solution: r.Solution,
-					Subject: r.Subject, License: r.License, Origin: r.Origin, Duplicates: keptCount[r.ID],
+					Subject: r.Subject, License: r.License, Origin: r.Origin, Duplicates: keptCount[r.ID], NoTraining: r.NoTraining,
 				})
 			}
 			return nil

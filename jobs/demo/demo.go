@@ -6,10 +6,13 @@ package demo
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
@@ -17,6 +20,7 @@ import (
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/release"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/synth"
 	"github.com/saber-math/saber/shard"
@@ -42,6 +46,7 @@ log:
   progress_seconds: 5
 ingest:
   shards: 2
+  exclude: []        # problem ids removed by hand after review; the demo adds the leaks its audit finds
   sources:
     - name: synth
       paths: [input/synth.jsonl]
@@ -52,7 +57,8 @@ ingest:
     - name: extra
       paths: [input/extra.jsonl]
       source: aops
-      license: CC-BY-SA-4.0
+      license: AoPS terms of use
+      no_training: true  # its terms forbid training on it: every row is flagged, the card counts them
       fields: {statement: problem, solution: solution}
 dedup:
   shards: 2
@@ -77,7 +83,12 @@ evaluate:
   shards: 1          # query ranges per retriever and setting
   retrievers: [bm25, tfidf, jaccard, bm25-no-tok, tfidf-no-tok, jaccard-no-tok]
   settings: [statement-full, full-full, statement-statement]
-`
+audit:
+  shards: 1          # each query's top documents checked for leaks (offline; backend: llm asks the judge)
+release:
+  version: 0.1.0-demo
+  date: 2026-12-01   # the release never reads the clock: same inputs, same bytes
+%[4]s`
 
 // extraJSONL shows what ingest does with bad rows: they go to rejects.
 const extraJSONL = `{"problem": "Prove that there are infinitely many primes of the form $4k+3$.", "solution": "Suppose there are finitely many, $p_1, \\dots, p_m$. Consider $N = 4p_1\\cdots p_m - 1$, which is $3 \\bmod 4$ and so has a prime factor $3 \\bmod 4$ not in the list."}
@@ -110,7 +121,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) error {
 				// than 10 eligible queries; select takes what there is.
 				extra = "  allow_shortfall: true   # a corpus under 5K problems is short in some domain\n"
 			}
-			_, err := fmt.Fprintf(w, ConfigYAML, cfgPath, opt.Seed, extra)
+			_, err := fmt.Fprintf(w, ConfigYAML, cfgPath, opt.Seed, extra, "")
 			return err
 		}); err != nil {
 			return err
@@ -126,15 +137,93 @@ func Run(ctx context.Context, opt Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	runs, err := pipeline.RunLocal(ctx, cfg, stages, pipeline.LocalOptions{
-		ConfigPath: cfgPath, Parallel: opt.Parallel, BinDir: opt.BinDir,
-		LogDir: filepath.Join(opt.Dir, "logs"), Out: out,
-	})
+	// The release refuses a benchmark with leaks the audit found (paper
+	// App. A.5): the synthetic corpus plants near-duplicates and dedup lets
+	// a few through, so the demo shows the loop a release engineer runs —
+	// review the flagged pair, remove the document (ingest.exclude), and
+	// recompute everything downstream of ingest (--rerun-stale).
+	for attempt := 0; ; attempt++ {
+		_, err := pipeline.RunLocal(ctx, cfg, stages, pipeline.LocalOptions{
+			ConfigPath: cfgPath, Parallel: opt.Parallel, BinDir: opt.BinDir,
+			LogDir: filepath.Join(opt.Dir, "logs"), Out: out, Rerun: pipeline.Rerun{Stale: true},
+		})
+		if err == nil {
+			break
+		}
+		leaks, lerr := refusedLeaks(ctx, cfg, err)
+		if lerr != nil || len(leaks) == 0 || attempt == 3 {
+			return err
+		}
+		fmt.Fprintf(out, "\nThe release refused the benchmark: the leakage audit flagged %d pair(s) (reports/audit.md):\n", len(leaks))
+		for _, l := range leaks {
+			fmt.Fprintf(out, "  query %s, document %s: %s\n", l.Query, l.Doc, l.Reason)
+		}
+		fmt.Fprintf(out, "They are planted near-duplicates that dedup let through. The demo removes the documents (ingest.exclude in %s)\nand recomputes ingest and everything downstream (--rerun-stale), as a release engineer would.\n\n", cfgPath)
+		if err := exclude(cfgPath, leaks); err != nil {
+			return err
+		}
+		if cfg, err = pipeline.LoadConfig(cfgPath); err != nil {
+			return err
+		}
+	}
+	return summarize(ctx, cfg, scfg, out)
+}
+
+// refusedLeaks returns the audit's leaks when err is the release refusing
+// them (exit 2), nil otherwise.
+func refusedLeaks(ctx context.Context, cfg *config.Config, err error) ([]dataset.Leak, error) {
+	var se *pipeline.ShardError
+	if !errors.As(err, &se) || se.Run.Stage != "release" || se.ExitCode != stage.ExitBadInput {
+		return nil, nil
+	}
+	root, oerr := store.Open(ctx, cfg.RootURI(), cfg.Storage)
+	if oerr != nil {
+		return nil, oerr
+	}
+	ms, cerr := layout.Complete(ctx, root, cfg.Run, dataset.Leaks.Name)
+	if cerr != nil {
+		return nil, cerr
+	}
+	var out []dataset.Leak
+	for _, m := range ms {
+		for _, o := range m.Objects(dataset.Leaks.Name) {
+			rows, err := dataset.Read[dataset.Leak](ctx, root, o.Key)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, rows...)
+		}
+	}
+	return out, nil
+}
+
+// excludeLine is the demo config's ingest.exclude line.
+var excludeLine = regexp.MustCompile(`(?m)^  exclude: \[([^\]]*)\]`)
+
+// exclude adds the leaks' documents to ingest.exclude in the demo config.
+func exclude(cfgPath string, leaks []dataset.Leak) error {
+	b, err := os.ReadFile(cfgPath)
 	if err != nil {
 		return err
 	}
-	_ = runs
-	return summarize(ctx, cfg, scfg, out)
+	m := excludeLine.FindSubmatchIndex(b)
+	if m == nil {
+		return fmt.Errorf("%s: no ingest.exclude line to add the leaks to (remove them by hand: ingest.exclude)", cfgPath)
+	}
+	var ids []string
+	for _, id := range strings.Split(string(b[m[2]:m[3]]), ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	for _, l := range leaks {
+		if !slices.Contains(ids, l.Doc) {
+			ids = append(ids, l.Doc)
+		}
+	}
+	line := "  exclude: [" + strings.Join(ids, ", ") + "]"
+	out := append(append(append([]byte(nil), b[:m[0]]...), line...), b[m[1]:]...)
+	return WriteFile(cfgPath, func(w io.Writer) error { _, err := w.Write(out); return err })
 }
 
 // WriteFile writes path through a buffered writer into a temporary file
@@ -283,6 +372,20 @@ func summarize(ctx context.Context, cfg *config.Config, scfg synth.Config, out i
 	if err != nil {
 		return err
 	}
+	aStats, err := sumStats(ctx, root, cfg.Run, dataset.Audit.Name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  leakage audit        %d pairs audited, %d flagged  (%s)\n", aStats["pairs"], aStats["equivalent"], root.URI(cfg.Run+"/reports/audit.md"))
+	version := release.Section.Of(cfg).Version
+	dir := root.URI(layout.ReleasePrefix(cfg.Run, version))
+	relStats, err := sumStats(ctx, root, cfg.Run, dataset.Release.Name)
+	if err != nil {
+		return err
+	}
+	local := strings.TrimPrefix(strings.TrimSuffix(dir, "/"), "file://")
+	fmt.Fprintf(out, "  release              %s: %d files, %d bytes (data/, beir/, mteb/, trec/, README.md card, croissant.json)\n", dir, relStats["files"], relStats["bytes"])
+	fmt.Fprintf(out, "  verify it with       saber release verify %s\n                       (cd %s && sha256sum -c SHA256SUMS)\n", local, local)
 	fmt.Fprintf(out, "\nThe lexical baselines on the demo benchmark (nDCG@10; the lexical judge's ratings, so only a smoke test):\n\n%s", table)
 	return nil
 }

@@ -20,6 +20,9 @@ type Config struct {
 	MaxTextBytes int `yaml:"max_text_bytes" json:"max_text_bytes"`
 	// Sources are read in order; on duplicate ids the first occurrence wins.
 	Sources []Source `yaml:"sources" json:"sources"`
+	// Exclude are problem ids removed by hand after review — a leak the
+	// audit found, a broken problem: each goes to rejects (reason excluded).
+	Exclude []string `yaml:"exclude" json:"exclude"`
 }
 
 // Source is one input dataset and how its fields map onto a problem row.
@@ -32,9 +35,13 @@ type Source struct {
 	Format string `yaml:"format" json:"format"`
 	// Source is the corpus source: official, numina, aops or other.
 	Source string `yaml:"source" json:"source"`
-	// License and Origin are recorded on every row of this source.
+	// License and Origin are recorded on every row of this source. The
+	// release refuses a source without a licence.
 	License string `yaml:"license" json:"license"`
 	Origin  string `yaml:"origin" json:"origin"`
+	// NoTraining marks a source whose terms forbid training on it (AoPS,
+	// App. A.8): every row carries the flag, and the release states it.
+	NoTraining bool `yaml:"no_training" json:"no_training"`
 	// Fields maps problem fields (id, statement, solution, subject, origin)
 	// to the input's field names. Statement and solution are required.
 	Fields Fields `yaml:"fields" json:"fields"`

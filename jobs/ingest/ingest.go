@@ -109,6 +109,7 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 		p.Origin = o
 	}
 	p.License = in.src.License
+	p.NoTraining = in.src.NoTraining
 	if strings.TrimSpace(id) != "" {
 		p.ID = in.src.IDPrefix + strings.TrimSpace(id)
 	} else {
@@ -116,6 +117,11 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 	}
 	if !utf8.ValidString(p.ID) {
 		return p, rej(dataset.ReasonInvalidUTF8, fields["id"], "id is not valid UTF-8")
+	}
+	if slices.Contains(Section.Of(cfg).Exclude, p.ID) {
+		r := rej(dataset.ReasonExcluded, fields["id"], "listed in ingest.exclude")
+		r.ID = p.ID
+		return p, r
 	}
 	return p, nil
 }

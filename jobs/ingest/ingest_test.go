@@ -315,7 +315,8 @@ func TestManifestRecordsSourceFiles(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", ds, spec, err)
 			}
-			if m.Dataset != ds || m.Format != 1 || m.Stage != "ingest" || m.Spec() != spec {
+			info, _ := dataset.Lookup(ds)
+			if m.Dataset != ds || m.Format != info.Version || m.Stage != "ingest" || m.Spec() != spec {
 				t.Errorf("%s %s: manifest of dataset %q format %d stage %q shard %s", ds, spec, m.Dataset, m.Format, m.Stage, m.Spec())
 			}
 			if fmt.Sprint(m.Inputs) != fmt.Sprint(want) {
@@ -327,8 +328,8 @@ func TestManifestRecordsSourceFiles(t *testing.T) {
 			if got := m.Config["ingest.max_text_bytes"]; got != "200" {
 				t.Errorf("%s %s: config ingest.max_text_bytes = %q, want 200", ds, spec, got)
 			}
-			if got := m.Config["ingest.sources[0].paths[1]"]; got != `"more.jsonl.gz"` {
-				t.Errorf("%s %s: config ingest.sources[0].paths[1] = %q", ds, spec, got)
+			if got := m.Config["ingest.sources[0].paths"]; got != `["in.jsonl","more.jsonl.gz"]` {
+				t.Errorf("%s %s: config ingest.sources[0].paths = %q", ds, spec, got)
 			}
 			if _, ok := m.Config["ingest.shards"]; ok {
 				t.Errorf("%s %s: the shard count is recorded as config: %v", ds, spec, m.Config)

@@ -38,6 +38,9 @@ func TestGraphIsDerived(t *testing.T) {
 		"rate":         "select, judge",
 		"evaluate":     "dedup reduce, select",
 		"report":       "select, rate, evaluate",
+		"audit map":    "dedup reduce, select, rate",
+		"audit reduce": "dedup reduce, select, audit map",
+		"release":      "dedup reduce, tag, summarize, calibrate, select, judge, rate, evaluate, report, audit map, audit reduce",
 	}
 	g := Default()
 	got := depsOf(g)
@@ -49,7 +52,7 @@ func TestGraphIsDerived(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("nodes %v", got)
 	}
-	if names := strings.Join(Names(), ","); names != "ingest,dedup,tag,summarize,pairs,calibrate,select,judge,rate,evaluate,report" {
+	if names := strings.Join(Names(), ","); names != "ingest,dedup,tag,summarize,pairs,calibrate,select,judge,rate,evaluate,report,audit,release" {
 		t.Errorf("Names = %s", names)
 	}
 	rev := slices.Clone(Stages)
@@ -79,7 +82,7 @@ func TestGraphIsDerived(t *testing.T) {
 			}
 		}
 	}
-	if d := g.names(g.Descendants([]int{mustFind(t, g, "dedup", "reduce")})); strings.Join(d, ",") != "tag,summarize,pairs,calibrate,select,judge,rate,evaluate,report" {
+	if d := g.names(g.Descendants([]int{mustFind(t, g, "dedup", "reduce")})); strings.Join(d, ",") != "tag,summarize,pairs,calibrate,select,judge,rate,evaluate,report,audit map,audit reduce,release" {
 		t.Errorf("downstream of dedup reduce: %v", d)
 	}
 	if a := g.names(g.Ancestors([]int{mustFind(t, g, "evaluate", "map")})); strings.Join(a, ",") != "ingest,dedup map,dedup reduce,tag,summarize,pairs,calibrate,select" {
@@ -179,6 +182,38 @@ func TestStagesDeclareSectionsAndOutputs(t *testing.T) {
 			if len(step.Outputs) == 0 {
 				t.Errorf("%s %s declares no outputs", s.Name, step.Name)
 			}
+		}
+	}
+}
+
+// TestReleaseIsOnTheMainLineOnceDated: without release.date the main line
+// stops before the release and says which setting turns it on; with one,
+// the release is its last stage.
+func TestReleaseIsOnTheMainLineOnceDated(t *testing.T) {
+	for _, tt := range []struct {
+		yaml string
+		on   bool
+	}{
+		{"run: r\nroot: d\n", false},
+		{"run: r\nroot: d\nrelease: {version: 1.0.0}\n", false},
+		{"run: r\nroot: d\nrelease: {date: 2026-12-01}\n", true},
+	} {
+		cfg, err := ParseConfig([]byte(tt.yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel, err := Select(cfg, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := sel[len(sel)-1].Name
+		off := Off(cfg, "")
+		if tt.on && (last != "release" || len(off) != 0) || !tt.on && (last == "release" || len(off) != 1 || !strings.Contains(off[0], "release: off (set release.date")) {
+			t.Errorf("%q: last stage %s, off %q", tt.yaml, last, off)
+		}
+		// Naming the stages says nothing about the others.
+		if o := Off(cfg, "ingest"); len(o) != 0 {
+			t.Errorf("Off with --stages ingest: %q", o)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/saber-math/saber/jobs/audit"
 	"github.com/saber-math/saber/jobs/calibrate"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/dedup"
@@ -20,6 +21,7 @@ import (
 	"github.com/saber-math/saber/jobs/judge"
 	"github.com/saber-math/saber/jobs/pairs"
 	"github.com/saber-math/saber/jobs/rate"
+	"github.com/saber-math/saber/jobs/release"
 	"github.com/saber-math/saber/jobs/report"
 	"github.com/saber-math/saber/jobs/selection"
 	"github.com/saber-math/saber/jobs/stage"
@@ -43,6 +45,8 @@ var Stages = []stage.Stage{
 	rate.Stage,
 	evaluate.Stage,
 	report.Stage,
+	audit.Stage,
+	release.Stage,
 }
 
 // graph is the registry's graph, checked when the package loads: a
@@ -144,3 +148,20 @@ func (g *Graph) Select(cfg *config.Config, list string) ([]stage.Stage, error) {
 
 // Select is the registry's Select.
 func Select(cfg *config.Config, list string) ([]stage.Stage, error) { return graph.Select(cfg, list) }
+
+// Off lists, for the main line (list ""), the optional stages that say how
+// to turn them on and that the config leaves off, one line each: "release:
+// off (set release.date …)". Stages with no Off hint (test-only ones) are
+// not mentioned.
+func Off(cfg *config.Config, list string) []string {
+	if strings.TrimSpace(list) != "" {
+		return nil
+	}
+	var out []string
+	for _, s := range graph.Stages() {
+		if s.Optional && s.Off != "" && (s.Enabled == nil || !s.Enabled(cfg)) {
+			out = append(out, fmt.Sprintf("%s: off (%s)", s.Name, s.Off))
+		}
+	}
+	return out
+}

@@ -55,6 +55,9 @@ select: {per_domain: 5, allow_shortfall: true}
 		// Every step in the graph's order: a step after the writers of its inputs.
 		for _, node := range Default().Nodes() {
 			st, step := node.Stage, node.Step
+			if st.Optional && (st.Enabled == nil || !st.Enabled(cfg)) {
+				continue // the release: this config names no date
+			}
 			n := step.Count(cfg)
 			for i := 0; i < n; i++ {
 				res, err := stage.RunShard(ctx, cfg, st, step, shard.Spec{Index: i, Count: n}, root, zerolog.Nop(), stage.Options{})

@@ -23,28 +23,40 @@ import (
 // default when no file is set) as a tree, and records the files it read
 // as the shard's inputs.
 func Ontology(ctx context.Context, env *stage.Env) (*ontology.Tree, error) {
-	tree, files, err := LoadOntology(ctx, env.Config)
+	_, tree, err := OntologyDAG(ctx, env)
+	return tree, err
+}
+
+// OntologyDAG is Ontology with the DAG the tree was built from (restricted
+// to benchmark.ontology.roots), for the release, which publishes both.
+func OntologyDAG(ctx context.Context, env *stage.Env) (*ontology.DAG, *ontology.Tree, error) {
+	dag, tree, files, err := loadOntology(ctx, env.Config)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, f := range files {
 		env.AddFile(f)
 	}
-	return tree, nil
+	return dag, tree, nil
 }
 
 // LoadOntology reads the configured ontology outside a stage (saber's own
 // commands): the tree and the files read, with their SHA-256 (none for the
 // built-in default).
 func LoadOntology(ctx context.Context, cfg *config.Config) (*ontology.Tree, []layout.Object, error) {
+	_, tree, files, err := loadOntology(ctx, cfg)
+	return tree, files, err
+}
+
+func loadOntology(ctx context.Context, cfg *config.Config) (*ontology.DAG, *ontology.Tree, []layout.Object, error) {
 	o := cfg.Benchmark.Ontology
 	if o.File == "" {
 		dag, err := defaultontology.Default()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		tree, err := build(dag, o.Roots)
-		return tree, nil, err
+		dag, tree, err := build(dag, o.Roots)
+		return dag, tree, nil, err
 	}
 	read := func(key, p string) ([]byte, layout.Object, error) {
 		uri := cfg.Resolve(p)
@@ -61,7 +73,7 @@ func LoadOntology(ctx context.Context, cfg *config.Config) (*ontology.Tree, []la
 	}
 	body, obj, err := read("benchmark.ontology.file", o.File)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	objs := []layout.Object{obj}
 	format := o.Format
@@ -74,7 +86,7 @@ func LoadOntology(ctx context.Context, cfg *config.Config) (*ontology.Tree, []la
 		case ".jsonl":
 			format = "mathworld"
 		default:
-			return nil, nil, stage.BadInput(fmt.Errorf("benchmark.ontology.file: cannot tell the format of %s; set benchmark.ontology.format", o.File))
+			return nil, nil, nil, stage.BadInput(fmt.Errorf("benchmark.ontology.file: cannot tell the format of %s; set benchmark.ontology.format", o.File))
 		}
 	}
 	var dag *ontology.DAG
@@ -85,34 +97,34 @@ func LoadOntology(ctx context.Context, cfg *config.Config) (*ontology.Tree, []la
 		dag, err = ontology.ReadCSV(strings.NewReader(string(body)))
 	case "mathworld":
 		if o.Edges == "" {
-			return nil, nil, stage.BadInput(fmt.Errorf("benchmark.ontology.edges: required with a MathWorld nodes file"))
+			return nil, nil, nil, stage.BadInput(fmt.Errorf("benchmark.ontology.edges: required with a MathWorld nodes file"))
 		}
 		edges, eobj, err2 := read("benchmark.ontology.edges", o.Edges)
 		if err2 != nil {
-			return nil, nil, err2
+			return nil, nil, nil, err2
 		}
 		objs = append(objs, eobj)
 		dag, err = ontology.ReadMathWorld(strings.NewReader(string(body)), strings.NewReader(string(edges)))
 	}
 	if err != nil {
-		return nil, nil, stage.BadInput(fmt.Errorf("benchmark.ontology.file %s: %w", o.File, err))
+		return nil, nil, nil, stage.BadInput(fmt.Errorf("benchmark.ontology.file %s: %w", o.File, err))
 	}
-	tree, err := build(dag, o.Roots)
-	return tree, objs, err
+	dag, tree, err := build(dag, o.Roots)
+	return dag, tree, objs, err
 }
 
-func build(dag *ontology.DAG, roots []string) (*ontology.Tree, error) {
+func build(dag *ontology.DAG, roots []string) (*ontology.DAG, *ontology.Tree, error) {
 	if len(roots) > 0 {
 		var err error
 		if dag, err = dag.Restrict(roots); err != nil {
-			return nil, stage.BadInput(fmt.Errorf("benchmark.ontology.roots: %w", err))
+			return nil, nil, stage.BadInput(fmt.Errorf("benchmark.ontology.roots: %w", err))
 		}
 	}
 	tree, err := ontology.BuildTree(dag)
 	if err != nil {
-		return nil, stage.BadInput(fmt.Errorf("benchmark.ontology: %w", err))
+		return nil, nil, stage.BadInput(fmt.Errorf("benchmark.ontology: %w", err))
 	}
-	return tree, nil
+	return dag, tree, nil
 }
 
 type domainProj struct {

@@ -25,25 +25,10 @@ const (
 )
 
 // RunTag is the TREC run tag of a system: retriever/setting.
-func RunTag(s System) string { return s.Retriever + "/" + s.Setting }
+func RunTag(s System) string { return trec.RunTag(s.Retriever, s.Setting) }
 
-// RunFile is the file name of a system's run: <retriever>.<setting>.run,
-// with any character other than a letter, digit, '.', '_' or '-' replaced
-// by '_' (a configured retriever's name may hold a '/').
-func RunFile(s System) string { return fileSafe(s.Retriever) + "." + fileSafe(s.Setting) + ".run" }
-
-func fileSafe(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
-			return r
-		}
-		return '_'
-	}, s)
-	if strings.Trim(s, ".") == "" {
-		s = strings.ReplaceAll(s, ".", "_")
-	}
-	return s
-}
+// RunFile is the file name of a system's run (trec.RunFile).
+func RunFile(s System) string { return trec.RunFile(s.Retriever, s.Setting) }
 
 // ExportSummary is what ExportTREC wrote.
 type ExportSummary struct {

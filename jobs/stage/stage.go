@@ -58,6 +58,9 @@ type Stage struct {
 	// (saber run --stages) or when Enabled says the config asks for it.
 	Optional bool
 	Enabled  func(cfg *config.Config) bool
+	// Off says, for a user whose main line left the stage out, which
+	// setting turns it on ("set release.date to write the release").
+	Off string
 	// Flags, when set, adds the binary's own flags; the function it returns
 	// applies them to the loaded config, before the config's values are
 	// taken, so a manifest records what the flags changed.
@@ -83,6 +86,8 @@ type Step struct {
 	Checkpoints bool
 	// Cache: the step asks an LLM through the run's cache, <run>/_cache/llm/.
 	Cache bool
+	// Release: the step writes a release folder, <run>/release/<version>/.
+	Release bool
 	// Shards returns the shard count from the config; nil means one task (a reduce).
 	Shards func(*config.Config) int
 	// Run does the step's work for env.Shard.
@@ -163,6 +168,10 @@ func NewEnv(cfg *config.Config, st Stage, step Step, spec shard.Spec, in, out st
 		bar:              progressBar(cfg),
 	}
 }
+
+// ConfigHash is the hash of the config values that determine this
+// stage's bytes, as its manifests record it.
+func (e *Env) ConfigHash() string { return config.HashValues(e.Config.Values(e.uses...)) }
 
 // DataKey is the key of this shard's part of dataset.
 func (e *Env) DataKey(dataset string) string { return layout.DataKey(e.Config.Run, dataset, e.Shard) }
@@ -298,6 +307,22 @@ func (e *Env) Upstream(ctx context.Context, name string) ([]layout.Object, error
 		e.recordInput(o)
 	}
 	return parts, nil
+}
+
+// Writers are the distinct manifests of the shards that wrote the parts of
+// an input dataset the step has asked for with Upstream, in shard order.
+func (e *Env) Writers(dataset string) []*layout.Manifest {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []*layout.Manifest
+	seen := map[*layout.Manifest]bool{}
+	for _, o := range e.inputs {
+		if m := e.writers[o.Key]; o.Dataset == dataset && m != nil && !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // ScanPart streams the rows of an input part into fn, hashing its bytes as
@@ -628,6 +653,24 @@ func WriteOutput[T any](ctx context.Context, env *Env, ds dataset.Dataset[T], ro
 	o.Dataset = ds.Name
 	env.AddOutput(o)
 	return nil
+}
+
+// WriteReleaseFile writes one file of release version's folder
+// (<run>/release/<version>/<path>) atomically and records it as an output
+// with its SHA-256, like a report; the step must declare Release.
+func WriteReleaseFile(ctx context.Context, env *Env, version, path string, data []byte) (layout.Object, error) {
+	if !env.decl.Release {
+		return layout.Object{}, &UndeclaredError{Stage: env.Stage, Step: env.Step, What: "a release folder"}
+	}
+	key := layout.ReleaseKey(env.Config.Run, version, path)
+	info, err := store.Put(ctx, env.Out, key, data, store.Replace)
+	if err != nil {
+		return layout.Object{}, fmt.Errorf("write %s: %w", env.Out.URI(key), err)
+	}
+	sum := sha256.Sum256(data)
+	o := layout.Object{URI: env.Out.URI(key), Key: key, SHA256: hex.EncodeToString(sum[:]), Size: info.Size}
+	env.AddOutput(o)
+	return o, nil
 }
 
 // WriteReport writes a report file (Markdown, CSV, JSON) under

@@ -133,7 +133,8 @@ func TestDoneShardIsSkippedReadingOnlyManifests(t *testing.T) {
 	// Every output dataset has its own marker, each a full copy.
 	for _, ds := range []string{"problems", "rejects"} {
 		o, err := layout.ReadDone(ctx, st, layout.DoneKey("r", ds, spec))
-		if err != nil || o.Dataset != ds || o.Format != 1 || o.Rows != 1 || len(o.Outputs) != 2 || o.Hash != m.Hash {
+		info, _ := dataset.Lookup(ds)
+		if err != nil || o.Dataset != ds || o.Format != info.Version || o.Rows != 1 || len(o.Outputs) != 2 || o.Hash != m.Hash {
 			t.Errorf("%s marker: %+v, %v", ds, o, err)
 		}
 	}

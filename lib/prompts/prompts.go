@@ -2,14 +2,21 @@
 // versioned templates embedded in the binary, so a run's answers can always
 // be traced to the exact text that produced them.
 //
-// The texts are the paper's (App. F): F.1 topic assignment, F.2 solution
-// summaries and F.3 pairwise judging, copied word for word. F.3 was a Python
+// The texts F.1–F.3 are the paper's (App. F): F.1 topic assignment, F.2
+// solution summaries and F.3 pairwise judging, copied word for word. F.3 was a Python
 // format string: its "{{1}}" and "$\\ boxed" are the literal "$\boxed{1}$"
 // the model sees, and its placeholders {target_problem} ... became fields. The paper's extraction lost the line
 // breaks, which are restored at its markdown headings and numbered items;
 // the only other changes are "&lt;"/"&gt;" → "<"/">", "<truefalse>" →
 // "<true|false>" (the "|" was lost) and the stray closing quote after
 // F.2's {solution}. Placeholders ({problem} ...) became text/template fields.
+//
+// A.1, the duplicate-leakage audit (paper App. A.5, which gives no prompt),
+// is ours: the two problems with their solutions, the definition
+// of equivalent (the same mathematical content up to renaming, rewording
+// or notation) spelled out with what does and does not make problems
+// distinct, reasoning first and a final \boxed{equivalent} or
+// \boxed{distinct}.
 //
 // A template's Version goes into every cache key (llm.Request.PromptVersion).
 // Changing a template's text therefore means a new file and a new version,
@@ -32,6 +39,7 @@ const (
 	Topics  = "topics"  // F.1 ontology topic assignment
 	Summary = "summary" // F.2 short solution summaries
 	Judge   = "judge"   // F.3 pairwise relevance judging
+	Audit   = "audit"   // A.1 (ours) duplicate-leakage audit of a query–document pair
 )
 
 //go:embed templates/*.txt
@@ -42,6 +50,7 @@ var registry = map[string]struct{ file, version string }{
 	Topics:  {"templates/f1-topic-assignment.v1.txt", "f1.v1"},
 	Summary: {"templates/f2-summary.v1.txt", "f2.v1"},
 	Judge:   {"templates/f3-pairwise-judge.v1.txt", "f3.v1"},
+	Audit:   {"templates/a1-leakage-audit.v1.txt", "a1.v1"},
 }
 
 // TopicsData fills the "topics" prompt (F.1).
@@ -61,6 +70,13 @@ type JudgeData struct {
 	TargetProblem, TargetSolution   string
 	Sample1Problem, Sample1Solution string
 	Sample2Problem, Sample2Solution string
+}
+
+// AuditData fills the "audit" prompt (A.1): a query and one of its top
+// documents, each with its statement and solution.
+type AuditData struct {
+	QueryProblem, QuerySolution       string
+	DocumentProblem, DocumentSolution string
 }
 
 // JoinTags writes tags the one way the topics prompt takes them, ", "

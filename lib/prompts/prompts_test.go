@@ -17,6 +17,7 @@ func TestVersionsPinned(t *testing.T) {
 		Topics:  {"f1.v1", "10e355041c24a843bb0b9a4ea205d9c4ce773207dd7f8e962712fd7882eaadef"},
 		Summary: {"f2.v1", "12fc13ccf9964e158e25738841bbe70f787e77f4864697426ba4787d819704bc"},
 		Judge:   {"f3.v1", "d008e7c897d46d7bc384a1dd87de8cc1cfe3bbc0ba87a40cab78e45aaf6176be"},
+		Audit:   {"a1.v1", "0a56b0eee976cb729451e8d7bfac7250a4f589989ef428b47842c720526611f4"},
 	}
 	if got := Names(); len(got) != len(want) {
 		t.Fatalf("Names() = %v", got)
@@ -174,5 +175,45 @@ func TestJudgeRender(t *testing.T) {
 	}
 	if _, err := p.Render(map[string]string{"TargetProblem": "x"}); err == nil {
 		t.Error("a missing field rendered without error")
+	}
+}
+
+func TestAuditRender(t *testing.T) {
+	p, err := Get(Audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.System != "" || p.Version != "a1.v1" {
+		t.Errorf("A.1 is one user message, version a1.v1; system %q, version %q", p.System, p.Version)
+	}
+	msgs, err := p.Render(AuditData{QueryProblem: "QP", QuerySolution: "QS", DocumentProblem: "DP", DocumentSolution: "DS"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 1 || msgs[0].Role != llm.RoleUser {
+		t.Fatalf("messages = %+v", msgs)
+	}
+	u := msgs[0].Content
+	for _, want := range []string{
+		"[Problem A]\n- Problem: QP\n- Solution: QS\n\n[Problem B]\n- Problem: DP\n- Solution: DS\n",
+		"EQUIVALENT when they state the same mathematical content up to renaming, rewording or notation",
+		"DISTINCT when their mathematical content differs",
+		"a special case, a generalisation, a part or the converse",
+		"1. Reasoning:",
+		"$\\boxed{equivalent}$ ->",
+		"$\\boxed{distinct}$ ->",
+	} {
+		if !strings.Contains(u, want) {
+			t.Errorf("audit prompt lacks %q", want)
+		}
+	}
+	if i, j := strings.Index(u, "Reasoning"), strings.LastIndex(u, `\boxed{distinct}`); i < 0 || j < i {
+		t.Error("the verdict is not asked for after the reasoning")
+	}
+	if strings.Contains(u, "{{") || strings.Contains(u, "<no value>") {
+		t.Errorf("unfilled placeholders:\n%s", u)
+	}
+	if _, err := p.Render(JudgeData{}); err == nil {
+		t.Error("JudgeData rendered the audit prompt")
 	}
 }

@@ -1,0 +1,490 @@
+package release
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/trec"
+)
+
+// Meta says what the release is and what made it.
+type Meta struct {
+	// Name and Version name the release; Date (YYYY-MM-DD) is its date,
+	// from the config: nothing reads the clock.
+	Name, Version, Date string
+	// License is the licence of our own material (labels, annotations,
+	// metadata), an SPDX id such as CC-BY-SA-4.0.
+	License  string
+	Homepage string
+	Citation string
+	// CodeVersion, ConfigHash and Seed identify what made it.
+	CodeVersion, ConfigHash string
+	Seed                    uint64
+	// Upstream are the steps whose outputs the release holds.
+	Upstream []Provenance
+}
+
+// Provenance is one upstream step: its config hash and code, which do not
+// depend on shard counts (its parts' hashes do, and stay in the run's
+// manifests).
+type Provenance struct {
+	Stage       string `json:"stage"`
+	Step        string `json:"step"`
+	ConfigHash  string `json:"config_hash"`
+	CodeVersion string `json:"code_version"`
+	// Dataset is what the release took from it.
+	Dataset string `json:"dataset"`
+}
+
+// System is one retriever in one setting.
+type System struct{ Retriever, Setting string }
+
+// Labeller is a backend and model that produced labels, with what.
+type Labeller struct {
+	What, Backend, Model, Prompt string
+	Rows                         int64
+}
+
+// Audit are the leakage audit's figures (App. A.5).
+type Audit struct {
+	Backend  string
+	Top      int
+	Audited  int64
+	Flagged  int64
+	Invalid  int64
+	Accepted int64
+}
+
+// Contents are the release's tables and what else it needs, as the
+// release stage read them from the run. Build sorts nothing but the
+// tables it derives: each table must come sorted by its key.
+type Contents struct {
+	Meta       Meta
+	Queries    []Query
+	Corpus     []Doc
+	Candidates []Candidate
+	Qrels      []Qrel
+	Judgments  []Judgment
+	Topics     []Topic
+	Summaries  []Summary
+	Nodes      []OntologyNode
+	Edges      []OntologyEdge
+	Tree       []OntologyTreeNode
+	Thresholds []Threshold
+	Results    []Result
+	Leaks      []Leak
+	// Runs are the evaluated systems' rankings (TREC runs), by system.
+	Runs     map[System][]trec.RunLine
+	Settings []string
+	// Labellers are who produced the topics, summaries, judgments and the
+	// audit; Audit the audit's figures.
+	Labellers []Labeller
+	Audit     Audit
+}
+
+// File is one file of a release folder.
+type File struct {
+	Path string
+	Data []byte
+	// Rows of a table (Parquet rows, JSONL lines, data lines of a TSV).
+	Rows int64
+	Kind string
+}
+
+// Kinds of files.
+const (
+	KindData      = "data"
+	KindBEIR      = "beir"
+	KindMTEB      = "mteb"
+	KindTREC      = "trec"
+	KindCard      = "card"
+	KindCroissant = "croissant"
+	KindLicenses  = "licenses"
+	KindManifest  = "manifest"
+	KindSums      = "checksums"
+)
+
+// Names of the release's own files.
+const (
+	CardFile      = "README.md"
+	CroissantFile = "croissant.json"
+	LicensesFile  = "LICENSES.md"
+	ManifestFile  = "MANIFEST.json"
+	SumsFile      = "SHA256SUMS"
+)
+
+// Build renders every file of the release, in path order, SHA256SUMS last.
+func Build(c *Contents) ([]File, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	var files []File
+	add := func(f File, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.Path, err)
+		}
+		files = append(files, f)
+		return nil
+	}
+	for _, err := range []error{
+		add(parquetFile("queries", c.Queries)),
+		add(parquetFile("corpus", c.Corpus)),
+		add(parquetFile("candidates", c.Candidates)),
+		add(parquetFile("qrels", c.Qrels)),
+		add(parquetFile("judgments", c.Judgments)),
+		add(parquetFile("topics", c.Topics)),
+		add(parquetFile("summaries", c.Summaries)),
+		add(parquetFile("ontology_nodes", c.Nodes)),
+		add(parquetFile("ontology_edges", c.Edges)),
+		add(parquetFile("ontology_tree", c.Tree)),
+		add(parquetFile("thresholds", c.Thresholds)),
+		add(parquetFile("results", c.Results)),
+		add(parquetFile("leaks", c.Leaks)),
+	} {
+		if err != nil {
+			return nil, err
+		}
+	}
+	layouts, err := c.layouts()
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, layouts...)
+	files = append(files, File{Path: LicensesFile, Data: c.licenses(), Kind: KindLicenses})
+	card, err := c.card(files)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", CardFile, err)
+	}
+	files = append(files, File{Path: CardFile, Data: card, Kind: KindCard})
+	cr, err := c.croissant(files)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", CroissantFile, err)
+	}
+	files = append(files, File{Path: CroissantFile, Data: cr, Kind: KindCroissant})
+	man, err := c.manifest(files)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, File{Path: ManifestFile, Data: man, Kind: KindManifest})
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	files = append(files, File{Path: SumsFile, Data: Sums(files), Kind: KindSums})
+	return files, nil
+}
+
+func parquetFile[T any](config string, rows []T) (File, error) {
+	t, _ := tableByConfig(config)
+	data, err := dataset.Encode(rows)
+	return File{Path: t.Path, Data: data, Rows: int64(len(rows)), Kind: KindData}, err
+}
+
+func tableByConfig(config string) (Table, bool) {
+	for _, t := range Tables {
+		if t.Config == config {
+			return t, true
+		}
+	}
+	return Table{}, false
+}
+
+// LicenceError is a release refused because rows have no licence.
+type LicenceError struct{ Origins []string }
+
+func (e *LicenceError) Error() string {
+	return "documents of " + strings.Join(e.Origins, ", ") + " have no licence: set license: on that source in ingest.sources and rerun ingest (a release states every text's terms)"
+}
+
+// check refuses contents a release must not hold: rows without a licence,
+// a query among its own candidates, a label outside [0, 5], unaccepted leaks.
+func (c *Contents) check() error {
+	var missing []string
+	seen := map[string]bool{}
+	for _, d := range c.texts() {
+		if strings.TrimSpace(d.License) == "" && !seen[d.Origin] {
+			seen[d.Origin] = true
+			missing = append(missing, fmt.Sprintf("origin %q (source %s)", d.Origin, d.Source))
+		}
+	}
+	if len(missing) > 0 {
+		return &LicenceError{Origins: missing}
+	}
+	for _, q := range c.Qrels {
+		if q.Query == q.Doc {
+			return fmt.Errorf("qrels: query %s is its own candidate", q.Query)
+		}
+		if !(q.Rating >= 0 && q.Rating <= trec.MaxRating) {
+			return fmt.Errorf("qrels: query %s doc %s: rating %v outside [0, 5]", q.Query, q.Doc, q.Rating)
+		}
+	}
+	for _, l := range c.Leaks {
+		if !l.Accepted {
+			return fmt.Errorf("leak %s is not accepted", dataset.LeakID(l.Query, l.Doc))
+		}
+	}
+	return nil
+}
+
+// layouts renders BEIR, MTEB and TREC.
+func (c *Contents) layouts() ([]File, error) {
+	docs := make(map[string]*Doc, len(c.Corpus))
+	for i := range c.Corpus {
+		docs[c.Corpus[i].ID] = &c.Corpus[i]
+	}
+	queries := map[string]*Query{}
+	for i := range c.Queries {
+		queries[c.Queries[i].ID] = &c.Queries[i]
+	}
+	var files []File
+	for _, setting := range c.Settings {
+		var corpus, qs bytes.Buffer
+		var mc []MTEBDoc
+		var mq []MTEBQuery
+		for _, d := range c.Corpus {
+			_, text, err := Texts(setting, "", "", d.Statement, d.Solution)
+			if err != nil {
+				return nil, err
+			}
+			if err := jsonLine(&corpus, beirDoc{ID: d.ID, Title: "", Text: text}); err != nil {
+				return nil, err
+			}
+			mc = append(mc, MTEBDoc{ID: d.ID, Title: "", Text: text})
+		}
+		for _, q := range c.Queries {
+			text, _, err := Texts(setting, q.Statement, q.Solution, "", "")
+			if err != nil {
+				return nil, err
+			}
+			if err := jsonLine(&qs, beirQuery{ID: q.ID, Text: text}); err != nil {
+				return nil, err
+			}
+			mq = append(mq, MTEBQuery{ID: q.ID, Text: text})
+		}
+		var qrels bytes.Buffer
+		qrels.WriteString("query-id\tcorpus-id\tscore\n")
+		var mr []MTEBQrel
+		top := map[string][]string{}
+		for _, r := range c.Qrels {
+			fmt.Fprintf(&qrels, "%s\t%s\t%d\n", r.Query, r.Doc, r.Level)
+			mr = append(mr, MTEBQrel{Query: r.Query, Doc: r.Doc, Score: r.Level})
+			top[r.Query] = append(top[r.Query], r.Doc)
+		}
+		var mt []MTEBTopRanked
+		for _, q := range c.Queries {
+			mt = append(mt, MTEBTopRanked{Query: q.ID, Docs: top[q.ID]})
+		}
+		dir := "beir/" + setting + "/"
+		files = append(files,
+			File{Path: dir + "corpus.jsonl", Data: corpus.Bytes(), Rows: int64(len(c.Corpus)), Kind: KindBEIR},
+			File{Path: dir + "queries.jsonl", Data: qs.Bytes(), Rows: int64(len(c.Queries)), Kind: KindBEIR},
+			File{Path: dir + "qrels/test.tsv", Data: qrels.Bytes(), Rows: int64(len(c.Qrels)), Kind: KindBEIR})
+		mdir := "mteb/" + setting + "/"
+		for _, f := range []struct {
+			name string
+			enc  func() ([]byte, error)
+			rows int
+		}{
+			{"corpus", func() ([]byte, error) { return dataset.Encode(mc) }, len(mc)},
+			{"queries", func() ([]byte, error) { return dataset.Encode(mq) }, len(mq)},
+			{"qrels", func() ([]byte, error) { return dataset.Encode(mr) }, len(mr)},
+			{"top_ranked", func() ([]byte, error) { return dataset.Encode(mt) }, len(mt)},
+		} {
+			data, err := f.enc()
+			if err != nil {
+				return nil, fmt.Errorf("%s%s.parquet: %w", mdir, f.name, err)
+			}
+			files = append(files, File{Path: mdir + f.name + ".parquet", Data: data, Rows: int64(f.rows), Kind: KindMTEB})
+		}
+	}
+	// TREC: the levels, the exact ratings, and every evaluated run.
+	var ratings []trec.Rating
+	for _, r := range c.Qrels {
+		ratings = append(ratings, trec.Rating{Query: r.Query, Doc: r.Doc, Rating: r.Rating})
+	}
+	var qb, rb bytes.Buffer
+	if err := trec.WriteQrels(&qb, ratings); err != nil {
+		return nil, fmt.Errorf("trec/qrels.txt: %w", err)
+	}
+	if err := trec.WriteRatings(&rb, ratings); err != nil {
+		return nil, fmt.Errorf("trec/ratings.tsv: %w", err)
+	}
+	files = append(files,
+		File{Path: "trec/qrels.txt", Data: qb.Bytes(), Rows: int64(len(ratings)), Kind: KindTREC},
+		File{Path: "trec/ratings.tsv", Data: rb.Bytes(), Rows: int64(len(ratings)), Kind: KindTREC})
+	systems := make([]System, 0, len(c.Runs))
+	for s := range c.Runs {
+		systems = append(systems, s)
+	}
+	slices.SortFunc(systems, func(a, b System) int {
+		return cmp.Or(strings.Compare(a.Retriever, b.Retriever), strings.Compare(a.Setting, b.Setting))
+	})
+	for _, s := range systems {
+		var b bytes.Buffer
+		if err := trec.WriteRun(&b, c.Runs[s]); err != nil {
+			return nil, fmt.Errorf("trec run %s/%s: %w", s.Retriever, s.Setting, err)
+		}
+		files = append(files, File{Path: "trec/runs/" + trec.RunFile(s.Retriever, s.Setting), Data: b.Bytes(), Rows: int64(len(c.Runs[s])), Kind: KindTREC})
+	}
+	return files, nil
+}
+
+// beirDoc and beirQuery are BEIR's JSONL records, fields in its order.
+type beirDoc struct {
+	ID    string `json:"_id"`
+	Title string `json:"title"`
+	Text  string `json:"text"`
+}
+
+type beirQuery struct {
+	ID   string `json:"_id"`
+	Text string `json:"text"`
+}
+
+// MTEBDoc, MTEBQuery, MTEBQrel and MTEBTopRanked are the rows of MTEB's
+// reranking layout: the corpus, queries, qrels and top_ranked configs.
+type MTEBDoc struct {
+	ID    string `parquet:"_id"`
+	Title string `parquet:"title"`
+	Text  string `parquet:"text"`
+}
+
+// MTEBQuery is a row of mteb/<setting>/queries.parquet.
+type MTEBQuery struct {
+	ID   string `parquet:"_id"`
+	Text string `parquet:"text"`
+}
+
+// MTEBQrel is a row of mteb/<setting>/qrels.parquet.
+type MTEBQrel struct {
+	Query string `parquet:"query-id"`
+	Doc   string `parquet:"corpus-id"`
+	Score int32  `parquet:"score"`
+}
+
+// MTEBTopRanked is a row of mteb/<setting>/top_ranked.parquet: the
+// documents to rerank for a query, its candidates.
+type MTEBTopRanked struct {
+	Query string   `parquet:"query-id"`
+	Docs  []string `parquet:"corpus-ids,list"`
+}
+
+func jsonLine(b *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v) // one line, "\n"-terminated
+}
+
+// Sums renders SHA256SUMS for files: "<sha256>  <path>" lines in path
+// order, as sha256sum writes and `sha256sum -c` reads them.
+func Sums(files []File) []byte {
+	sorted := slices.Clone(files)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
+	var b bytes.Buffer
+	for _, f := range sorted {
+		if f.Path == SumsFile {
+			continue
+		}
+		fmt.Fprintf(&b, "%s  %s\n", hexSHA(f.Data), f.Path)
+	}
+	return b.Bytes()
+}
+
+func hexSHA(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// ManifestEntry is a file in MANIFEST.json.
+type ManifestEntry struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+	Rows   int64  `json:"rows,omitempty"`
+	Kind   string `json:"kind"`
+}
+
+// Manifest is MANIFEST.json.
+type Manifest struct {
+	Name        string           `json:"name"`
+	Version     string           `json:"version"`
+	Date        string           `json:"date"`
+	CodeVersion string           `json:"code_version"`
+	ConfigHash  string           `json:"config_hash"`
+	Seed        uint64           `json:"seed"`
+	Upstream    []Provenance     `json:"upstream"`
+	Counts      map[string]int64 `json:"counts"`
+	Audit       ManifestAudit    `json:"audit"`
+	Files       []ManifestEntry  `json:"files"`
+}
+
+// ManifestAudit is the audit's figures in MANIFEST.json.
+type ManifestAudit struct {
+	Backend  string `json:"backend"`
+	Top      int    `json:"top"`
+	Audited  int64  `json:"pairs_audited"`
+	Flagged  int64  `json:"flagged"`
+	Accepted int64  `json:"accepted"`
+	Invalid  int64  `json:"invalid"`
+}
+
+func (c *Contents) counts() map[string]int64 {
+	return map[string]int64{
+		"queries": int64(len(c.Queries)), "corpus": int64(len(c.Corpus)), "candidates": int64(len(c.Candidates)),
+		"qrels": int64(len(c.Qrels)), "judgments": int64(len(c.Judgments)), "topics": int64(len(c.Topics)),
+		"summaries": int64(len(c.Summaries)), "ontology_nodes": int64(len(c.Nodes)), "ontology_edges": int64(len(c.Edges)),
+		"ontology_tree": int64(len(c.Tree)), "results": int64(len(c.Results)), "leaks": int64(len(c.Leaks)),
+		"no_training": c.noTraining(), "systems": int64(len(c.Runs)),
+	}
+}
+
+// texts are the distinct texts of the release, queries and corpus, by id:
+// what the licences cover.
+func (c *Contents) texts() []Doc {
+	seen := make(map[string]bool, len(c.Corpus)+len(c.Queries))
+	out := make([]Doc, 0, len(c.Corpus)+len(c.Queries))
+	for _, d := range c.Corpus {
+		seen[d.ID] = true
+		out = append(out, d)
+	}
+	for _, q := range c.Queries {
+		if !seen[q.ID] {
+			seen[q.ID] = true
+			out = append(out, Doc{ID: q.ID, Source: q.Source, License: q.License, Origin: q.Origin, NoTraining: q.NoTraining})
+		}
+	}
+	return out
+}
+
+// noTraining counts the release's texts whose source forbids training.
+func (c *Contents) noTraining() int64 {
+	var n int64
+	for _, d := range c.texts() {
+		if d.NoTraining {
+			n++
+		}
+	}
+	return n
+}
+
+func (c *Contents) manifest(files []File) ([]byte, error) {
+	m := Manifest{Name: c.Meta.Name, Version: c.Meta.Version, Date: c.Meta.Date, CodeVersion: c.Meta.CodeVersion,
+		ConfigHash: c.Meta.ConfigHash, Seed: c.Meta.Seed, Upstream: c.Meta.Upstream, Counts: c.counts(),
+		Audit: ManifestAudit{Backend: c.Audit.Backend, Top: c.Audit.Top, Audited: c.Audit.Audited, Flagged: c.Audit.Flagged,
+			Accepted: c.Audit.Accepted, Invalid: c.Audit.Invalid}}
+	sorted := slices.Clone(files)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
+	for _, f := range sorted {
+		m.Files = append(m.Files, ManifestEntry{Path: f.Path, SHA256: hexSHA(f.Data), Size: int64(len(f.Data)), Rows: f.Rows, Kind: f.Kind})
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}

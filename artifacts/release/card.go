@@ -1,0 +1,344 @@
+package release
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+)
+
+// cardHeader is the YAML header of the Hugging Face dataset card, fields
+// in the order the Hub documents them.
+type cardHeader struct {
+	PrettyName     string       `yaml:"pretty_name"`
+	License        string       `yaml:"license"`
+	LicenseName    string       `yaml:"license_name"`
+	LicenseLink    string       `yaml:"license_link"`
+	Language       []string     `yaml:"language"`
+	TaskCategories []string     `yaml:"task_categories"`
+	TaskIDs        []string     `yaml:"task_ids"`
+	SizeCategories []string     `yaml:"size_categories"`
+	Tags           []string     `yaml:"tags"`
+	Configs        []cardConfig `yaml:"configs"`
+}
+
+type cardConfig struct {
+	Name      string     `yaml:"config_name"`
+	DataFiles []cardFile `yaml:"data_files"`
+}
+
+type cardFile struct {
+	Split string `yaml:"split"`
+	Path  string `yaml:"path"`
+}
+
+// CardSplit is the split every config's file is under.
+const CardSplit = "test"
+
+// sizeCategory is the Hub's size category of n rows.
+func sizeCategory(n int) string {
+	switch {
+	case n < 1_000:
+		return "n<1K"
+	case n < 10_000:
+		return "1K<n<10K"
+	case n < 100_000:
+		return "10K<n<100K"
+	case n < 1_000_000:
+		return "100K<n<1M"
+	case n < 10_000_000:
+		return "1M<n<10M"
+	}
+	return "10M<n<100M"
+}
+
+// CardConfigs are the configs the card declares: one per data/ table.
+func CardConfigs() []cardConfig {
+	var out []cardConfig
+	for _, t := range Tables {
+		out = append(out, cardConfig{Name: t.Config, DataFiles: []cardFile{{Split: CardSplit, Path: t.Path}}})
+	}
+	return out
+}
+
+// card renders README.md: the header, then the sections a dataset card
+// has, every figure computed from the contents.
+func (c *Contents) card(files []File) ([]byte, error) {
+	h := cardHeader{
+		PrettyName: c.Meta.Name, License: "other", LicenseName: "saber-math-mixed", LicenseLink: LicensesFile,
+		Language: []string{"en"}, TaskCategories: []string{"text-retrieval", "text-ranking"}, TaskIDs: []string{"document-retrieval"},
+		SizeCategories: []string{sizeCategory(len(c.Corpus))},
+		Tags:           []string{"mathematics", "information-retrieval", "reranking", "benchmark"},
+		Configs:        CardConfigs(),
+	}
+	var head bytes.Buffer
+	enc := yaml.NewEncoder(&head)
+	enc.SetIndent(2)
+	if err := enc.Encode(h); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteString("---\n")
+	b.Write(head.Bytes())
+	b.WriteString("---\n\n")
+	rows := map[string]int64{}
+	for _, f := range files {
+		rows[f.Path] = f.Rows
+	}
+	fmt.Fprintf(&b, "# %s %s\n\n", c.Meta.Name, c.Meta.Version)
+	c.cardSummary(&b)
+	c.cardTask(&b)
+	c.cardStructure(&b, rows)
+	c.cardCreation(&b)
+	c.cardAudit(&b)
+	c.cardResults(&b)
+	c.cardLicensing(&b)
+	c.cardLimitations(&b)
+	fmt.Fprintf(&b, "## Citation\n\n```bibtex\n%s\n```\n", strings.TrimSpace(c.Meta.Citation))
+	return b.Bytes(), nil
+}
+
+func (c *Contents) domains() ([]string, map[string]int) {
+	n := map[string]int{}
+	for _, q := range c.Queries {
+		n[q.Domain]++
+	}
+	names := make([]string, 0, len(n))
+	for d := range n {
+		names = append(names, d)
+	}
+	order := []string{"Algebra", "Geometry", "Number Theory", "Combinatorics", "Calculus and Analysis"}
+	slices.SortFunc(names, func(a, b string) int {
+		ia, ib := slices.Index(order, a), slices.Index(order, b)
+		if ia < 0 {
+			ia = len(order)
+		}
+		if ib < 0 {
+			ib = len(order)
+		}
+		return cmp.Or(cmp.Compare(ia, ib), strings.Compare(a, b))
+	})
+	return names, n
+}
+
+func (c *Contents) candidatesPerQuery() (int, int) {
+	per := map[string]int{}
+	for _, q := range c.Qrels {
+		per[q.Query]++
+	}
+	lo, hi := 0, 0
+	for i, q := range c.Queries {
+		n := per[q.ID]
+		if i == 0 || n < lo {
+			lo = n
+		}
+		hi = max(hi, n)
+	}
+	return lo, hi
+}
+
+func (c *Contents) cardSummary(b *bytes.Buffer) {
+	names, n := c.domains()
+	var parts []string
+	for _, d := range names {
+		parts = append(parts, fmt.Sprintf("%s %d", d, n[d]))
+	}
+	lo, hi := c.candidatesPerQuery()
+	per := fmt.Sprint(lo)
+	if hi != lo {
+		per = fmt.Sprintf("%d–%d", lo, hi)
+	}
+	b.WriteString("## Summary\n\n")
+	fmt.Fprintf(b, "%s is a reranking benchmark for mathematical information retrieval: given a problem (the query), rank the problems whose solutions help solve it. "+
+		"It has %d queries (%s), each with %s candidate documents drawn from a corpus by topic and solution-summary similarity, "+
+		"and %d relevance labels: real-valued ratings in [0, 5] fitted by Bradley–Terry to %d pairwise judgments of a Swiss tournament per query. "+
+		"The %d documents of the candidate sets come from %s.\n\n",
+		c.Meta.Name, len(c.Queries), strings.Join(parts, ", "), per, len(c.Qrels), len(c.Judgments), len(c.Corpus), strings.Join(c.origins(), ", "))
+}
+
+func (c *Contents) origins() []string {
+	n := map[string]int{}
+	for _, d := range c.Corpus {
+		n[d.Origin]++
+	}
+	var out []string
+	for o, k := range n {
+		out = append(out, fmt.Sprintf("%s (%d)", o, k))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (c *Contents) cardTask(b *bytes.Buffer) {
+	b.WriteString("## Task and metric\n\n")
+	b.WriteString("Rerank each query's candidates. The metric is nDCG@10 with **exponential gain** 2^rating − 1 over the real-valued ratings " +
+		"(`data/qrels.parquet`, column `rating`), discount log2(rank + 1), the ideal ranking from the query's own candidates, ties in a system's " +
+		"scores broken by document id ascending; the mean over queries, with a 95% percentile bootstrap interval over 1000 resamples of the queries. " +
+		"MTEB's reranking default is linear gain on integer scores: its layout here carries the integer `level` (the rating rounded half up), " +
+		"so MTEB's own nDCG@10 on it is not this benchmark's number.\n\n")
+	fmt.Fprintf(b, "Text settings (query text – document text, where full is the statement, a blank line, the solution): %s; the main one is statement-full.\n\n", strings.Join(c.Settings, ", "))
+}
+
+func (c *Contents) cardStructure(b *bytes.Buffer, rows map[string]int64) {
+	b.WriteString("## Structure and fields\n\n")
+	b.WriteString("Each table below is a config of this card (`load_dataset(path, config)`; split `" + CardSplit + "`), a Parquet file under `data/`.\n\n")
+	for _, t := range Tables {
+		fmt.Fprintf(b, "### %s\n\n`%s`, %d rows: %s. Key: %s.\n\n| column | type | meaning |\n|---|---|---|\n", t.Config, t.Path, rows[t.Path], t.Doc, strings.Join(t.Key, ", "))
+		info := dataset.Info{Schema: t.Schema}
+		for _, col := range info.Columns() {
+			fmt.Fprintf(b, "| `%s` | %s | %s |\n", col.Name, col.Type, strings.ReplaceAll(t.Docs[col.Name], "|", "\\|"))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("### Other layouts\n\n")
+	fmt.Fprintf(b, "- **BEIR**: `beir/<setting>/corpus.jsonl` (`_id`, `title`, `text`), `queries.jsonl` (`_id`, `text`) and `qrels/test.tsv` (`query-id`, `corpus-id`, integer `score` = level), one folder per setting (%s).\n", strings.Join(c.Settings, ", "))
+	b.WriteString("- **MTEB reranking**: `mteb/<setting>/corpus.parquet`, `queries.parquet`, `qrels.parquet` and `top_ranked.parquet` (`query-id`, `corpus-ids`: the documents to rerank).\n")
+	fmt.Fprintf(b, "- **TREC**: `trec/qrels.txt` (levels), `trec/ratings.tsv` (the exact ratings) and `trec/runs/<retriever>.<setting>.run` for the %d evaluated systems.\n", len(c.Runs))
+	fmt.Fprintf(b, "- `%s` (Croissant 1.0), `%s`, `%s` (every file's SHA-256, size and rows, and what made the release) and `%s` (`sha256sum -c %s`).\n\n", CroissantFile, LicensesFile, ManifestFile, SumsFile, SumsFile)
+}
+
+func (c *Contents) cardCreation(b *bytes.Buffer) {
+	b.WriteString("## Creation\n\n")
+	b.WriteString("Built by the saber pipeline (ingest → dedup → tag → summarize → pairs → calibrate → select → judge → rate → evaluate → report → audit → release): " +
+		"near-duplicates removed by MinHash LSH; every document tagged with ontology topics and summarised; pairs over topic or summary thresholds found exactly; " +
+		"thresholds calibrated per domain; queries and candidates drawn uniformly with a seeded order; each query's candidates judged pairwise in a Swiss tournament " +
+		"and rated by Bradley–Terry.\n\n")
+	for _, t := range c.Thresholds {
+		if t.Scope == dataset.ScopeFinal {
+			fmt.Fprintf(b, "Final thresholds: τ_topic = %g, τ_summ = %g, K = %d per category.\n\n", t.TauTopic, t.TauSumm, t.K)
+		}
+	}
+	b.WriteString("What produced the labels:\n\n| labels | backend | model | prompt | rows |\n|---|---|---|---|--:|\n")
+	for _, l := range c.Labellers {
+		model := l.Model
+		if model == "" {
+			model = "—"
+		}
+		prompt := l.Prompt
+		if prompt == "" {
+			prompt = "—"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %d |\n", l.What, l.Backend, model, prompt, l.Rows)
+	}
+	fmt.Fprintf(b, "\nCode version %s, seed %d, release date %s. `MANIFEST.json` lists every upstream step's config hash and code version.\n\n", c.Meta.CodeVersion, c.Meta.Seed, c.Meta.Date)
+}
+
+func (c *Contents) cardAudit(b *bytes.Buffer) {
+	a := c.Audit
+	b.WriteString("## Leakage audit\n\n")
+	fmt.Fprintf(b, "Each query's top %d documents by rating were inspected for a statement of an equivalent problem (same mathematical content up to renaming, rewording or notation; paper App. A.5) by the %s backend: "+
+		"%d pairs audited, %d flagged, %d accepted by the release's config, %d without a usable answer.", a.Top, a.Backend, a.Audited, a.Flagged, a.Accepted, a.Invalid)
+	if a.Flagged > 0 {
+		b.WriteString(" The accepted pairs are in `data/leaks.parquet`.")
+	}
+	b.WriteString("\n\n")
+}
+
+func (c *Contents) cardResults(b *bytes.Buffer) {
+	type row struct {
+		name string
+		v    float64
+		lo   float64
+		hi   float64
+	}
+	var rows []row
+	for _, r := range c.Results {
+		if r.Setting == "statement-full" && r.Gain == "exponential" && r.Scope == "overall" {
+			rows = append(rows, row{r.Retriever, r.NDCG, r.Lo, r.Hi})
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	slices.SortFunc(rows, func(a, b row) int { return cmp.Or(cmp.Compare(b.v, a.v), strings.Compare(a.name, b.name)) })
+	b.WriteString("## Results\n\nOverall nDCG@10 (exponential gain, statement-full) of the evaluated retrievers, with 95% intervals (`data/results.parquet` has every setting and domain):\n\n| retriever | nDCG@10 | 95% interval |\n|---|--:|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(b, "| %s | %.3f | [%.3f, %.3f] |\n", r.name, r.v, r.lo, r.hi)
+	}
+	b.WriteString("\n")
+}
+
+// licenceRow is one source's terms in the card and LICENSES.md.
+type licenceRow struct {
+	Source, Origin, License string
+	Docs, NoTraining        int
+}
+
+func (c *Contents) licenceRows() []licenceRow {
+	by := map[[3]string]*licenceRow{}
+	for _, d := range c.texts() {
+		k := [3]string{d.Source, d.Origin, d.License}
+		r := by[k]
+		if r == nil {
+			r = &licenceRow{Source: d.Source, Origin: d.Origin, License: d.License}
+			by[k] = r
+		}
+		r.Docs++
+		if d.NoTraining {
+			r.NoTraining++
+		}
+	}
+	out := make([]licenceRow, 0, len(by))
+	for _, r := range by {
+		out = append(out, *r)
+	}
+	slices.SortFunc(out, func(a, b licenceRow) int {
+		return cmp.Or(strings.Compare(a.Source, b.Source), strings.Compare(a.Origin, b.Origin), strings.Compare(a.License, b.License))
+	})
+	return out
+}
+
+func (c *Contents) cardLicensing(b *bytes.Buffer) {
+	b.WriteString("## Licensing\n\n")
+	fmt.Fprintf(b, "Our own material — the ratings, judgments, topics, summaries, thresholds, results, the built-in ontology and this card — is under %s. "+
+		"Problem and solution texts stay under their sources' terms (paper App. A.8), per row in `data/corpus.parquet` and `data/queries.parquet` (`license`) and counted below (queries and documents, each text once); `%s` has the details.\n\n", c.Meta.License, LicensesFile)
+	b.WriteString("| source | origin | licence | documents | not for training |\n|---|---|---|--:|--:|\n")
+	for _, r := range c.licenceRows() {
+		fmt.Fprintf(b, "| %s | %s | %s | %d | %d |\n", r.Source, r.Origin, r.License, r.Docs, r.NoTraining)
+	}
+	if n := c.noTraining(); n > 0 {
+		fmt.Fprintf(b, "\n**%d of the %d texts come from sources whose terms forbid training on them**: they carry `no_training = true`; use them for evaluation only.\n", n, len(c.texts()))
+	} else {
+		b.WriteString("\nNo document comes from a source that forbids training on it.\n")
+	}
+	b.WriteString("\n")
+}
+
+func (c *Contents) cardLimitations(b *bytes.Buffer) {
+	b.WriteString("## Limitations\n\n")
+	var offline []string
+	for _, l := range c.Labellers {
+		if l.Backend != "llm" {
+			offline = append(offline, l.What+" ("+l.Backend+")")
+		}
+	}
+	if len(offline) > 0 {
+		fmt.Fprintf(b, "- Some labels were made by offline backends, not a language model: %s. They exercise the pipeline; they are not the paper's labels.\n", strings.Join(offline, ", "))
+	}
+	b.WriteString("- Relevance comes from an LLM judge's pairwise preferences, not from human annotators; ratings are relative within a query, not comparable across queries.\n" +
+		"- Candidates are drawn by topic and summary similarity: documents relevant by neither signal are not in any candidate set, so the benchmark measures reranking, not recall.\n" +
+		"- The leakage audit inspects each query's top-rated documents only, and its offline backend misses equivalent problems with changed numbers or vocabulary.\n\n")
+}
+
+// licenses renders LICENSES.md.
+func (c *Contents) licenses() []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# Licences of %s %s\n\n", c.Meta.Name, c.Meta.Version)
+	fmt.Fprintf(&b, "## Our material: %s\n\nThe relevance ratings and levels (`data/qrels.parquet`, `trec/`, `beir/*/qrels/`, `mteb/*/qrels.parquet`), the judgments, topics, summaries, thresholds, results, leakage audit, the built-in ontology, the dataset card and the metadata files are licensed under %s.\n\n", c.Meta.License, c.Meta.License)
+	b.WriteString("## Problem and solution texts\n\nEvery problem statement and solution stays under the terms of the source it came from (paper App. A.8). Each row of `data/corpus.parquet` and `data/queries.parquet` names its licence; by source (each text once):\n\n")
+	b.WriteString("| source | origin | licence | documents | not for training |\n|---|---|---|--:|--:|\n")
+	for _, r := range c.licenceRows() {
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d |\n", r.Source, r.Origin, r.License, r.Docs, r.NoTraining)
+	}
+	fmt.Fprintf(&b, "\nRows with `no_training = true` (%d) come from sources whose terms forbid training models on them: use them to evaluate only. The same texts appear in the BEIR, MTEB and TREC layouts under the same terms.\n", c.noTraining())
+	return b.Bytes()
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/saber-math/saber/artifacts/layout"
+	"github.com/saber-math/saber/artifacts/release"
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/config"
+	jobrelease "github.com/saber-math/saber/jobs/release"
+	"github.com/saber-math/saber/jobs/stage"
+)
+
+const releaseHelp = `saber release — check a release folder
+
+Usage:
+  saber release verify DIR|s3://bucket/prefix/VERSION [--config run.yaml] [--json]
+
+Checks a release folder wherever it lies — the one a run wrote
+(<root>/<run>/release/<version>/), a published copy, or a download:
+  - every checksum of SHA256SUMS, and no file left out of it;
+  - MANIFEST.json against the files (hash, size, rows);
+  - every Parquet file's schema against the table it declares;
+  - the card's YAML header and its configs' data_files against the files;
+  - croissant.json: conformsTo Croissant 1.0, every distribution's sha256
+    and size, every field's column and type;
+  - the cross-references: every qrel's document in the corpus, every query
+    with candidates and ratings, ratings in [0, 5] with their level, no
+    query among its own candidates, no unaccepted leak, and the BEIR, MTEB
+    and TREC layouts holding the same ids and levels.
+The folder can also be checked without saber: sha256sum -c SHA256SUMS.
+
+Exit codes: 0 every check passed; 1 a check failed (one line per problem,
+naming the file); 2 bad flags or a folder that cannot be read.
+`
+
+func cmdRelease(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, releaseHelp)
+		if len(args) == 0 {
+			return stage.ExitBadInput
+		}
+		return stage.ExitOK
+	}
+	if args[0] != "verify" {
+		fmt.Fprintf(stderr, "saber release: unknown command %q (commands: verify; see saber release --help)\n", args[0])
+		return stage.ExitBadInput
+	}
+	fs := newFlags("release verify", releaseHelp, stderr)
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	storage := storageFlag(fs)
+	// The folder comes first or last: flags may follow it.
+	var dir string
+	rest := args[1:]
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		dir, rest = rest[0], rest[1:]
+	}
+	if code, ok := parseWithArg(fs, rest, &dir); !ok {
+		return code
+	}
+	if dir == "" {
+		return fail(stderr, "release verify", stage.BadInput(errors.New("give the release folder: saber release verify DIR|s3://bucket/prefix")))
+	}
+	opts, err := storage()
+	if err != nil {
+		return fail(stderr, "release verify", err)
+	}
+	st, err := store.Open(ctx, strings.TrimSuffix(dir, "/"), opts)
+	if err != nil {
+		return fail(stderr, "release verify", stage.BadInput(err))
+	}
+	rep, err := release.Verify(ctx, st)
+	if err != nil {
+		return fail(stderr, "release verify", err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return fail(stderr, "release verify", err)
+		}
+	} else {
+		for _, p := range rep.Problems {
+			fmt.Fprintf(stdout, "FAIL  %s\n", p)
+		}
+	}
+	if !rep.OK() {
+		fmt.Fprintf(stdout, "%s does NOT verify: %d problem(s) in %d files\n", st.URI(""), len(rep.Problems), rep.Files)
+		return stage.ExitBug
+	}
+	fmt.Fprintf(stdout, "%s verifies: SHA256SUMS and the %d files it lists, their checksums, schemas, card, Croissant metadata and cross-references\n", st.URI(""), rep.Files)
+	return stage.ExitOK
+}
+
+// parseWithArg parses flags and takes one positional argument into *arg
+// when it is still empty.
+func parseWithArg(fs interface {
+	Parse([]string) error
+	NArg() int
+	Arg(int) string
+}, args []string, arg *string) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if strings.Contains(err.Error(), "help requested") {
+			return stage.ExitOK, false
+		}
+		return stage.ExitBadInput, false
+	}
+	switch {
+	case fs.NArg() == 1 && *arg == "":
+		*arg = fs.Arg(0)
+	case fs.NArg() > 0:
+		return stage.ExitBadInput, false
+	}
+	return 0, true
+}
+
+func cmdPublish(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("publish", `saber publish — upload a release version, write-once
+
+Usage:
+  saber publish --config run.yaml --to s3://bucket/prefix [--version V]
+  saber publish --config run.yaml --to /srv/releases
+
+Verifies the run's release folder (<root>/<run>/release/<version>/, written by
+the release stage) and copies it to <to>/<version>/: every object write-once
+(S3: If-None-Match: *), SHA256SUMS last, so a reader that finds the checksums
+finds every file they list. Files already there with the same SHA-256 are
+skipped: publishing the same version twice uploads nothing, and a publish
+killed midway resumes where it stopped. A version that holds any file with
+other bytes is refused before anything is uploaded: a published version is
+never overwritten; bump release.version.
+
+Exit codes: 0 published (or already there), 2 refused (a conflict, a release
+that does not verify, bad flags), 75 interrupted or transient (rerun
+resumes), 1 a bug.
+`, stderr)
+	cfgPath := fs.String("config", "", "run config `FILE`")
+	to := fs.String("to", "", "where versions are published: s3://bucket/prefix or a local `DIR`")
+	version := fs.String("version", "", "release `version` to publish (default release.version)")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	if *to == "" {
+		return fail(stderr, "publish", stage.BadInput(errors.New("--to s3://bucket/prefix or DIR is required")))
+	}
+	cfg, _, err := loadConfig(*cfgPath)
+	if err != nil {
+		return fail(stderr, "publish", err)
+	}
+	v := *version
+	if v == "" {
+		v = jobrelease.Section.Of(cfg).Version
+	}
+	src, err := releaseStore(ctx, cfg, v)
+	if err != nil {
+		return fail(stderr, "publish", err)
+	}
+	dst, err := store.Open(ctx, strings.TrimSuffix(*to, "/")+"/"+v, cfg.Storage)
+	if err != nil {
+		return fail(stderr, "publish", stage.BadInput(err))
+	}
+	fmt.Fprintf(stdout, "publishing %s to %s\n", src.URI(""), dst.URI(""))
+	sum, err := release.Publish(ctx, src, dst, stdout)
+	var conflict *release.ConflictError
+	var unverified *release.NotVerifiedError
+	if errors.As(err, &conflict) || errors.As(err, &unverified) {
+		return fail(stderr, "publish", stage.BadInput(err))
+	}
+	if err != nil {
+		return fail(stderr, "publish", err)
+	}
+	fmt.Fprintf(stdout, "published %s: %d uploaded (%d bytes), %d already there\nverify it with: saber release verify %s\n",
+		dst.URI(""), sum.Uploaded, sum.Bytes, sum.Skipped, dst.URI(""))
+	return stage.ExitOK
+}
+
+// releaseStore opens the run's release folder of version v.
+func releaseStore(ctx context.Context, cfg *config.Config, v string) (store.Store, error) {
+	uri := strings.TrimSuffix(cfg.RootURI(), "/") + "/" + strings.TrimSuffix(layout.ReleasePrefix(cfg.Run, v), "/")
+	st, err := store.Open(ctx, uri, cfg.Storage)
+	if err != nil {
+		return nil, stage.BadInput(err)
+	}
+	if _, err := st.Stat(ctx, release.SumsFile); err != nil {
+		if errors.Is(err, store.ErrNotExist) {
+			return nil, stage.BadInput(fmt.Errorf("%s has no release %s (no %s): run the release stage first (saber run --stages release)", st.URI(""), v, release.SumsFile))
+		}
+		return nil, err
+	}
+	return st, nil
+}

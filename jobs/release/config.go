@@ -1,0 +1,100 @@
+package release
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/saber-math/saber/artifacts/release"
+	"github.com/saber-math/saber/jobs/config"
+)
+
+// Section is release's part of the run config, `release:`.
+var Section = config.SectionOf[Config]{Name: "release"}
+
+// Config configures the release.
+type Config struct {
+	// Version names the release folder, <root>/<run>/release/<version>/,
+	// and the published version: once published it is never changed.
+	Version string `yaml:"version" json:"version"`
+	// Date (YYYY-MM-DD) is the release's date: the release never reads
+	// the clock, so that re-running it gives the same bytes. Required.
+	Date string `yaml:"date" json:"date"`
+	// Name is the benchmark's name in the card and the metadata.
+	Name string `yaml:"name" json:"name"`
+	// License is the SPDX id of our own material (labels, annotations,
+	// metadata; paper App. A.8: CC-BY-SA-4.0).
+	License  string `yaml:"license" json:"license"`
+	Homepage string `yaml:"homepage" json:"homepage"`
+	// Citation is BibTeX; default the paper's.
+	Citation string `yaml:"citation" json:"citation"`
+	// Settings are the text settings of the BEIR and MTEB layouts.
+	Settings []string `yaml:"settings" json:"settings"`
+	// AcceptLeaks are audit flags accepted after review, by id
+	// ("<query>/<doc>"): without them a flagged pair stops the release.
+	AcceptLeaks []string `yaml:"accept_leaks" json:"accept_leaks"`
+}
+
+const paperCitation = `@article{saber-math,
+  title   = {SABER-Math: An Automated Reranking Benchmark for Mathematical Information Retrieval},
+  author  = {Georgiev, Nikolay and Drencheva, Maria and Ibragimova, Kseniia and Petrov, Ivo and Dimitrov, Dimitar I. and Vechev, Martin},
+  journal = {arXiv preprint arXiv:2606.29894},
+  year    = {2026}
+}`
+
+// Defaults implements config.Section.
+func (c *Config) Defaults(*config.Config) {
+	if c.Version == "" {
+		c.Version = "0.1.0"
+	}
+	if c.Name == "" {
+		c.Name = "SABER-Math"
+	}
+	if c.License == "" {
+		c.License = "CC-BY-SA-4.0"
+	}
+	if c.Citation == "" {
+		c.Citation = paperCitation
+	}
+	if len(c.Settings) == 0 {
+		c.Settings = slices.Clone(release.Settings)
+	}
+}
+
+var (
+	versionRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	spdxRE    = regexp.MustCompile(`^[A-Za-z0-9.+-]+$`)
+)
+
+// Validate implements config.Section. A missing date is refused when the
+// release runs, not here, so that a config without a release: section
+// still loads for every other stage.
+func (c *Config) Validate(_ *config.Config, bad func(string, ...any)) {
+	if !versionRE.MatchString(c.Version) {
+		bad("release.version: %q must be letters, digits, '.', '_' or '-' (it names a folder)", c.Version)
+	}
+	if c.Date != "" {
+		if _, err := time.Parse(time.DateOnly, c.Date); err != nil {
+			bad("release.date: %q is not YYYY-MM-DD", c.Date)
+		}
+	}
+	if !spdxRE.MatchString(c.License) {
+		bad("release.license: %q is not an SPDX licence id (e.g. CC-BY-SA-4.0)", c.License)
+	}
+	for i, s := range c.Settings {
+		if !slices.Contains(release.Settings, s) {
+			bad("release.settings[%d]: %q is not one of %s", i, s, strings.Join(release.Settings, ", "))
+		}
+	}
+	seen := map[string]bool{}
+	for i, id := range c.AcceptLeaks {
+		if q, d, ok := strings.Cut(id, "/"); !ok || q == "" || d == "" {
+			bad("release.accept_leaks[%d]: %q is not <query>/<doc>", i, id)
+		}
+		if seen[id] {
+			bad("release.accept_leaks[%d]: %q listed twice", i, id)
+		}
+		seen[id] = true
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package leak
+
+const raceEnabled = false
