@@ -244,10 +244,20 @@ func Status(ctx context.Context, cfg *config.Config, g *pipeline.Graph, r Runner
 	// has written its manifest, so the two never disagree by a race.
 	planner := g.NewPlanner(cfg, root)
 	var plans []*pipeline.StepPlan
-	for i := range g.Nodes() {
+	off := map[string]bool{}
+	for i, n := range g.Nodes() {
 		sp, err := planner.Plan(ctx, i)
 		if err != nil {
 			return nil, err
+		}
+		// An optional stage the config leaves off is not missing work:
+		// it is listed only once some of it was run (by name).
+		if st := n.Stage; st.Optional && (st.Enabled == nil || !st.Enabled(cfg)) && len(sp.Missing) == sp.Shards {
+			if st.Off != "" && !off[st.Name] {
+				off[st.Name] = true
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: off (%s)", st.Name, st.Off))
+			}
+			continue
 		}
 		plans = append(plans, sp)
 	}

@@ -49,6 +49,8 @@ func TestStatusFromRecordedSlurmOutput(t *testing.T) {
 		{Name: "dedup", Uses: seed, Steps: []stage.Step{
 			{Name: "map", Inputs: []string{"problems"}, Outputs: []string{"signatures"}, Shards: two},
 			{Name: "reduce", Inputs: []string{"signatures"}, Outputs: []string{"corpus"}}}},
+		// Off in this config: not a step of the report, one note instead.
+		{Name: "publishable", Optional: true, Off: "set x", Steps: []stage.Step{{Name: "reduce", Inputs: []string{"corpus"}, Outputs: []string{"release"}}}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +69,7 @@ func TestStatusFromRecordedSlurmOutput(t *testing.T) {
 	if got != want {
 		t.Errorf("status:\n got %s\nwant %s", got, want)
 	}
-	if !rep.Accounting || !rep.Squeue || !strings.Contains(rep.Resubmit, "saber submit --config") {
+	if !rep.Accounting || !rep.Squeue || !strings.Contains(rep.Resubmit, "saber submit --config") || fmt.Sprint(rep.Notes) != "[publishable: off (set x)]" {
 		t.Errorf("report %+v", rep)
 	}
 	p := rep.Steps[0].Problems[0]
@@ -91,7 +93,7 @@ func TestStatusFromRecordedSlurmOutput(t *testing.T) {
 	}
 	// Without accounting, squeue alone still answers and a note says why.
 	rep, err = Status(ctx, cfg, g, fileRunner{noSacct: true}, path)
-	if err != nil || rep.Accounting || len(rep.Notes) != 1 {
+	if err != nil || rep.Accounting || len(rep.Notes) != 2 {
 		t.Fatalf("no sacct: %+v, %v", rep, err)
 	}
 

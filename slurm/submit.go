@@ -329,7 +329,8 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 		}
 		var labels []string
 		for _, m := range members {
-			labels = append(labels, g.Nodes()[m.Node].String())
+			n := g.Nodes()[m.Node]
+			labels = append(labels, n.Stage.Name+" "+n.Step.Name)
 		}
 		if len(members) > 1 {
 			name = "saber-" + cfg.Run + "-final-reduce"
