@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"slices"
@@ -15,12 +16,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
@@ -45,11 +46,12 @@ type s3Store struct {
 	prefix    string // "" or ending in "/"
 	threshold int64
 	partSize  int64
+	policy    retryPolicy
 }
 
 func openS3(ctx context.Context, bucket, prefix string, o S3Options) (Store, error) {
-	if o.MultipartThresholdMiB < 0 || o.PartSizeMiB < 0 || o.MaxAttempts < 0 {
-		return nil, errors.New("store: s3 options: negative multipart_threshold_mib, part_size_mib or max_attempts")
+	if o.MultipartThresholdMiB < 0 || o.PartSizeMiB < 0 || o.MaxAttempts < 0 || o.TimeoutSeconds < 0 || o.MaxBackoffSeconds < 0 {
+		return nil, errors.New("store: s3 options: negative multipart_threshold_mib, part_size_mib, max_attempts, timeout_seconds or max_backoff_seconds")
 	}
 	if o.PartSizeMiB != 0 && o.PartSizeMiB < minPartSize>>20 {
 		return nil, fmt.Errorf("store: s3 options: part_size_mib %d is below S3's minimum of 5", o.PartSizeMiB)
@@ -67,12 +69,16 @@ func openS3(ctx context.Context, bucket, prefix string, o S3Options) (Store, err
 		prefix:    prefix,
 		threshold: int64(cmp.Or(o.MultipartThresholdMiB, 64)) << 20,
 		partSize:  int64(cmp.Or(o.PartSizeMiB, 16)) << 20,
+		policy:    newRetryPolicy(o),
 	}, nil
 }
 
 // newS3Client builds a client from the SDK's standard configuration chain
 // (credentials, profile, AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL) with
-// settings that work on S3-compatible servers too.
+// settings that work on S3-compatible servers too, connections that fail
+// when stalled (the SDK has no timeout for S3 by default, so a server that
+// accepts and never answers would block a shard forever) and the retry
+// policy of s3retry.go.
 func newS3Client(ctx context.Context, o S3Options) (*s3.Client, error) {
 	if o.Endpoint != "" {
 		// An endpoint with user:secret@ would reach error messages via the
@@ -82,17 +88,10 @@ func newS3Client(ctx context.Context, o S3Options) (*s3.Client, error) {
 			return nil, errors.New("store: s3 endpoint must be a plain scheme://host[:port] URL without credentials")
 		}
 	}
-	attempts := cmp.Or(o.MaxAttempts, 5)
+	p := newRetryPolicy(o)
 	load := []func(*config.LoadOptions) error{
-		config.WithRetryer(func() aws.Retryer {
-			return retry.NewStandard(func(so *retry.StandardOptions) {
-				so.MaxAttempts = attempts
-				// The default retry-token bucket fails requests outright
-				// after a burst of errors; a batch job would rather keep
-				// retrying with backoff.
-				so.RateLimiter = ratelimit.None
-			})
-		}),
+		config.WithRetryer(func() aws.Retryer { return newRetryer(p) }),
+		config.WithAPIOptions([]func(*middleware.Stack) error{countAttempts}),
 	}
 	if o.Profile != "" {
 		load = append(load, config.WithSharedConfigProfile(o.Profile))
@@ -108,6 +107,18 @@ func newS3Client(ctx context.Context, o S3Options) (*s3.Client, error) {
 			so.BaseEndpoint = aws.String(o.Endpoint)
 		}
 		so.UsePathStyle = o.PathStyle == nil || *o.PathStyle
+		// Set here, after the client has resolved its HTTP client (with
+		// AWS_CA_BUNDLE) and replaced its dialer, so that ours stays.
+		hc, ok := so.HTTPClient.(*awshttp.BuildableClient)
+		if !ok {
+			hc = awshttp.NewBuildableClient()
+		}
+		so.HTTPClient = hc.WithTransportOptions(func(tr *http.Transport) {
+			tr.DialContext = stallDialer(p.timeout)
+			// Close idle connections before their stall deadline could
+			// fire under a request that just picked one up.
+			tr.IdleConnTimeout = p.timeout / 2
+		})
 		// The SDK's default CRC32 checksums break older S3-compatible servers.
 		so.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 		so.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
@@ -117,12 +128,13 @@ func newS3Client(ctx context.Context, o S3Options) (*s3.Client, error) {
 func (s *s3Store) URI(key string) string { return "s3://" + s.bucket + "/" + s.prefix + key }
 
 // fail wraps err as "s3 Op s3://bucket/key: ...", adding ErrNotExist for
-// 404s so callers can test with errors.Is.
+// 404s so callers can test with errors.Is, and a Kind (errors.go) where
+// the cause is known.
 func (s *s3Store) fail(op, key string, err error) error {
 	if isNotFound(err) {
 		return fmt.Errorf("s3 %s %s: %w: %w", op, s.URI(key), ErrNotExist, err)
 	}
-	return fmt.Errorf("s3 %s %s: %w", op, s.URI(key), err)
+	return kindErr(fmt.Sprintf("s3 %s %s", op, s.URI(key)), err)
 }
 
 func httpStatus(err error) int {
@@ -215,7 +227,9 @@ func (s *s3Store) List(ctx context.Context, prefix string) ([]Info, error) {
 }
 
 // Create spools to a local temporary file (in $TMPDIR) so that the upload
-// knows its size and can be retried; nothing reaches S3 before Commit.
+// knows its size and can be retried; nothing reaches S3 before Commit. The
+// spool is unlinked at once and used through its descriptor only, so a
+// killed writer leaves nothing behind: the kernel frees it with the process.
 func (s *s3Store) Create(ctx context.Context, key string, mode Mode) (Writer, error) {
 	if err := checkKey(key); err != nil {
 		return nil, fmt.Errorf("s3 Create: %w", err)
@@ -226,6 +240,10 @@ func (s *s3Store) Create(ctx context.Context, key string, mode Mode) (Writer, er
 	f, err := os.CreateTemp("", "saber-s3-spool-*")
 	if err != nil {
 		return nil, s.fail("Create", key, fmt.Errorf("spool file: %w", err))
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, s.fail("Create", key, fmt.Errorf("unlink spool file: %w", err))
 	}
 	return &s3Writer{s: s, ctx: ctx, key: key, mode: mode, f: f}, nil
 }
@@ -333,8 +351,27 @@ func (o *s3Object) touch(i int64) {
 	o.lru = append(o.lru, i)
 }
 
-// get fills p from offset off with one ranged GET.
+// get fills p from offset off with a ranged GET. The SDK retries the
+// request, but not the body, which is read after the call returns: a body
+// that stalls or breaks off is fetched again here, under the same policy.
 func (o *s3Object) get(p []byte, off int64) error {
+	for attempt := 1; ; attempt++ {
+		err, bodyErr := o.getOnce(p, off)
+		if err == nil {
+			return nil
+		}
+		if !bodyErr || attempt >= o.s.policy.attempts || o.ctx.Err() != nil || !transientErr(err) {
+			return o.s.fail("GetObject", o.key, err)
+		}
+		noteRetry(o.ctx, "GetObject body", attempt, o.s.policy.attempts, err)
+		if err := sleepCtx(o.ctx, o.s.policy.backoff(attempt)); err != nil {
+			return o.s.fail("GetObject", o.key, err)
+		}
+	}
+}
+
+// getOnce is one GET; bodyErr says the failure came while reading the body.
+func (o *s3Object) getOnce(p []byte, off int64) (err error, bodyErr bool) {
 	rng := fmt.Sprintf("bytes=%d-%d", off, off+int64(len(p))-1)
 	out, err := o.s.c.GetObject(o.ctx, &s3.GetObjectInput{
 		Bucket: &o.s.bucket, Key: aws.String(o.s.prefix + o.key), Range: &rng, IfMatch: o.etag})
@@ -342,17 +379,23 @@ func (o *s3Object) get(p []byte, off int64) error {
 		if httpStatus(err) == 412 {
 			err = fmt.Errorf("object replaced since Open: %w", err)
 		}
-		return o.s.fail("GetObject", o.key, err)
+		return err, false
 	}
 	defer out.Body.Close()
 	// A server that ignores Range answers with the whole object from 0.
 	if want := fmt.Sprintf("bytes %d-", off); !strings.HasPrefix(aws.ToString(out.ContentRange), want) {
-		return o.s.fail("GetObject", o.key, fmt.Errorf("asked for %s, got Content-Range %q", rng, aws.ToString(out.ContentRange)))
+		return fmt.Errorf("asked for %s, got Content-Range %q", rng, aws.ToString(out.ContentRange)), false
 	}
 	if _, err := io.ReadFull(out.Body, p); err != nil {
-		return o.s.fail("GetObject", o.key, fmt.Errorf("reading body of %s: %w", rng, err))
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			// A body cut short is a broken connection, not a short object:
+			// Content-Range promised the bytes.
+			err = fmt.Errorf("%w (connection closed early)", err)
+			return &truncatedError{err}, true
+		}
+		return fmt.Errorf("reading body of %s: %w", rng, err), true
 	}
-	return nil
+	return nil, false
 }
 
 // s3Writer spools to f until Commit uploads it. After Commit or Abort the
@@ -507,11 +550,7 @@ func (w *s3Writer) Abort() error {
 	}
 	f := w.f
 	w.f = nil
-	f.Close()
-	if err := os.Remove(f.Name()); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return w.s.fail("Abort", w.key, fmt.Errorf("spool file: %w", err))
-	}
-	return nil
+	return f.Close() // the spool was unlinked in Create
 }
 
 // EnsureBucket creates the bucket of an s3:// URI if it does not exist.
@@ -535,7 +574,7 @@ func EnsureBucket(ctx context.Context, uri string, opts Options) error {
 		return nil
 	}
 	if !isNotFound(err) {
-		return fmt.Errorf("s3 HeadBucket s3://%s: %w", bucket, err)
+		return kindErr("s3 HeadBucket s3://"+bucket, err)
 	}
 	in := &s3.CreateBucketInput{Bucket: &bucket}
 	if r := c.Options().Region; r != "us-east-1" {
@@ -543,7 +582,7 @@ func EnsureBucket(ctx context.Context, uri string, opts Options) error {
 	}
 	var owned *types.BucketAlreadyOwnedByYou
 	if _, err := c.CreateBucket(ctx, in); err != nil && !errors.As(err, &owned) {
-		return fmt.Errorf("s3 CreateBucket s3://%s: %w", bucket, err)
+		return kindErr("s3 CreateBucket s3://"+bucket, err)
 	}
 	return nil
 }

@@ -95,8 +95,19 @@ type S3Options struct {
 	MultipartThresholdMiB int `yaml:"multipart_threshold_mib" json:"multipart_threshold_mib"`
 	// PartSizeMiB is the multipart part size. Default 16 (S3 minimum is 5).
 	PartSizeMiB int `yaml:"part_size_mib" json:"part_size_mib"`
-	// MaxAttempts bounds the SDK's retries (with backoff). Default 5.
+	// MaxAttempts bounds the attempts per request, the first included,
+	// with capped exponential backoff between them. Default 10: about
+	// 20–40 s of retrying, which outlasts a server restart or a burst of
+	// throttling. A request still failing then fails the shard with exit 75.
 	MaxAttempts int `yaml:"max_attempts" json:"max_attempts"`
+	// TimeoutSeconds fails an attempt (and retries it) when no byte has
+	// moved on its connection, either way, for this long: a server that
+	// accepts and never answers, or stops in the middle of a body. Default
+	// 30. A stalled endpoint fails the shard after about max_attempts ×
+	// timeout_seconds plus the backoff.
+	TimeoutSeconds float64 `yaml:"timeout_seconds" json:"timeout_seconds"`
+	// MaxBackoffSeconds caps the wait between attempts. Default 8.
+	MaxBackoffSeconds float64 `yaml:"max_backoff_seconds" json:"max_backoff_seconds"`
 }
 
 // Options configure Open.
