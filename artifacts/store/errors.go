@@ -165,5 +165,5 @@ func kindErr(what string, err error) error {
 	if kind == 0 {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	return &Error{Kind: kind, Err: fmt.Errorf("%s: %w (%s)", what, err, hint)}
+	return &Error{Kind: kind, Err: fmt.Errorf("%s: %w; %s", what, err, hint)}
 }
