@@ -9,17 +9,26 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 )
 
 // tmpPrefix names the hidden temporaries of uncommitted local writes. They
 // live next to their destination so Commit is a same-filesystem rename or
-// link; a crashed writer leaves one behind, which List never shows.
+// link; List never shows them. A killed writer leaves one behind, which
+// the next writer into that directory removes (sweepTemps).
 const tmpPrefix = ".tmp-"
+
+// staleTempAge is how old an unlocked-looking temporary must be before it
+// is removed on a filesystem without flock, where a live writer cannot be
+// told from a dead one otherwise.
+const staleTempAge = 24 * time.Hour
 
 // localStore keeps objects as files under root (absolute, OS separators).
 type localStore struct {
-	root string
+	root  string
+	swept sync.Map // directories already swept of dead writers' temporaries
 }
 
 func (s *localStore) path(key string) string {
@@ -154,11 +163,81 @@ func (s *localStore) Create(ctx context.Context, key string, mode Mode) (Writer,
 	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
 		return nil, s.pathErr("create", key, err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(final), tmpPrefix+"*")
+	s.sweepTemps(filepath.Dir(final))
+	f, err := createTemp(filepath.Dir(final), filepath.Base(final))
 	if err != nil {
 		return nil, s.pathErr("create", key, err)
 	}
 	return &localWriter{s: s, ctx: ctx, key: key, final: final, mode: mode, f: f}, nil
+}
+
+// createTemp makes a writer's temporary in dir, named after the object
+// (".tmp-part-00003-of-00008.parquet-1234", so a leftover says whose it
+// was) and locked for the writer's life: the lock, which the kernel drops
+// when the process dies, is what tells sweepTemps a live writer's
+// temporary from a dead one's.
+func createTemp(dir, base string) (*os.File, error) {
+	if len(base) > 100 {
+		base = base[:100] // stay far below NAME_MAX
+	}
+	for try := 0; ; try++ {
+		f, err := os.CreateTemp(dir, tmpPrefix+base+"-*")
+		if err != nil {
+			return nil, err
+		}
+		if !lockFile(f) || try == 2 {
+			return f, nil
+		}
+		// A sweeper can take the file for a dead writer's in the moment
+		// between CreateTemp and the lock; then it is gone from dir, and
+		// this writer starts again.
+		fi, err1 := os.Stat(f.Name())
+		fo, err2 := f.Stat()
+		if err1 == nil && err2 == nil && os.SameFile(fi, fo) {
+			return f, nil
+		}
+		f.Close()
+	}
+}
+
+// sweepTemps removes, once per directory and store, the temporaries that
+// killed writers left in dir: those nobody holds a lock on (or, where the
+// filesystem has no locks, older than staleTempAge). A live writer's,
+// in this process or another, is locked and stays. Best effort: what
+// cannot be removed is left, hidden from List as before.
+func (s *localStore) sweepTemps(dir string) {
+	if _, done := s.swept.LoadOrStore(dir, true); done {
+		return
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), tmpPrefix) && e.Type().IsRegular() {
+			removeIfDead(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+func removeIfDead(p string) {
+	f, err := os.Open(p)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	held, ok := tryLock(f)
+	if !ok {
+		fi, err := f.Stat()
+		if err != nil || time.Since(fi.ModTime()) < staleTempAge {
+			return
+		}
+	} else if held {
+		return
+	}
+	// Removed while this lock is held, so a writer that created the file
+	// a moment ago finds it gone once it gets the lock, and starts again.
+	os.Remove(p)
 }
 
 func (s *localStore) Delete(ctx context.Context, key string) error {
@@ -208,15 +287,15 @@ func (w *localWriter) Commit() (Info, error) {
 	f, tmp := w.f, w.f.Name()
 	w.f = nil
 	defer os.Remove(tmp) // no-op after a successful Replace rename
+	// Closed only after the rename or link: closing drops the lock that
+	// keeps a sweeper from taking the temporary for a dead writer's.
+	defer f.Close()
 	err := w.ctx.Err()
 	if err == nil {
 		err = f.Chmod(0o644) // CreateTemp makes 0600; outputs are shared
 	}
 	if err == nil {
 		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
 	}
 	if err == nil {
 		if w.mode == Once {
