@@ -537,12 +537,14 @@ func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec
 	env := NewEnv(cfg, st, step, spec, in, out, log)
 	started := time.Now().UTC()
 	log.Info().Msg("shard started")
-	if err := runStep(ctx, step, env); err != nil {
+	stepCtx, storeStats := withStoreStats(ctx, log)
+	if err := runStep(stepCtx, step, env); err != nil {
 		if ctx.Err() != nil && ExitCode(err) != ExitBadInput {
 			return Result{}, fmt.Errorf("%w (%v)", ErrInterrupted, err)
 		}
 		return Result{}, err
 	}
+	env.recordStore(storeStats)
 	if err := ctx.Err(); err != nil {
 		return Result{}, ErrInterrupted
 	}
