@@ -103,6 +103,10 @@ func TestS3RealWrongCredentials(t *testing.T) {
 			if errors.Is(err, store.ErrNotExist) {
 				t.Errorf("auth failure reported as not-exist: %v", err)
 			}
+			// A configuration error (exit 2), not a bug (1) or worth a requeue (75).
+			if store.KindOf(err) != store.Config || exitCode(err) != 2 {
+				t.Errorf("auth failure: kind %v, exit %d, want config, 2: %v", store.KindOf(err), exitCode(err), err)
+			}
 		}
 		for _, err := range []error{err1, err2, err3} {
 			if err == nil {
