@@ -118,6 +118,10 @@ func newS3Client(ctx context.Context, o S3Options) (*s3.Client, error) {
 			// Close idle connections before their stall deadline could
 			// fire under a request that just picked one up.
 			tr.IdleConnTimeout = p.timeout / 2
+			// HTTP/1.1 only: on one HTTP/2 connection a stalled request
+			// would go unnoticed while others keep bytes moving (and S3
+			// itself speaks HTTP/1.1).
+			tr.ForceAttemptHTTP2 = false
 		})
 		// The SDK's default CRC32 checksums break older S3-compatible servers.
 		so.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired

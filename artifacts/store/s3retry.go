@@ -112,6 +112,12 @@ func newRetryer(p retryPolicy) *retryer {
 // retryable decides first, before the SDK's defaults: configuration
 // failures are final, other server errors and stalls are worth a retry.
 func retryable(err error) aws.Ternary {
+	// The SDK marks a signature refused for clock skew retryable once it
+	// has corrected its clock: let that retry happen.
+	var marked interface{ RetryableError() bool }
+	if errors.As(err, &marked) && marked.RetryableError() {
+		return aws.TrueTernary
+	}
 	switch kind, _ := s3Kind(err); {
 	case kind == Config:
 		return aws.FalseTernary
