@@ -360,7 +360,7 @@ func (o *s3Object) touch(i int64) {
 // that stalls or breaks off is fetched again here, under the same policy.
 func (o *s3Object) get(p []byte, off int64) error {
 	for attempt := 1; ; attempt++ {
-		err, bodyErr := o.getOnce(p, off)
+		bodyErr, err := o.getOnce(p, off)
 		if err == nil {
 			return nil
 		}
@@ -375,7 +375,7 @@ func (o *s3Object) get(p []byte, off int64) error {
 }
 
 // getOnce is one GET; bodyErr says the failure came while reading the body.
-func (o *s3Object) getOnce(p []byte, off int64) (err error, bodyErr bool) {
+func (o *s3Object) getOnce(p []byte, off int64) (bodyErr bool, err error) {
 	rng := fmt.Sprintf("bytes=%d-%d", off, off+int64(len(p))-1)
 	out, err := o.s.c.GetObject(o.ctx, &s3.GetObjectInput{
 		Bucket: &o.s.bucket, Key: aws.String(o.s.prefix + o.key), Range: &rng, IfMatch: o.etag})
@@ -383,23 +383,23 @@ func (o *s3Object) getOnce(p []byte, off int64) (err error, bodyErr bool) {
 		if httpStatus(err) == 412 {
 			err = fmt.Errorf("object replaced since Open: %w", err)
 		}
-		return err, false
+		return false, err
 	}
 	defer out.Body.Close()
 	// A server that ignores Range answers with the whole object from 0.
 	if want := fmt.Sprintf("bytes %d-", off); !strings.HasPrefix(aws.ToString(out.ContentRange), want) {
-		return fmt.Errorf("asked for %s, got Content-Range %q", rng, aws.ToString(out.ContentRange)), false
+		return false, fmt.Errorf("asked for %s, got Content-Range %q", rng, aws.ToString(out.ContentRange))
 	}
 	if _, err := io.ReadFull(out.Body, p); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			// A body cut short is a broken connection, not a short object:
 			// Content-Range promised the bytes.
 			err = fmt.Errorf("%w (connection closed early)", err)
-			return &truncatedError{err}, true
+			return true, &truncatedError{err}
 		}
-		return fmt.Errorf("reading body of %s: %w", rng, err), true
+		return true, fmt.Errorf("reading body of %s: %w", rng, err)
 	}
-	return nil, false
+	return false, nil
 }
 
 // s3Writer spools to f until Commit uploads it. After Commit or Abort the

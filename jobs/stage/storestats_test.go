@@ -63,17 +63,22 @@ func TestS3FailuresExitCodes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var conns []net.Conn
+		conns := make(chan net.Conn, 100)
 		go func() {
 			for {
 				c, err := l.Accept()
 				if err != nil {
 					return
 				}
-				conns = append(conns, c) // held open, never answered
+				conns <- c // held open, never answered
 			}
 		}()
-		t.Cleanup(func() { l.Close() })
+		t.Cleanup(func() {
+			l.Close()
+			for len(conns) > 0 {
+				(<-conns).Close()
+			}
+		})
 		return "http://" + l.Addr().String()
 	}
 	answering := func(status int, code string) func(t *testing.T) string {
