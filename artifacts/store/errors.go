@@ -79,7 +79,9 @@ var authCodes = map[string]bool{
 	"InvalidAccessKeyId": true, "SignatureDoesNotMatch": true, "InvalidSecurity": true,
 	"InvalidToken": true, "ExpiredToken": true, "TokenRefreshRequired": true,
 	"RequestTimeTooSkewed": true, "Forbidden": true, "Unauthorized": true,
-	"MissingSecurityHeader": true, "CredentialsNotSupported": true,
+	"MissingSecurityHeader": true, "CredentialsNotSupported": true, "InvalidClientTokenId": true,
+	// versitygw answers an unknown access key with 404 XAdminUserNotFound.
+	"XAdminUserNotFound": true,
 }
 
 // s3Kind is the one place that decides what an S3 failure means, from the

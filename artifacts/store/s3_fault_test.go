@@ -242,6 +242,7 @@ func TestS3ErrorKinds(t *testing.T) {
 		{403, "", store.Config, 1},
 		{401, "", store.Config, 1},
 		{404, "NoSuchBucket", store.Config, 1},
+		{404, "XAdminUserNotFound", store.Config, 1}, // versitygw: unknown access key
 		{301, "PermanentRedirect", store.Config, 1},
 		{501, "NotImplemented", store.Config, 1},
 	} {
