@@ -394,8 +394,7 @@ func (o *s3Object) getOnce(p []byte, off int64) (bodyErr bool, err error) {
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			// A body cut short is a broken connection, not a short object:
 			// Content-Range promised the bytes.
-			err = fmt.Errorf("%w (connection closed early)", err)
-			return true, &truncatedError{err}
+			return true, &truncatedError{fmt.Errorf("reading body of %s: %w (connection closed early)", rng, err)}
 		}
 		return true, fmt.Errorf("reading body of %s: %w", rng, err)
 	}
