@@ -124,8 +124,9 @@ func TestS3StalledEndpointFailsTransient(t *testing.T) {
 }
 
 // stallingS3 serves a fake S3, except that the first `stalls` ranged GETs
-// send their headers and half the body, then go silent.
-func stallingS3(t *testing.T, stalls int64) (store.S3Options, *atomic.Int64) {
+// send their headers and half the body, then go silent (or, with cut,
+// drop the connection).
+func stallingS3(t *testing.T, stalls int64, cut bool) (store.S3Options, *atomic.Int64) {
 	t.Helper()
 	o := fakeS3(t)
 	fake := strings.TrimPrefix(o.Endpoint, "http://")
@@ -148,6 +149,9 @@ func stallingS3(t *testing.T, stalls int64) (store.S3Options, *atomic.Int64) {
 		if r.Method == http.MethodGet && r.Header.Get("Range") != "" && n.Add(1) <= stalls {
 			w.Write(body.Bytes()[:body.Len()/2])
 			w.(http.Flusher).Flush()
+			if cut {
+				panic(http.ErrAbortHandler) // closes the connection mid-body
+			}
 			select {
 			case <-r.Context().Done():
 			case <-release:
@@ -167,10 +171,11 @@ func TestS3StalledBodyIsRetried(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
 		stalls  int64
+		cut     bool
 		wantErr bool
-	}{{1, false}, {2, false}, {100, true}} {
-		t.Run(fmt.Sprint(c.stalls), func(t *testing.T) {
-			o, _ := stallingS3(t, c.stalls)
+	}{{1, false, false}, {2, false, false}, {100, false, true}, {1, true, false}, {100, true, true}} {
+		t.Run(fmt.Sprint(c.stalls, c.cut), func(t *testing.T) {
+			o, _ := stallingS3(t, c.stalls, c.cut)
 			st := newFakeStore(t, o)
 			data := []byte(strings.Repeat("0123456789", 1000))
 			if _, err := store.Put(ctx, st, "obj", data, store.Replace); err != nil {
@@ -190,8 +195,11 @@ func TestS3StalledBodyIsRetried(t *testing.T) {
 			if err != nil || !bytes.Equal(got, data) {
 				t.Fatalf("read after %d stalls: %v", c.stalls, err)
 			}
-			if n := stats.Timeouts.Load(); n != c.stalls {
-				t.Errorf("timeouts counted %d, want %d", n, c.stalls)
+			if n, want := stats.Timeouts.Load(), map[bool]int64{false: c.stalls}[c.cut]; n != want {
+				t.Errorf("timeouts counted %d, want %d", n, want)
+			}
+			if n := stats.Retries.Load(); n != c.stalls {
+				t.Errorf("retries counted %d, want %d", n, c.stalls)
 			}
 		})
 	}
