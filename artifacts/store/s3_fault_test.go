@@ -136,7 +136,7 @@ func stallingS3(t *testing.T, stalls int64, cut bool) (store.S3Options, *atomic.
 		r.URL.Scheme, r.URL.Host, r.RequestURI = "http", fake, ""
 		res, err := http.DefaultTransport.RoundTrip(r)
 		if err != nil {
-			http.Error(w, err.Error(), 502)
+			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
 		defer res.Body.Close()
