@@ -194,9 +194,10 @@ func skipValue(b []byte, i int) int {
 	return i
 }
 
-// jsonKey decodes a raw JSON string key.
+// jsonKey decodes a raw JSON string key as encoding/json does (invalid
+// UTF-8 becomes U+FFFD), so that keys equal to it are equal here.
 func jsonKey(raw []byte) string {
-	if bytes.IndexByte(raw, '\\') < 0 {
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
 		return string(raw[1 : len(raw)-1])
 	}
 	var s string

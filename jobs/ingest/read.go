@@ -213,7 +213,10 @@ func decompress(in input, r io.Reader) (io.Reader, func(), error) {
 		}
 		return zr, func() { zr.Close() }, nil
 	case strings.HasSuffix(lower, ".zst"), strings.HasSuffix(lower, ".zstd"):
-		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1))
+		// The window a frame declares is memory the decoder holds: cap it
+		// at the zstd tool's own default limit (128 MiB; files written
+		// with --long=28 or more are refused), not the library's 512 MiB.
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(128<<20))
 		if err != nil {
 			return nil, nil, stage.BadInput(fmt.Errorf("%s: not zstd: %w", in.name, err))
 		}
