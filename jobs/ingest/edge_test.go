@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go"
 	"github.com/rs/zerolog"
 
 	"github.com/saber-math/saber/artifacts/dataset"
@@ -489,4 +490,37 @@ func FuzzParseJSONLine(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParquetFieldInNoFile: a mapped optional column that no Parquet file
+// of the source has is a typo (exit 2, naming the columns seen); one that
+// only some files have is not.
+func TestParquetFieldInNoFile(t *testing.T) {
+	type withType struct {
+		Problem     string `parquet:"problem"`
+		Solution    string `parquet:"solution"`
+		ProblemType string `parquet:"problem_type"`
+	}
+	type without struct {
+		Problem  string `parquet:"problem"`
+		Solution string `parquet:"solution"`
+	}
+	var a, b bytes.Buffer
+	if err := parquet.Write(&a, []withType{{"P1", "S1", "Algebra"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := parquet.Write(&b, []without{{"P2", "S2"}, {"P3", "S3"}}); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"a.parquet": a.Bytes(), "b.parquet": b.Bytes()}
+	src := "    - {name: n, paths: [a.parquet, b.parquet], fields: {statement: problem, subject: %s}}\n"
+	probs, _, err := runShards(t, setup(t, files, fmt.Sprintf(src, "problem_type")), 1)
+	if err != nil || len(probs) != 3 {
+		t.Fatalf("column in one file of two: %d problems, %v", len(probs), err)
+	}
+	_, _, err = runShards(t, setup(t, files, fmt.Sprintf(src, "problem_typ")), 1)
+	if err == nil || stage.ExitCode(err) != stage.ExitBadInput ||
+		!strings.Contains(err.Error(), `fields.subject is "problem_typ", but no row of its files has that field; fields seen: problem, problem_type, solution`) {
+		t.Fatalf("typo: %v (exit %d)", err, stage.ExitCode(err))
+	}
 }
