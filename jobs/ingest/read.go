@@ -69,7 +69,7 @@ func expand(ctx context.Context, cfg *config.Config, src *Source) ([]input, erro
 			return nil, stage.BadInput(fmt.Errorf("source %s: %q matched no files%s", src.Name, pat, folderNote(cfg.Resolve(pat))))
 		}
 		if errors.Is(err, fs.ErrPermission) {
-			return nil, stage.BadInput(fmt.Errorf("source %s: %q: permission denied%s: %w", src.Name, pat, folderNote(cfg.Resolve(pat)), err))
+			return nil, stage.BadInput(fmt.Errorf("source %s: %q%s: %w", src.Name, pat, folderNote(cfg.Resolve(pat)), err))
 		}
 		if err != nil {
 			return nil, stage.BadInput(fmt.Errorf("source %s: %q: %w", src.Name, pat, err))
@@ -104,7 +104,7 @@ func folderNote(uri string) string {
 	p := strings.TrimPrefix(uri, "file://")
 	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 		if _, err := os.ReadDir(p); err != nil {
-			return fmt.Sprintf(" (%s is a folder that cannot be listed: %v)", p, err)
+			return fmt.Sprintf(" (%s is a folder that cannot be listed)", p)
 		}
 		return fmt.Sprintf(" (%s is a folder with no files under it)", p)
 	}
