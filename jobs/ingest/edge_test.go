@@ -103,12 +103,13 @@ func TestGoodRowsKept(t *testing.T) {
 		{"nested object with equal keys", `{"uid": "k5", "statement": "n", "solution": "s", "meta": {"a": 1, "b": {"a": [1, {"a": 2}]}}}`, "n"},
 		{"braces and quotes in strings", `{"uid": "k6", "statement": "{\"a\": [}", "solution": "s", "x": "]}"}`, `{"a": [}`},
 		{"CRLF line ending", "{\"uid\": \"k7\", \"statement\": \"crlf\", \"solution\": \"s\"}\r", "crlf"},
+		{"bare CR as white space before a nested object", "{\"uid\": \"k10\", \"statement\": \"cr\", \"solution\": \"s\", \"meta\":\r{\"a\": 1}}", "cr"},
 		{"spaces everywhere", ` { "uid" : "k8" , "statement" : "sp" , "solution" : "s" } `, "sp"},
-		{"byte-order mark inside the file", "\xef\xbb\xbf{\"uid\": \"k9\", \"statement\": \"bom\", \"solution\": \"s\"}", "bom"},
+		{"byte-order mark", "\xef\xbb\xbf{\"uid\": \"k9\", \"statement\": \"bom\", \"solution\": \"s\"}", "bom"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			body := goodRows(1) + tt.line + "\n"
+			body := tt.line + "\n" + goodRows(1) // first, where the file's shape is judged too
 			probs, rejs, err := runShards(t, setup(t, map[string][]byte{"in.jsonl": []byte(body)}, plainSource), 1)
 			if err != nil {
 				t.Fatal(err)
@@ -127,18 +128,20 @@ func TestGoodRowsKept(t *testing.T) {
 	}
 }
 
-// TestByteOrderMark: a UTF-8 BOM opening a file is not part of its first
-// row (plain and compressed).
+// TestByteOrderMark: a UTF-8 BOM opening a file, or a part of one made by
+// concatenating such files, is not part of the row it precedes (plain and
+// compressed).
 func TestByteOrderMark(t *testing.T) {
-	body := "\xef\xbb\xbf" + goodRows(3)
+	const bom = "\xef\xbb\xbf"
+	body := bom + goodRows(3) + bom + strings.ReplaceAll(goodRows(2), `"g`, `"h`)
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte(strings.ReplaceAll(body, `"g`, `"z`)))
+	zw.Write([]byte(bom + strings.ReplaceAll(goodRows(3), `"g`, `"z`)))
 	zw.Close()
 	src := "    - {name: b, paths: [in.jsonl, in.jsonl.gz], fields: {id: uid}}\n"
 	probs, rejs, err := runShards(t, setup(t, map[string][]byte{"in.jsonl": []byte(body), "in.jsonl.gz": gz.Bytes()}, src), 1)
-	if err != nil || len(probs) != 6 || len(rejs) != 0 {
-		t.Fatalf("%d problems, rejects %+v, err %v; want all 6 rows", len(probs), rejs, err)
+	if err != nil || len(probs) != 8 || len(rejs) != 0 {
+		t.Fatalf("%d problems, rejects %+v, err %v; want all 8 rows", len(probs), rejs, err)
 	}
 }
 

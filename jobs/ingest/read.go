@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -300,7 +301,9 @@ func fileShape(in input, b, t []byte) error {
 	case string(t) == "{":
 		return bad("a JSON document spread over several lines, not JSON lines; ingest reads one JSON object per line: convert it, e.g. jq -c . in.json > in.jsonl")
 	}
-	if i := bareCR(t); i >= 0 && bytes.HasPrefix(bytes.TrimSpace(t[i:]), []byte("{")) {
+	// A bare CR followed by an object's brace, on a line that is not one
+	// valid object (a CR may be white space inside one: {"a":\r{...}}).
+	if i := bareCR(t); i >= 0 && bytes.HasPrefix(bytes.TrimSpace(t[i:]), []byte("{")) && !json.Valid(t) {
 		return bad("lines end in a carriage return only (old Mac line endings), so the file reads as one line; convert them to line feeds, e.g. tr '\\r' '\\n' < in > out")
 	}
 	return nil
