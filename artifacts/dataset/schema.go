@@ -58,6 +58,14 @@ const (
 	ReasonLLMFailed    = "llm_failed"
 	// ReasonExcluded: the id is listed in ingest.exclude.
 	ReasonExcluded = "excluded"
+	// ReasonNotObject: a JSONL line that is valid JSON but not an object
+	// (null, an array, a string, a number).
+	ReasonNotObject = "not_object"
+	// ReasonDuplicateKey: a key appears twice in one row's object.
+	ReasonDuplicateKey = "duplicate_key"
+	// ReasonControlChar: a NUL or other control character in a field
+	// (statement and solution may hold tab, line feed, carriage return).
+	ReasonControlChar = "control_char"
 )
 
 // Document is a row of `corpus`, written by dedup's reduce: the problems

@@ -18,6 +18,16 @@ type Config struct {
 	Shards int `yaml:"shards" json:"shards" hash:"-"`
 	// MaxTextBytes rejects statements or solutions longer than this.
 	MaxTextBytes int `yaml:"max_text_bytes" json:"max_text_bytes"`
+	// MaxLineBytes rejects a JSONL line longer than this (oversize), which
+	// is skipped as it streams past: no line costs more memory than this.
+	// Default 4 × max_text_bytes: room for a statement and a solution at
+	// the limit, JSON-escaped.
+	MaxLineBytes int `yaml:"max_line_bytes" json:"max_line_bytes"`
+	// MaxRejectShare stops ingest (exit 2) when more than this share of a
+	// source's rows are rejected; a source with no accepted row always
+	// stops. Rows listed in exclude count for neither. A gate on whether
+	// the output is written, not on its bytes, so it is not hashed.
+	MaxRejectShare float64 `yaml:"max_reject_share" json:"max_reject_share" hash:"-"`
 	// Sources are read in order; on duplicate ids the first occurrence wins.
 	Sources []Source `yaml:"sources" json:"sources"`
 	// Exclude are problem ids removed by hand after review — a leak the
@@ -51,6 +61,9 @@ type Source struct {
 	// SubjectMap rewrites subject values (e.g. MATH's "Precalculus" →
 	// "Calculus and Analysis"); values not in the map are kept.
 	SubjectMap map[string]string `yaml:"subject_map" json:"subject_map"`
+	// MaxRejectShare overrides ingest.max_reject_share for this source (a
+	// source known to be dirty); 0 takes the section's.
+	MaxRejectShare float64 `yaml:"max_reject_share" json:"max_reject_share" hash:"-"`
 }
 
 // Fields names input fields (dotted for nested Parquet columns); empty means absent.
@@ -73,6 +86,12 @@ func (c *Config) Defaults(*config.Config) {
 	if c.MaxTextBytes == 0 {
 		c.MaxTextBytes = 1 << 20
 	}
+	if c.MaxLineBytes == 0 && c.MaxTextBytes > 0 {
+		c.MaxLineBytes = 4 * c.MaxTextBytes
+	}
+	if c.MaxRejectShare == 0 {
+		c.MaxRejectShare = 0.5
+	}
 	for i := range c.Sources {
 		s := &c.Sources[i]
 		if s.Format == "" {
@@ -90,6 +109,9 @@ func (c *Config) Defaults(*config.Config) {
 		if s.Fields.Solution == "" {
 			s.Fields.Solution = "solution"
 		}
+		if s.MaxRejectShare == 0 {
+			s.MaxRejectShare = c.MaxRejectShare
+		}
 	}
 }
 
@@ -100,6 +122,12 @@ func (c *Config) Validate(_ *config.Config, bad func(string, ...any)) {
 	}
 	if c.MaxTextBytes < 1 {
 		bad("ingest.max_text_bytes: must be ≥ 1")
+	}
+	if c.MaxLineBytes < 1 {
+		bad("ingest.max_line_bytes: must be ≥ 1")
+	}
+	if !(c.MaxRejectShare > 0 && c.MaxRejectShare <= 1) {
+		bad("ingest.max_reject_share: %v is not in (0, 1] (1: only a source with no accepted row stops ingest)", c.MaxRejectShare)
 	}
 	names := map[string]bool{}
 	for i, s := range c.Sources {
@@ -117,6 +145,9 @@ func (c *Config) Validate(_ *config.Config, bad func(string, ...any)) {
 		case "auto", "jsonl", "parquet":
 		default:
 			bad("%s.format: %q is not one of auto, jsonl, parquet", p, s.Format)
+		}
+		if !(s.MaxRejectShare > 0 && s.MaxRejectShare <= 1) {
+			bad("%s.max_reject_share: %v is not in (0, 1]", p, s.MaxRejectShare)
 		}
 		if !slices.Contains(dataset.Sources, s.Source) {
 			bad("%s.source: %q is not one of %s", p, s.Source, strings.Join(dataset.Sources, ", "))

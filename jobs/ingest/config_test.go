@@ -14,7 +14,7 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := Section.Of(cfg)
-	if c.Shards != 1 || c.MaxTextBytes != 1<<20 || len(c.Sources) != 1 {
+	if c.Shards != 1 || c.MaxTextBytes != 1<<20 || c.MaxLineBytes != 4<<20 || c.MaxRejectShare != 0.5 || len(c.Sources) != 1 || c.Sources[0].MaxRejectShare != 0.5 {
 		t.Fatalf("defaults: %+v", c)
 	}
 	s := c.Sources[0]
@@ -27,14 +27,19 @@ root: d
 ingest:
   shards: 4
   max_text_bytes: 99
+  max_reject_share: 0.2
   sources:
     - {name: n, paths: [b.parquet], format: parquet, source: numina, origin: olympiads, fields: {statement: problem, solution: answer}}
+    - {name: m, paths: [c.jsonl], max_reject_share: 0.9}
 `), Section)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c = Section.Of(cfg)
 	s = c.Sources[0]
+	if c.MaxLineBytes != 4*99 || c.MaxRejectShare != 0.2 || s.MaxRejectShare != 0.2 || c.Sources[1].MaxRejectShare != 0.9 {
+		t.Errorf("max_line_bytes %d, max_reject_share %v, per source %v and %v", c.MaxLineBytes, c.MaxRejectShare, s.MaxRejectShare, c.Sources[1].MaxRejectShare)
+	}
 	if c.Shards != 4 || c.MaxTextBytes != 99 || s.Format != "parquet" || s.Source != "numina" || s.Origin != "olympiads" || s.Fields.Statement != "problem" || s.Fields.Solution != "answer" {
 		t.Errorf("set values: %+v", c)
 	}
@@ -55,6 +60,10 @@ func TestConfigValidation(t *testing.T) {
 	}{
 		{"shards", "ingest: {shards: -1}", []string{"ingest.shards: must be ≥ 1"}},
 		{"max_text_bytes", "ingest: {max_text_bytes: -5}", []string{"ingest.max_text_bytes: must be ≥ 1"}},
+		{"max_line_bytes", "ingest: {max_line_bytes: -1}", []string{"ingest.max_line_bytes: must be ≥ 1"}},
+		{"max_reject_share", "ingest: {max_reject_share: 1.5}", []string{"ingest.max_reject_share: 1.5 is not in (0, 1]"}},
+		{"max_reject_share negative", "ingest: {max_reject_share: -0.1}", []string{"ingest.max_reject_share: -0.1 is not in (0, 1]"}},
+		{"source max_reject_share", "ingest: {sources: [{name: a, paths: [a.jsonl], max_reject_share: 2}]}", []string{"ingest.sources[0].max_reject_share: 2 is not in (0, 1]"}},
 		{"no name", "ingest: {sources: [{paths: [a.jsonl]}]}", []string{"ingest.sources[0].name: required"}},
 		{"name twice", "ingest: {sources: [{name: a, paths: [a.jsonl]}, {name: a, paths: [b.jsonl]}]}", []string{`ingest.sources[1].name: "a" used twice`}},
 		{"no paths", "ingest: {sources: [{name: a}]}", []string{"ingest.sources[0].paths: at least one file or glob required"}},

@@ -64,6 +64,8 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 			return "", rej(dataset.ReasonMissingField, name, fmt.Sprintf("no %q (mapped to %s)", name, field))
 		case !v.present:
 			return "", nil
+		case v.badUTF8 && v.note != "":
+			return "", rej(dataset.ReasonInvalidUTF8, name, "value is not valid UTF-8: "+v.note)
 		case v.badUTF8:
 			return "", rej(dataset.ReasonInvalidUTF8, name, "value is not valid UTF-8")
 		case v.badType != "":
@@ -72,6 +74,11 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 			return "", rej(dataset.ReasonOversize, name, fmt.Sprintf("%d bytes > max_text_bytes %d", len(v.s), Section.Of(cfg).MaxTextBytes))
 		case required && strings.TrimSpace(v.s) == "":
 			return "", rej(dataset.ReasonEmpty, name, "empty after trimming white space")
+		}
+		// Statements and solutions are text with line breaks and tabs;
+		// ids, subjects, origins and sources are single-line labels.
+		if c, at, ok := controlChar(v.s, field == "statement" || field == "solution"); ok {
+			return "", rej(dataset.ReasonControlChar, name, fmt.Sprintf("control character %s at byte %d", charName(c), at))
 		}
 		return v.s, nil
 	}
@@ -154,25 +161,32 @@ func run(ctx context.Context, env *stage.Env) error {
 	}
 
 	// Pass 1: validate every row, find first occurrences of ids, collect rejects.
+	c := Section.Of(cfg)
 	first := map[string]loc{}
 	var rejects []dataset.Reject
+	tallies := make(map[*Source]*tally, len(sources))
+	for i := range sources {
+		tallies[&sources[i]] = newTally(&sources[i])
+	}
 	prog := env.Progress("validate bytes", totalBytes)
 	for fi, in := range inputs {
-		sum, size, err := scan(ctx, in, prog, func(r record) error {
-			env.Count("rows_read", 1)
+		t := tallies[in.src]
+		sum, size, err := scan(ctx, in, c.MaxLineBytes, prog, func(r record) error {
 			p, bad := validate(cfg, in, r, hs)
+			if bad == nil {
+				if at, dup := first[p.ID]; dup {
+					bad = &dataset.Reject{
+						Input: in.src.Name, File: in.name, Line: r.line, ID: p.ID, Field: fieldNames(in.src)["id"],
+						Reason: dataset.ReasonDuplicateID, Detail: fmt.Sprintf("first seen at %s:%d", inputs[at.file].name, at.line),
+					}
+				} else {
+					first[p.ID] = loc{fi, r.line}
+				}
+			}
+			t.row(r, bad)
 			if bad != nil {
 				rejects = append(rejects, *bad)
-				return nil
 			}
-			if at, dup := first[p.ID]; dup {
-				rejects = append(rejects, dataset.Reject{
-					Input: in.src.Name, File: in.name, Line: r.line, ID: p.ID, Field: fieldNames(in.src)["id"],
-					Reason: dataset.ReasonDuplicateID, Detail: fmt.Sprintf("first seen at %s:%d", inputs[at.file].name, at.line),
-				})
-				return nil
-			}
-			first[p.ID] = loc{fi, r.line}
 			return nil
 		})
 		if err != nil {
@@ -181,6 +195,11 @@ func run(ctx context.Context, env *stage.Env) error {
 		env.AddFile(layout.Object{URI: in.uri, SHA256: sum, Size: size})
 	}
 	prog.Finish()
+	for i := range sources {
+		if err := tallies[&sources[i]].verdict(&sources[i], i, env.Log); err != nil {
+			return err
+		}
+	}
 
 	ids := make([]string, 0, len(first))
 	for id := range first {
@@ -195,10 +214,13 @@ func run(ctx context.Context, env *stage.Env) error {
 	sort.SliceStable(rejects, func(i, j int) bool { return dataset.Rejects.Compare(&rejects[i], &rejects[j]) < 0 })
 	rlo, rhi := env.Shard.Range(len(rejects))
 	mine := rejects[rlo:rhi]
-	for _, r := range rejects {
+	// Each shard counts its own rows, the ones it writes, so that the
+	// shards' stats add up to the input's (saber stats sums them).
+	env.Count("rows_read", int64(hi-lo+len(mine)))
+	for _, r := range mine {
 		env.Count("rejected_"+r.Reason, 1)
 	}
-	env.Count("problems_total", int64(len(ids)))
+	env.Count("problems_total", int64(hi-lo))
 	env.Log.Info().Int("inputs", len(inputs)).Int("problems", len(ids)).Int("rejects", len(rejects)).
 		Int("shard_problems", hi-lo).Int("shard_rejects", len(mine)).Msg("validated every input")
 
@@ -207,7 +229,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	if hi > lo {
 		prog = env.Progress("extract bytes", totalBytes)
 		for fi, in := range inputs {
-			_, _, err := scan(ctx, in, prog, func(r record) error {
+			_, _, err := scan(ctx, in, c.MaxLineBytes, prog, func(r record) error {
 				if !want[loc{fi, r.line}] {
 					return nil
 				}

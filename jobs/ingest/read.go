@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -12,10 +11,13 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
@@ -44,6 +46,7 @@ type value struct {
 	present bool   // false: absent or null
 	badType string // non-empty: the field is of this non-string type
 	badUTF8 bool
+	note    string // why the value is not valid UTF-8, when known
 }
 
 // record is one input row: its 1-based line (JSONL) or row (Parquet), and
@@ -52,6 +55,9 @@ type record struct {
 	line   int64
 	vals   map[string]value
 	reject *dataset.Reject
+	// keys are the input fields the row has (a Parquet file's columns),
+	// so that a mapped field no row has is found (a typo in the map).
+	keys []string
 }
 
 // expand lists a source's files: globs resolved against the config's
@@ -61,7 +67,10 @@ func expand(ctx context.Context, cfg *config.Config, src *Source) ([]input, erro
 	for _, pat := range src.Paths {
 		files, err := layout.Files(ctx, cfg.Resolve(pat), cfg.Storage, nil)
 		if errors.Is(err, store.ErrNotExist) {
-			return nil, stage.BadInput(fmt.Errorf("source %s: %q matched no files", src.Name, pat))
+			return nil, stage.BadInput(fmt.Errorf("source %s: %q matched no files%s", src.Name, pat, folderNote(cfg.Resolve(pat))))
+		}
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, stage.BadInput(fmt.Errorf("source %s: %q%s: %w", src.Name, pat, folderNote(cfg.Resolve(pat)), err))
 		}
 		if err != nil {
 			return nil, stage.BadInput(fmt.Errorf("source %s: %q: %w", src.Name, pat, err))
@@ -84,6 +93,33 @@ func expand(ctx context.Context, cfg *config.Config, src *Source) ([]input, erro
 		}
 	}
 	return out, nil
+}
+
+// folderNote says what folders a local path or pattern names, for a
+// message about finding no files there: a folder without files, or a
+// pattern that matches only folders (a glob's folders are not read).
+func folderNote(uri string) string {
+	if strings.Contains(uri, "://") && !strings.HasPrefix(uri, "file://") {
+		return ""
+	}
+	p := strings.TrimPrefix(uri, "file://")
+	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+		if _, err := os.ReadDir(p); err != nil {
+			return fmt.Sprintf(" (%s is a folder that cannot be listed)", p)
+		}
+		return fmt.Sprintf(" (%s is a folder with no files under it)", p)
+	}
+	matches, _ := filepath.Glob(p)
+	var dirs []string
+	for _, m := range matches {
+		if fi, err := os.Stat(m); err == nil && fi.IsDir() {
+			dirs = append(dirs, m)
+		}
+	}
+	if len(dirs) > 0 {
+		return fmt.Sprintf(" (it matches only folders, which a pattern does not read: %s; name the folder itself to read every file under it)", strings.Join(dirs, ", "))
+	}
+	return ""
 }
 
 func formatOf(src *Source, uri string) (string, error) {
@@ -133,10 +169,10 @@ func (c countingReader) Read(p []byte) (int, error) {
 // scan reads every record of in, in order, reports the bytes read to prog,
 // and returns the SHA-256 of the file's bytes as stored (compressed files
 // hash compressed).
-func scan(ctx context.Context, in input, prog *stage.Progress, fn func(record) error) (sum string, size int64, err error) {
+func scan(ctx context.Context, in input, maxLine int, prog *stage.Progress, fn func(record) error) (sum string, size int64, err error) {
 	obj, err := in.file.Store.Open(ctx, in.file.Key)
 	if err != nil {
-		if errors.Is(err, store.ErrNotExist) {
+		if errors.Is(err, store.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EISDIR) {
 			return "", 0, stage.BadInput(fmt.Errorf("open %s: %w", in.uri, err))
 		}
 		return "", 0, fmt.Errorf("open %s: %w", in.uri, err)
@@ -157,7 +193,7 @@ func scan(ctx context.Context, in input, prog *stage.Progress, fn func(record) e
 		prog.Add(obj.Size())
 	default:
 		raw := countingReader{r: io.NewSectionReader(obj, 0, obj.Size()), prog: prog}
-		err = scanJSONL(ctx, in, io.TeeReader(raw, h), count)
+		err = scanJSONL(ctx, in, io.TeeReader(raw, h), maxLine, count)
 	}
 	if err != nil {
 		return "", 0, err
@@ -178,7 +214,10 @@ func decompress(in input, r io.Reader) (io.Reader, func(), error) {
 		}
 		return zr, func() { zr.Close() }, nil
 	case strings.HasSuffix(lower, ".zst"), strings.HasSuffix(lower, ".zstd"):
-		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1))
+		// The window a frame declares is memory the decoder holds: cap it
+		// at the zstd tool's own default limit (128 MiB; files written
+		// with --long=28 or more are refused), not the library's 512 MiB.
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(128<<20))
 		if err != nil {
 			return nil, nil, stage.BadInput(fmt.Errorf("%s: not zstd: %w", in.name, err))
 		}
@@ -187,79 +226,87 @@ func decompress(in input, r io.Reader) (io.Reader, func(), error) {
 	return r, func() {}, nil
 }
 
-func scanJSONL(ctx context.Context, in input, raw io.Reader, fn func(record) error) error {
+func scanJSONL(ctx context.Context, in input, raw io.Reader, maxLine int, fn func(record) error) error {
 	r, closeFn, err := decompress(in, raw)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	br := bufio.NewReaderSize(r, 1<<20)
+	lr := newLineReader(ctx, r, maxLine)
 	fields := fieldNames(in.src)
 	var line int64
+	first := true // no non-blank line yet
 	for {
 		if line%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		b, err := br.ReadBytes('\n')
-		if len(b) > 0 {
-			line++
-			if t := bytes.TrimSpace(b); len(t) > 0 {
-				if ferr := fn(parseJSONLine(in, line, t, fields)); ferr != nil {
-					return ferr
-				}
-			}
-		}
-		if err == io.EOF {
+		b, size, err := lr.next()
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return cerr
+			}
 			return stage.BadInput(fmt.Errorf("%s: read after line %d: %w (truncated or corrupt file?)", in.name, line, err))
+		}
+		line++
+		// A UTF-8 byte-order mark opens files written by some Windows
+		// tools, and each part of such files concatenated: it is not
+		// part of the row.
+		t := bytes.TrimSpace(bytes.TrimPrefix(b, utf8BOM))
+		if len(t) == 0 && size <= int64(maxLine) {
+			continue
+		}
+		if first {
+			first = false
+			if err := fileShape(in, b, t); err != nil {
+				return err
+			}
+		}
+		rec := record{line: line, reject: &dataset.Reject{Reason: dataset.ReasonOversize,
+			Detail: fmt.Sprintf("line of %d bytes > ingest.max_line_bytes %d; skipped unread", size, maxLine)}}
+		if size <= int64(maxLine) {
+			rec = parseJSONLine(line, t, fields)
+		}
+		if ferr := fn(rec); ferr != nil {
+			return ferr
 		}
 	}
 }
 
-func parseJSONLine(in input, line int64, b []byte, fields map[string]string) record {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(b, &obj); err != nil {
-		detail := err.Error()
-		if !utf8.Valid(b) {
-			return record{line: line, reject: &dataset.Reject{Reason: dataset.ReasonInvalidUTF8, Detail: "line is not valid UTF-8"}}
-		}
-		return record{line: line, reject: &dataset.Reject{Reason: dataset.ReasonMalformed, Detail: detail}}
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// fileShape refuses a file that is not JSON lines at all, judged by its
+// first non-blank line (b raw, t trimmed; at most max_line_bytes of it):
+// rejecting each of its lines would only bury the one fix under a reject
+// per line.
+func fileShape(in input, b, t []byte) error {
+	bad := func(format string, args ...any) error {
+		return stage.BadInput(fmt.Errorf("%s: "+format, append([]any{in.name}, args...)...))
 	}
-	vals := make(map[string]value, len(fields))
-	for field, name := range fields {
-		raw, ok := obj[name]
-		if !ok || string(raw) == "null" {
-			vals[field] = value{}
-			continue
-		}
-		if !utf8.Valid(raw) {
-			// encoding/json would silently turn bad bytes into U+FFFD.
-			vals[field] = value{present: true, badUTF8: true}
-			continue
-		}
-		switch raw[0] {
-		case '"':
-			var s string
-			if err := json.Unmarshal(raw, &s); err != nil {
-				vals[field] = value{present: true, badType: "string: " + err.Error()}
-				continue
-			}
-			vals[field] = value{s: s, present: true, badUTF8: strings.ContainsRune(s, utf8.RuneError) && bytes.Contains(raw, []byte(`\ud`))}
-		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-			vals[field] = value{s: string(raw), present: true, badType: numberOK(field)}
-		case '{':
-			vals[field] = value{present: true, badType: "object"}
-		case '[':
-			vals[field] = value{present: true, badType: "array"}
-		default:
-			vals[field] = value{present: true, badType: "boolean"}
-		}
+	switch {
+	case len(t) == 0: // a blank line too long to read
+		return nil
+	case bytes.HasPrefix(b, []byte("\xff\xfe")), bytes.HasPrefix(b, []byte("\xfe\xff")):
+		return bad("UTF-16 text (it starts with a UTF-16 byte-order mark); ingest reads UTF-8: convert it, e.g. iconv -f UTF-16 -t UTF-8")
+	case bytes.HasPrefix(b, []byte("\x1f\x8b")):
+		return bad("gzip data in a file whose name does not end in .gz; rename it (or its glob) to .gz")
+	case bytes.HasPrefix(b, []byte("\x28\xb5\x2f\xfd")):
+		return bad("zstd data in a file whose name does not end in .zst; rename it (or its glob) to .zst")
+	case t[0] == '[':
+		return bad("a JSON array, not JSON lines; ingest reads one JSON object per line: convert it, e.g. jq -c '.[]' in.json > in.jsonl")
+	case string(t) == "{":
+		return bad("a JSON document spread over several lines, not JSON lines; ingest reads one JSON object per line: convert it, e.g. jq -c . in.json > in.jsonl")
 	}
-	return record{line: line, vals: vals}
+	// A bare CR followed by an object's brace, on a line that is not one
+	// valid object (a CR may be white space inside one: {"a":\r{...}}).
+	if i := bareCR(t); i >= 0 && bytes.HasPrefix(bytes.TrimSpace(t[i:]), []byte("{")) && !json.Valid(t) {
+		return bad("lines end in a carriage return only (old Mac line endings), so the file reads as one line; convert them to line feeds, e.g. tr '\\r' '\\n' < in > out")
+	}
+	return nil
 }
 
 // numberOK lets ids be numbers (many datasets number their rows); other
@@ -300,6 +347,10 @@ func scanParquet(ctx context.Context, in input, obj store.Object, fn func(record
 		}
 		cols[field] = leaf.ColumnIndex
 	}
+	var colNames []string
+	for _, c := range f.Schema().Columns() {
+		colNames = append(colNames, strings.Join(c, "."))
+	}
 	var line int64
 	buf := make([]parquet.Row, 256)
 	for _, rg := range f.RowGroups() {
@@ -330,7 +381,7 @@ func scanParquet(ctx context.Context, in input, obj store.Object, fn func(record
 						}
 					}
 				}
-				if ferr := fn(record{line: line, vals: vals}); ferr != nil {
+				if ferr := fn(record{line: line, vals: vals, keys: colNames}); ferr != nil {
 					rows.Close()
 					return ferr
 				}

@@ -1,0 +1,293 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+)
+
+// parseJSONLine turns one trimmed JSONL line into a record: the mapped
+// fields of its object and the names of all its keys, or why the line
+// cannot be a row. encoding/json alone is too lenient for rows: it accepts
+// `null` as an empty object, keeps the last of two equal keys, and turns a
+// lone surrogate escape into U+FFFD; each of these is a reject here.
+func parseJSONLine(line int64, b []byte, fields map[string]string) record {
+	bad := func(reason, field, detail string) record {
+		return record{line: line, reject: &dataset.Reject{Field: field, Reason: reason, Detail: detail}}
+	}
+	if !json.Valid(b) {
+		if !utf8.Valid(b) {
+			return bad(dataset.ReasonInvalidUTF8, "", "line is not valid UTF-8")
+		}
+		detail := "not valid JSON"
+		var v json.RawMessage
+		if err := json.Unmarshal(b, &v); err != nil {
+			detail = err.Error()
+		}
+		if i := bareCR(b); i >= 0 {
+			detail += fmt.Sprintf("; the line holds a bare CR at byte %d (are lines separated by CR only?)", i)
+		}
+		return bad(dataset.ReasonMalformed, "", detail)
+	}
+	if b[0] != '{' {
+		return bad(dataset.ReasonNotObject, "", fmt.Sprintf("line is a JSON %s, not an object", jsonKind(b[0])))
+	}
+	members := objectMembers(b)
+	keys := make([]string, len(members))
+	raws := make(map[string][]byte, len(fields)) // problem field → raw value
+	var seen map[string]bool                     // for objects too wide to compare keys pairwise
+	if len(members) > 16 {
+		seen = make(map[string]bool, len(members))
+	}
+	for i, m := range members {
+		k := jsonKey(m.key)
+		dup := seen[k]
+		if seen != nil {
+			seen[k] = true
+		} else {
+			dup = slices.Contains(keys[:i], k)
+		}
+		if dup {
+			return bad(dataset.ReasonDuplicateKey, k, fmt.Sprintf("key %q appears more than once in the object, so its value is ambiguous", k))
+		}
+		keys[i] = k
+		for field, name := range fields {
+			if name == k {
+				raws[field] = m.val
+			}
+		}
+	}
+	vals := make(map[string]value, len(fields))
+	for field := range fields {
+		raw, ok := raws[field]
+		if !ok || string(raw) == "null" {
+			vals[field] = value{}
+			continue
+		}
+		if !utf8.Valid(raw) {
+			// encoding/json would silently turn bad bytes into U+FFFD.
+			vals[field] = value{present: true, badUTF8: true}
+			continue
+		}
+		switch raw[0] {
+		case '"':
+			if esc := loneSurrogate(raw); esc != "" {
+				vals[field] = value{present: true, badUTF8: true, note: "lone surrogate escape " + esc}
+				continue
+			}
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				vals[field] = value{present: true, badType: "string: " + err.Error()}
+				continue
+			}
+			vals[field] = value{s: s, present: true}
+		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			vals[field] = value{s: string(raw), present: true, badType: numberOK(field)}
+		default:
+			vals[field] = value{present: true, badType: jsonKind(raw[0])}
+		}
+	}
+	return record{line: line, vals: vals, keys: keys}
+}
+
+// jsonKind names the JSON type a value starting with c has.
+func jsonKind(c byte) string {
+	switch c {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "boolean"
+	}
+	return "number"
+}
+
+// member is one key and value of a JSON object, both raw.
+type member struct{ key, val []byte }
+
+// objectMembers splits the top level of b, a valid JSON object (json.Valid
+// holds), into its members, in order. Validity makes the scan simple: a
+// string ends at the first unescaped quote, a container at its matching
+// bracket.
+func objectMembers(b []byte) []member {
+	var out []member
+	i := skipSpace(b, 1)
+	for i < len(b) && b[i] == '"' {
+		k := skipString(b, i)
+		key := b[i:k]
+		i = skipSpace(b, skipSpace(b, k)+1) // past ':'
+		j := skipValue(b, i)
+		out = append(out, member{key: key, val: b[i:j]})
+		i = skipSpace(b, j)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	return out
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string that starts at b[i].
+func skipString(b []byte, i int) int {
+	i++
+	for {
+		j := bytes.IndexAny(b[i:], `"\`)
+		if j < 0 {
+			return len(b)
+		}
+		i += j
+		if b[i] == '"' {
+			return i + 1
+		}
+		i += 2 // a backslash and the character it escapes
+	}
+}
+
+// skipValue returns the index just past the value that starts at b[i].
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// jsonKey decodes a raw JSON string key as encoding/json does (invalid
+// UTF-8 becomes U+FFFD), so that keys equal to it are equal here.
+func jsonKey(raw []byte) string {
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw[1 : len(raw)-1])
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return string(raw)
+	}
+	return s
+}
+
+// loneSurrogate returns the first \uXXXX escape in the raw JSON string that
+// is half of a UTF-16 surrogate pair without its other half ("\ud800",
+// "\uDC00"), or "". Such a string has no UTF-8 form; encoding/json would
+// replace the escape with U+FFFD, so a damaged row would pass as text.
+func loneSurrogate(raw []byte) string {
+	hex4 := func(i int) (rune, bool) {
+		if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(string(raw[i+2:i+6]), 16, 16)
+		return rune(v), err == nil
+	}
+	for i := 0; i < len(raw); {
+		j := bytes.IndexByte(raw[i:], '\\')
+		if j < 0 {
+			return ""
+		}
+		i += j
+		r, ok := hex4(i)
+		if !ok {
+			i += 2 // \n, \", \\ ...: the escaped character is not a new escape
+			continue
+		}
+		switch {
+		case r >= 0xD800 && r <= 0xDBFF:
+			if lo, ok := hex4(i + 6); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+				i += 12
+				continue
+			}
+			return string(raw[i : i+6])
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return string(raw[i : i+6])
+		}
+		i += 6
+	}
+	return ""
+}
+
+// controlChar finds the first control character in s (C0, DEL, C1), other
+// than tab, line feed and carriage return when text allows them: a NUL or
+// a form feed in a statement is damage (often LaTeX's \f of \frac written
+// into JSON unescaped), and such bytes break every tool downstream.
+func controlChar(s string, text bool) (rune, int, bool) {
+	for i, r := range s {
+		if !unicode.IsControl(r) {
+			continue
+		}
+		if text && (r == '\n' || r == '\t' || r == '\r') {
+			continue
+		}
+		return r, i, true
+	}
+	return 0, 0, false
+}
+
+// bareCR is the index of the first carriage return in b not followed by a
+// line feed, or -1.
+func bareCR(b []byte) int {
+	for i := 0; i < len(b); i++ {
+		if b[i] == '\r' && (i+1 == len(b) || b[i+1] != '\n') {
+			return i
+		}
+	}
+	return -1
+}
+
+// charName shows a control character in a reject's detail.
+func charName(r rune) string {
+	switch r {
+	case 0:
+		return "NUL (U+0000)"
+	case '\f':
+		return `form feed (U+000C; an unescaped \f, as in \frac?)`
+	case '\b':
+		return `backspace (U+0008; an unescaped \b, as in \beta?)`
+	case '\t':
+		return "tab (U+0009)"
+	case '\n':
+		return "line feed (U+000A)"
+	case '\r':
+		return "carriage return (U+000D)"
+	}
+	return fmt.Sprintf("%U", r)
+}
