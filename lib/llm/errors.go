@@ -1,0 +1,89 @@
+package llm
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// ConfigError is a failure that neither a retry nor another document can
+// fix, because the configuration is wrong: the server refused the API key
+// (401), denied the key the model (403), does not know the model or the
+// endpoint (404), or rejected request after request (400, 422, ...) with
+// no success in between. Setting names the config key to check. It does
+// not wrap ErrPermanent: callers that turn a permanent failure into a
+// rejected document must not reject the whole corpus one document at a
+// time; they return it, and the shard stops with exit 2 (ExitCode).
+//
+// Once a client has returned a ConfigError it sends nothing more: every
+// later call returns the same error at once, so a shard's other workers
+// stop without a request each.
+type ConfigError struct {
+	// Setting is the config key to check, e.g. "llm.api_key_env".
+	Setting string
+	// Status is the HTTP status that showed the problem (0 when none did).
+	Status int
+	// Op is the endpoint: chat, embed, rerank or score.
+	Op string
+	// Msg says what is wrong and what to do; Err is the last failure
+	// (redacted: the key never appears in it).
+	Msg string
+	Err error
+}
+
+func (e *ConfigError) Error() string {
+	s := fmt.Sprintf("llm: %s: %s", e.Op, e.Msg)
+	if e.Err != nil {
+		s += " (last: " + e.Err.Error() + ")"
+	}
+	return s
+}
+
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// ExitCode is 2 (SPEC §2: fix the configuration, then rerun); stage.ExitCode
+// honours it.
+func (e *ConfigError) ExitCode() int { return 2 }
+
+// DefaultMaxConsecutiveRejects is how many requests in a row the server may
+// reject (a permanent 4xx other than 401, 403 and 404) before the client
+// takes it for a setting the server refuses rather than a few odd
+// documents (a prompt over the context length is one such document).
+const DefaultMaxConsecutiveRejects = 10
+
+// configError says which setting a status points at, or nil when the
+// status is one a single request can deserve (400, 422, ...).
+func (c *Client) configError(op string, status int, err error) *ConfigError {
+	e := &ConfigError{Op: op, Status: status, Err: err}
+	switch status {
+	case http.StatusUnauthorized:
+		e.Setting = "llm.api_key_env"
+		if c.apiKey == "" {
+			e.Msg = fmt.Sprintf("the server at %s wants an API key (401 Unauthorized) and $%s is unset or empty: put the key in $%s, or name its variable in llm.api_key_env",
+				c.cfg.BaseURL, c.cfg.APIKeyEnv, c.cfg.APIKeyEnv)
+		} else {
+			e.Msg = fmt.Sprintf("llm.api_key_env: the key in $%s was refused by %s (401 Unauthorized): check the key, or which variable llm.api_key_env names",
+				c.cfg.APIKeyEnv, c.cfg.BaseURL)
+		}
+	case http.StatusForbidden:
+		e.Setting = "llm.model"
+		e.Msg = fmt.Sprintf("llm.model %q is forbidden to the key in $%s (403 Forbidden): check llm.model, and the key's access to it (llm.api_key_env)",
+			c.cfg.Model, c.cfg.APIKeyEnv)
+	case http.StatusNotFound:
+		e.Setting = "llm.model"
+		e.Msg = fmt.Sprintf("llm.model %q or the %s endpoint is unknown to the server at %s (404 Not Found): check llm.model, and llm.base_url (most servers want it to end in /v1)",
+			c.cfg.Model, op, c.cfg.BaseURL)
+	default:
+		return nil
+	}
+	return e
+}
+
+// rejectStreakError is the ConfigError of a server that rejected n
+// requests in a row.
+func (c *Client) rejectStreakError(op string, status int, n int64, err error) *ConfigError {
+	return &ConfigError{
+		Setting: "llm.max_consecutive_rejects", Op: op, Status: status, Err: err,
+		Msg: fmt.Sprintf("the server rejected %d requests in a row (last: HTTP %d) and accepted none in between: a setting it refuses, not a few odd documents; check llm.model, llm.max_tokens, llm.temperature, llm.reasoning_effort and llm.seed against what %s accepts (or raise llm.max_consecutive_rejects, default %d)",
+			n, status, c.cfg.BaseURL, DefaultMaxConsecutiveRejects),
+	}
+}
