@@ -50,6 +50,18 @@ type Config struct {
 	// that is not loopback (a trusted cluster network); without it such a
 	// base_url is refused.
 	AllowInsecureKey bool `yaml:"allow_insecure_key" json:"allow_insecure_key" hash:"-"`
+	// Settings is where these settings live in the run config, for the
+	// messages that name one ("retrievers.e5"); default "llm". Never read
+	// from a file.
+	Settings string `yaml:"-" json:"-" hash:"-"`
+}
+
+// key is the config path of one of these settings, for messages.
+func (c Config) key(leaf string) string {
+	if c.Settings == "" {
+		return "llm." + leaf
+	}
+	return c.Settings + "." + leaf
 }
 
 // envName is what a POSIX environment variable name looks like. Checking it
@@ -75,7 +87,7 @@ func (c Config) Validate() error {
 		// Every host but loopback needs a key (New), so plain http to one
 		// would send the key in clear text over the network.
 		if strings.HasPrefix(strings.ToLower(c.BaseURL), "http:") && !isLoopback(c.BaseURL) && !c.AllowInsecureKey {
-			return fmt.Errorf("llm: config: base_url %s is plain http:// to a host that is not loopback, so the API key would cross the network unencrypted: use https://, or set llm.allow_insecure_key: true if the network is trusted", c.BaseURL)
+			return fmt.Errorf("llm: config: base_url %s is plain http:// to a host that is not loopback, so the API key would cross the network unencrypted: use https://, or set %s: true if the network is trusted", c.BaseURL, c.key("allow_insecure_key"))
 		}
 	}
 	if c.APIKeyEnv != "" && !envName.MatchString(c.APIKeyEnv) {

@@ -18,7 +18,8 @@ import (
 // later call returns the same error at once, so a shard's other workers
 // stop without a request each.
 type ConfigError struct {
-	// Setting is the config key to check, e.g. "llm.api_key_env".
+	// Setting is the config key to check, e.g. "llm.api_key_env" (under
+	// Config.Settings when set).
 	Setting string
 	// Status is the HTTP status that showed the problem (0 when none did).
 	Status int
@@ -54,24 +55,25 @@ const DefaultMaxConsecutiveRejects = 10
 // status is one a single request can deserve (400, 422, ...).
 func (c *Client) configError(op string, status int, err error) *ConfigError {
 	e := &ConfigError{Op: op, Status: status, Err: err}
+	keyEnv, model, baseURL := c.cfg.key("api_key_env"), c.cfg.key("model"), c.cfg.key("base_url")
 	switch status {
 	case http.StatusUnauthorized:
-		e.Setting = "llm.api_key_env"
+		e.Setting = keyEnv
 		if c.apiKey == "" {
-			e.Msg = fmt.Sprintf("the server at %s wants an API key (401 Unauthorized) and $%s is unset or empty: put the key in $%s, or name its variable in llm.api_key_env",
-				c.cfg.BaseURL, c.cfg.APIKeyEnv, c.cfg.APIKeyEnv)
+			e.Msg = fmt.Sprintf("the server at %s wants an API key (401 Unauthorized) and $%s is unset or empty: put the key in $%s, or name its variable in %s",
+				c.cfg.BaseURL, c.cfg.APIKeyEnv, c.cfg.APIKeyEnv, keyEnv)
 		} else {
-			e.Msg = fmt.Sprintf("llm.api_key_env: the key in $%s was refused by %s (401 Unauthorized): check the key, or which variable llm.api_key_env names",
-				c.cfg.APIKeyEnv, c.cfg.BaseURL)
+			e.Msg = fmt.Sprintf("%s: the key in $%s was refused by %s (401 Unauthorized): check the key, or which variable %s names",
+				keyEnv, c.cfg.APIKeyEnv, c.cfg.BaseURL, keyEnv)
 		}
 	case http.StatusForbidden:
-		e.Setting = "llm.model"
-		e.Msg = fmt.Sprintf("llm.model %q is forbidden to the key in $%s (403 Forbidden): check llm.model, and the key's access to it (llm.api_key_env)",
-			c.cfg.Model, c.cfg.APIKeyEnv)
+		e.Setting = model
+		e.Msg = fmt.Sprintf("%s %q is forbidden to the key in $%s (403 Forbidden): check %s, and the key's access to it (%s)",
+			model, c.cfg.Model, c.cfg.APIKeyEnv, model, keyEnv)
 	case http.StatusNotFound:
-		e.Setting = "llm.model"
-		e.Msg = fmt.Sprintf("llm.model %q or the %s endpoint is unknown to the server at %s (404 Not Found): check llm.model, and llm.base_url (most servers want it to end in /v1)",
-			c.cfg.Model, op, c.cfg.BaseURL)
+		e.Setting = model
+		e.Msg = fmt.Sprintf("%s %q or the %s endpoint is unknown to the server at %s (404 Not Found): check %s, and %s (most servers want it to end in /v1)",
+			model, c.cfg.Model, op, c.cfg.BaseURL, model, baseURL)
 	default:
 		return nil
 	}
@@ -81,9 +83,10 @@ func (c *Client) configError(op string, status int, err error) *ConfigError {
 // rejectStreakError is the ConfigError of a server that rejected n
 // requests in a row.
 func (c *Client) rejectStreakError(op string, status int, n int64, err error) *ConfigError {
+	k := c.cfg.key
 	return &ConfigError{
-		Setting: "llm.max_consecutive_rejects", Op: op, Status: status, Err: err,
-		Msg: fmt.Sprintf("the server rejected %d requests in a row (last: HTTP %d) and accepted none in between: a setting it refuses, not a few odd documents; check llm.model, llm.max_tokens, llm.temperature, llm.reasoning_effort and llm.seed against what %s accepts (or raise llm.max_consecutive_rejects, default %d)",
-			n, status, c.cfg.BaseURL, DefaultMaxConsecutiveRejects),
+		Setting: k("max_consecutive_rejects"), Op: op, Status: status, Err: err,
+		Msg: fmt.Sprintf("the server rejected %d requests in a row (last: HTTP %d) and accepted none in between: a setting it refuses, not a few odd documents; check %s, %s, %s, %s and %s against what %s accepts (or raise %s, default %d)",
+			n, status, k("model"), k("max_tokens"), k("temperature"), k("reasoning_effort"), k("seed"), c.cfg.BaseURL, k("max_consecutive_rejects"), DefaultMaxConsecutiveRejects),
 	}
 }
