@@ -22,8 +22,8 @@ Usage:
 
 Sums the statistics every shard recorded in its completion manifest, per
 stage step: rows read and rejected (ingest), clusters and dropped (dedup),
-LLM calls made, cached, retried and failed, tokens and latency (tag,
-summarize), topics per document, depths and domains (tag), summary lengths
+LLM calls made, cached, retried and failed, tokens and latency, and the
+share of invalid results (tag, summarize, judge, audit), topics per document, depths and domains (tag), summary lengths
 (summarize), pairs per category (pairs). Steps with no finished shard are
 listed as such.
 `, stderr)
@@ -93,6 +93,12 @@ listed as such.
 		sort.Strings(keys)
 		for _, k := range keys {
 			fmt.Fprintf(stdout, "  %-28s %d\n", k, s.Stats[k])
+		}
+		// The LLM stages' invalid results as a share: a shard over its
+		// <stage>.max_invalid_share failed, so this is what passed.
+		if of := s.Stats[stage.StatInvalidShareOf]; of > 0 {
+			n := s.Stats[stage.StatInvalidShareCount]
+			fmt.Fprintf(stdout, "  %-28s %.1f%% (%d of %d; a shard fails above %s.max_invalid_share)\n", "invalid share", 100*float64(n)/float64(of), n, of, s.Stage)
 		}
 	}
 	return stage.ExitOK

@@ -76,7 +76,7 @@ func TestDemoRunsAndRerunIsNoOp(t *testing.T) {
 	}
 	// saber stats reads what every stage recorded.
 	out, code = saber(t, "stats", "--config", cfg)
-	for _, want := range []string{"ingest map (2 shards)", "rows_read", "dedup reduce (1 shards)", "clusters", "tag map (2 shards)", "topics_total", "summarize map", "core_idea_words_total", "pairs map", "pairs_both", "select reduce", "candidates", "judge map", "invalid", "rate map", "max_iterations", "evaluate map", "report reduce", "audit map", "leaks", "release reduce", "leaks_accepted"} {
+	for _, want := range []string{"ingest map (2 shards)", "rows_read", "dedup reduce (1 shards)", "clusters", "tag map (2 shards)", "topics_total", "summarize map", "core_idea_words_total", "pairs map", "pairs_both", "select reduce", "candidates", "judge map", "invalid", "rate map", "max_iterations", "evaluate map", "report reduce", "audit map", "leaks", "release reduce", "leaks_accepted", "invalid share"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("saber stats lacks %q (exit %d):\n%s", want, code, out)
 		}

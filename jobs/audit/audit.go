@@ -192,6 +192,8 @@ func runMap(ctx context.Context, env *stage.Env) error {
 	prog.Finish()
 
 	rows := make([]dataset.AuditRow, len(pairs))
+	var invalid int64
+	sample := ""
 	for i, p := range pairs {
 		v := verdicts[i]
 		rows[i] = dataset.AuditRow{
@@ -206,6 +208,15 @@ func runMap(ctx context.Context, env *stage.Env) error {
 		env.Count(v.Verdict, 1)
 		switch v.Verdict {
 		case Invalid:
+			invalid++
+			if sample == "" {
+				sample = fmt.Sprintf("query %s document %s: %s", p.query, p.rating.Doc, v.Reason)
+				if v.Detail != "" {
+					sample += ": " + v.Detail
+				} else {
+					sample += ", answer " + stage.Excerpt(v.Raw)
+				}
+			}
 			env.Count("invalid_"+v.Reason, 1)
 			env.Log.Warn().Str("query", p.query).Str("doc", p.rating.Doc).Str("reason", v.Reason).Str("detail", v.Detail).Msg("invalid answer: kept, not flagged")
 		case Equivalent:
@@ -216,6 +227,9 @@ func runMap(ctx context.Context, env *stage.Env) error {
 	env.Count("queries_under_top", int64(short))
 	env.Count("pairs", int64(len(rows)))
 	env.Log.Info().Int("queries", len(qs)).Int("pairs", len(rows)).Str("backend", auditor.Backend()).Msg("pairs audited")
+	if err := env.RecordInvalidShare("pairs with an invalid answer", invalid, int64(len(rows)), "audit.max_invalid_share", cfg.MaxInvalidShare, sample); err != nil {
+		return err
+	}
 	return stage.WriteOutput(ctx, env, dataset.Audit, rows)
 }
 

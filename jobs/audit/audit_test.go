@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -356,13 +359,27 @@ func TestAuditLLM(t *testing.T) {
 	}
 }
 
-// TestAuditLLMRefused: a server that refuses every request (400) leaves
-// every pair invalid ("refused"): kept, never flagged, no answer hash, and
-// the shard completes.
+// TestAuditLLMRefused: requests the server refuses (400) leave their
+// pairs invalid ("refused"): kept, never flagged, no answer hash. When
+// every pair of a shard is refused the shard fails (exit 2) naming the
+// share and audit.max_invalid_share, and writes nothing; with the
+// threshold at 1 it completes.
 func TestAuditLLMRefused(t *testing.T) {
 	srv := llmtest.NewServer(t, func(llmtest.ChatRequest) string { return "\\boxed{equivalent}" })
 	srv.SetFaults(llmtest.Faults{Rate: 1, Kinds: []llmtest.Fault{llmtest.FaultBadRequest}})
+	ctx := context.Background()
 	cfg := setup(t, fmt.Sprintf("llm: {base_url: %q, model: m, timeout_seconds: 5}\naudit: {backend: llm, top: 1}", srv.URL))
+	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
+	_, err := stage.RunShard(ctx, cfg, audit.Stage, audit.Stage.Steps[0], shard.Spec{Index: 0, Count: 1}, root, zerolog.Nop(), stage.Options{})
+	if stage.ExitCode(err) != stage.ExitBadInput || !strings.Contains(fmt.Sprint(err), "3 of 3 pairs with an invalid answer (100.0%)") ||
+		!strings.Contains(fmt.Sprint(err), "audit.max_invalid_share") || !strings.Contains(fmt.Sprint(err), "refused") {
+		t.Fatalf("every pair refused: err = %v (exit %d); want exit 2 naming the share, audit.max_invalid_share and a refusal", err, stage.ExitCode(err))
+	}
+	if left, _ := root.List(ctx, cfg.Run+"/audit/"); len(left) != 0 {
+		t.Errorf("wrote %v", left)
+	}
+
+	cfg = setup(t, fmt.Sprintf("llm: {base_url: %q, model: m, timeout_seconds: 5}\naudit: {backend: llm, top: 1, max_invalid_share: 1}", srv.URL))
 	res := run(t, cfg, stage.Options{})
 	if len(res.rows) != 3 || len(res.leaks) != 0 {
 		t.Fatalf("%d rows, %d leaks", len(res.rows), len(res.leaks))
@@ -434,5 +451,26 @@ func TestUndeclared(t *testing.T) {
 	var ue *stage.UndeclaredError
 	if err := step.Run(context.Background(), env); !errors.As(err, &ue) || srv.Requests() != 0 {
 		t.Errorf("err %v, %d requests; want an UndeclaredError before any request", err, srv.Requests())
+	}
+}
+
+// TestAuditStopsOnUnknownModel: a 404 (an unknown model) stops the map at
+// once with exit 2 naming llm.model, instead of a "refused" pair each.
+func TestAuditStopsOnUnknownModel(t *testing.T) {
+	ctx := context.Background()
+	var n atomic.Int64
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		http.Error(w, "model not found", http.StatusNotFound)
+	}))
+	defer hs.Close()
+	cfg := setup(t, fmt.Sprintf("llm: {base_url: %q, model: no-such-model, timeout_seconds: 5, concurrency: 1}\naudit: {backend: llm}", hs.URL+"/v1"))
+	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
+	_, err := stage.RunShard(ctx, cfg, audit.Stage, audit.Stage.Steps[0], shard.Spec{Index: 0, Count: 1}, root, zerolog.Nop(), stage.Options{})
+	if stage.ExitCode(err) != stage.ExitBadInput || !strings.Contains(fmt.Sprint(err), `llm.model "no-such-model"`) || n.Load() != 1 {
+		t.Fatalf("err = %v (exit %d) after %d requests; want exit 2 naming llm.model after 1", err, stage.ExitCode(err), n.Load())
+	}
+	if left, _ := root.List(ctx, cfg.Run+"/audit/"); len(left) != 0 {
+		t.Errorf("wrote %v", left)
 	}
 }

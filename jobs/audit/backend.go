@@ -90,10 +90,12 @@ func (a *LLMAuditor) PromptVersion() string { return a.Prompt.Version }
 // Audit renders A.1 and asks until an answer has a verdict (stage.Ask: a
 // re-ask has its own cache entry, so a cached bad answer is never served
 // again). An answer still without one after the re-asks is Invalid
-// (unparseable), a permanent refusal (400/401/403/404/422) Invalid
-// (refused): both kept. A transient failure that outlived the client's
-// retries is an error (the shard exits 75; the rerun finds the answers
-// already paid for in the cache).
+// (unparseable), a refusal of this request (llm.ErrPermanent: 400, 422)
+// Invalid (refused): both kept. A transient failure that outlived the
+// client's retries is an error (the shard exits 75; the rerun finds the
+// answers already paid for in the cache), and so is a configuration error
+// (*llm.ConfigError: a refused key, an unknown model, a server refusing
+// every request; exit 2).
 func (a *LLMAuditor) Audit(ctx context.Context, query, doc *readers.Doc) (Verdict, error) {
 	var v Verdict
 	data := prompts.AuditData{QueryProblem: query.Statement, QuerySolution: query.Solution,

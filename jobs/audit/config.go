@@ -2,6 +2,7 @@ package audit
 
 import (
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/leak"
 	"github.com/saber-math/saber/lib/llm"
 )
@@ -23,6 +24,11 @@ type Config struct {
 	// \boxed{equivalent} or \boxed{distinct}; after them the pair is kept
 	// as invalid, never flagged.
 	ParseRetries int `yaml:"parse_retries" json:"parse_retries"`
+	// MaxInvalidShare is the largest share of the shard's pairs that may
+	// have an invalid answer (no verdict after the re-asks, refusals) with
+	// the outputs still written; above it the shard fails with exit 2 and
+	// writes nothing. Default 0.5; 1 never fails.
+	MaxInvalidShare float64 `yaml:"max_invalid_share" json:"max_invalid_share" hash:"-"`
 	// Workers is the pairs in flight (default: the LLM concurrency with
 	// the llm backend, the cores otherwise).
 	Workers int         `yaml:"workers" json:"workers" hash:"-"`
@@ -63,6 +69,9 @@ func (c *Config) Defaults(*config.Config) {
 	if c.ParseRetries == 0 {
 		c.ParseRetries = 2
 	}
+	if c.MaxInvalidShare == 0 {
+		c.MaxInvalidShare = stage.DefaultMaxInvalidShare
+	}
 	if c.Lexical.Jaccard == 0 {
 		c.Lexical.Jaccard = leak.DefaultRule.Jaccard
 	}
@@ -93,5 +102,8 @@ func (c *Config) Validate(core *config.Config, bad func(string, ...any)) {
 	}
 	if err := c.Lexical.Rule().Validate(); err != nil {
 		bad("audit.lexical: jaccard %v and jaccard_numbers %v must satisfy 0 < jaccard_numbers ≤ jaccard ≤ 1", c.Lexical.Jaccard, c.Lexical.JaccardNumbers)
+	}
+	if !(c.MaxInvalidShare > 0 && c.MaxInvalidShare <= 1) {
+		bad("audit.max_invalid_share: %v must be in (0, 1]", c.MaxInvalidShare)
 	}
 }

@@ -41,6 +41,12 @@ func (c *Config) LLMFor(override *llm.Config) llm.Config {
 		if o.RatePerSecond != 0 {
 			out.RatePerSecond = o.RatePerSecond
 		}
+		if o.MaxConsecutiveRejects != 0 {
+			out.MaxConsecutiveRejects = o.MaxConsecutiveRejects
+		}
+		if o.AllowInsecureKey {
+			out.AllowInsecureKey = true
+		}
 	}
 	return out
 }

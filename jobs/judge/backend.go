@@ -75,10 +75,12 @@ func (j *LLMJudge) PromptVersion() string { return j.Prompt.Version }
 
 // Compare renders F.3 and asks until an answer names a sample. A re-ask
 // carries its number in the prompt version, so it has its own cache entry
-// and a cached bad answer is never served again. A permanent refusal
-// (400/401/403/404/422) and an answer still unparseable after the re-asks
-// are invalid verdicts, kept; a transient failure that outlived the
-// client's retries is an error (the shard exits 75 and resumes).
+// and a cached bad answer is never served again. A refusal of this request
+// (llm.ErrPermanent: 400, 422) and an answer still unparseable after the
+// re-asks are invalid verdicts, kept; a transient failure that outlived
+// the client's retries is an error (the shard exits 75 and resumes), and
+// so is a configuration error (*llm.ConfigError: a refused key, an unknown
+// model, a server refusing every request; exit 2).
 func (j *LLMJudge) Compare(ctx context.Context, target, s1, s2 *readers.Doc) (Verdict, error) {
 	msgs, err := j.Prompt.Render(prompts.JudgeData{
 		TargetProblem: target.Statement, TargetSolution: target.Solution,

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/llm"
 )
 
@@ -21,6 +22,13 @@ type Config struct {
 	// ParseRetries re-asks the model when its answer has no \boxed{1} or
 	// \boxed{2}; after them the judgment is kept as invalid.
 	ParseRetries int `yaml:"parse_retries" json:"parse_retries"`
+	// MaxInvalidShare is the largest share of the shard's judgments that
+	// may be invalid (no verdict after the re-asks, refusals); it is
+	// checked after every round, and above it the shard fails with exit 2
+	// and writes nothing (a judge that never boxes an answer stops after
+	// round 1, not after every round was paid for). Default 0.5; 1 never
+	// fails.
+	MaxInvalidShare float64 `yaml:"max_invalid_share" json:"max_invalid_share" hash:"-"`
 	// Workers is the comparisons in flight (default: the LLM concurrency
 	// with the llm backend, the cores otherwise).
 	Workers int         `yaml:"workers" json:"workers" hash:"-"`
@@ -40,6 +48,9 @@ func (j *Config) Defaults(*config.Config) {
 	}
 	if j.ParseRetries == 0 {
 		j.ParseRetries = 2
+	}
+	if j.MaxInvalidShare == 0 {
+		j.MaxInvalidShare = stage.DefaultMaxInvalidShare
 	}
 }
 
@@ -62,5 +73,8 @@ func (j *Config) Validate(core *config.Config, bad func(string, ...any)) {
 	}
 	if j.ParseRetries < 0 || j.Workers < 0 {
 		bad("judge: parse_retries and workers must be ≥ 0")
+	}
+	if !(j.MaxInvalidShare > 0 && j.MaxInvalidShare <= 1) {
+		bad("judge.max_invalid_share: %v must be in (0, 1]", j.MaxInvalidShare)
 	}
 }

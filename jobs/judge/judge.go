@@ -136,6 +136,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	workers := stage.Workers(cfg.Workers, cfg.Backend == "llm", env.Config.LLMFor(cfg.LLM))
 	prog := env.Progress("rounds", int64(cfg.Rounds))
 	prog.Add(int64(done))
+	sample := "" // one invalid judgment, for the message of a failed shard
 	for r := done + 1; r <= cfg.Rounds; r++ {
 		type task struct {
 			tr *tournament
@@ -184,6 +185,9 @@ func run(ctx context.Context, env *stage.Env) error {
 			case 2:
 				winner, row.Winner = tk.m.Second, row.Sample2
 			}
+			if row.Invalid && sample == "" {
+				sample = fmt.Sprintf("query %s round %d: %s, answer %s", row.Query, r, v.Reason, stage.Excerpt(v.Raw))
+			}
 			perT[tk.tr] = append(perT[tk.tr], swiss.Judgment{Match: tk.m, Winner: winner})
 			rows = append(rows, row)
 			timings = append(timings, dataset.JudgeTiming{Query: row.Query, Round: row.Round, Match: row.Match,
@@ -194,6 +198,16 @@ func run(ctx context.Context, env *stage.Env) error {
 				return fmt.Errorf("query %s round %d: %w", tr.query.ID, r, err)
 			}
 		}
+		// A judge that cannot answer shows it in round 1: stop there, not
+		// after every round was paid for. The checkpoint goes too, so the
+		// rerun with a fixed judge starts its tournaments over (the
+		// answers already received stay free in the LLM cache).
+		if inv := invalidJudgments(rows); stage.CheckInvalidShare(invalidWhat, inv, int64(len(rows)), invalidKey, cfg.MaxInvalidShare, "") != nil {
+			if err := ck.clear(ctx); err != nil {
+				env.Log.Warn().Err(err).Msg("could not remove the checkpoint of a failed shard")
+			}
+			return env.RecordInvalidShare(invalidWhat, inv, int64(len(rows)), invalidKey, cfg.MaxInvalidShare, sampleOf(sample, rows))
+		}
 		if err := ck.save(ctx, r, rows, timings); err != nil {
 			return err
 		}
@@ -201,10 +215,9 @@ func run(ctx context.Context, env *stage.Env) error {
 		env.Log.Debug().Int("round", r).Int("comparisons", len(tasks)).Msg("round done")
 	}
 	prog.Finish()
-	var invalid int64
+	invalid := invalidJudgments(rows)
 	for _, r := range rows {
 		if r.Invalid {
-			invalid++
 			env.Count("invalid_"+r.Reason, 1)
 		}
 	}
@@ -212,6 +225,9 @@ func run(ctx context.Context, env *stage.Env) error {
 	env.Count("judgments", int64(len(rows)))
 	env.Count("invalid", invalid)
 	env.Log.Info().Int("queries", len(qs)).Int("judgments", len(rows)).Int64("invalid", invalid).Msg("tournaments done")
+	if err := env.RecordInvalidShare(invalidWhat, invalid, int64(len(rows)), invalidKey, cfg.MaxInvalidShare, sampleOf(sample, rows)); err != nil {
+		return err
+	}
 	if err := stage.WriteOutput(ctx, env, dataset.JudgeTimings, timings); err != nil {
 		return err
 	}
@@ -221,6 +237,37 @@ func run(ctx context.Context, env *stage.Env) error {
 	// The outputs hold everything; the checkpoint is garbage now. Should
 	// this delete be lost, the next run of a done shard never reads it.
 	return ck.clear(ctx)
+}
+
+// The invalid share's unit and threshold key, in messages.
+const (
+	invalidWhat = "judgments invalid"
+	invalidKey  = "judge.max_invalid_share"
+)
+
+func invalidJudgments(rows []dataset.Judgment) int64 {
+	var n int64
+	for _, r := range rows {
+		if r.Invalid {
+			n++
+		}
+	}
+	return n
+}
+
+// sampleOf is the sample of this process's first invalid verdict, else
+// (every invalid judgment replayed from a checkpoint, whose answers are
+// only hashes) the first invalid row.
+func sampleOf(sample string, rows []dataset.Judgment) string {
+	if sample != "" {
+		return sample
+	}
+	for _, r := range rows {
+		if r.Invalid {
+			return fmt.Sprintf("query %s round %d: %s, answer sha256 %s", r.Query, r.Round, r.Reason, r.AnswerSHA256)
+		}
+	}
+	return ""
 }
 
 // replay rebuilds every tournament from the checkpoint's judgments.

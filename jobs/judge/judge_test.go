@@ -343,14 +343,21 @@ func TestJudgeUnderFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var invalid, judgments, retries int64
+	var invalid, judgments, retries, shareCount, shareOf int64
 	for _, m := range ms {
 		invalid += m.Stats["invalid"]
 		judgments += m.Stats["judgments"]
 		retries += m.Stats["llm_retries"]
+		shareCount += m.Stats[stage.StatInvalidShareCount]
+		shareOf += m.Stats[stage.StatInvalidShareOf]
 	}
 	if invalid == 0 || invalid > judgments/4 || retries == 0 {
 		t.Errorf("manifests: %d invalid of %d judgments, %d retries; want some invalid (about 10%%) and retries", invalid, judgments, retries)
+	}
+	// About 10% invalid is under judge.max_invalid_share: written, and
+	// counted for `saber stats`.
+	if shareCount != invalid || shareOf != judgments {
+		t.Errorf("manifests: invalid share %d of %d, want %d of %d", shareCount, shareOf, invalid, judgments)
 	}
 	js := readAll[dataset.Judgment](ctx, t, root, "j", dataset.Judgments.Name)
 	var rowsInvalid int64

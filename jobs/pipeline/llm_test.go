@@ -75,6 +75,8 @@ func fakeModel(req llmtest.ChatRequest) string {
 // against the fake server injecting 10% faults of every kind: both stages
 // complete, every document is in exactly one of rows or rejects, a rerun
 // makes zero calls and gives the same bytes, and the API key is nowhere.
+// A tag traversal makes dozens of calls, so fakeModel's 1-in-25 garbage
+// rejects about 60% of documents: tag.max_invalid_share is raised to 0.9.
 func TestLLMStagesUnderFaults(t *testing.T) {
 	ctx := context.Background()
 	srv := llmtest.NewServer(t, fakeModel)
@@ -92,7 +94,7 @@ log: {progress_seconds: 0}
 llm: {base_url: %q, model: fake-oss, api_key_env: SABER_TEST_LLM_KEY, timeout_seconds: 2, max_attempts: 8, concurrency: 8}
 ingest:
   sources: [{name: s, paths: [%s/synth.jsonl], fields: {id: id, statement: statement, solution: solution, source: source}}]
-tag: {shards: 2, backend: llm}
+tag: {shards: 2, backend: llm, max_invalid_share: 0.9}
 summarize: {shards: 2, backend: llm}
 `, dir, srv.URL, dir)
 	cfg, err := ParseConfig([]byte(y))

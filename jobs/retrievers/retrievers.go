@@ -174,13 +174,17 @@ func build(ctx context.Context, name string, spec Spec, opt Options) (Retriever,
 	if spec.Kind == KindPlugin {
 		return startPlugin(ctx, name, spec, f, opt)
 	}
-	c, err := llm.New(spec.llmConfig(), nil)
+	lc := spec.llmConfig()
+	lc.Settings = "retrievers." + name // messages name its keys
+	c, err := llm.New(lc, nil)
 	if err != nil {
 		return nil, fmt.Errorf("retrievers.%s: %v: %w", name, err, ErrBadSpec)
 	}
 	h := httpBase{name: name, spec: spec, f: f, client: c}
 	if spec.Rewrite != nil {
-		rc, err := llm.New(spec.rewriteConfig(), nil)
+		rcfg := spec.rewriteConfig()
+		rcfg.Settings = "retrievers." + name + ".rewrite"
+		rc, err := llm.New(rcfg, nil)
 		if err != nil {
 			return nil, fmt.Errorf("retrievers.%s.rewrite: %v: %w", name, err, ErrBadSpec)
 		}

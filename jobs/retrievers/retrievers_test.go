@@ -177,6 +177,9 @@ func TestSpecValidation(t *testing.T) {
 		{"rewrite without model", retrievers.Spec{Kind: "embedding", Model: "m", Rewrite: &retrievers.Rewrite{Prompt: "Rewrite {query}"}}, "rewrite.model: required"},
 		{"rewrite prompt", retrievers.Spec{Kind: "embedding", Model: "m", Rewrite: &retrievers.Rewrite{Model: "c", Prompt: "Rewrite"}}, "rewrite.prompt: required, with {query}"},
 		{"api key pasted", retrievers.Spec{Kind: "score", Model: "m", APIKeyEnv: "sk-123"}, "api_key_env must be the NAME"},
+		{"key over plain http", retrievers.Spec{Kind: "embedding", Model: "m", BaseURL: "http://10.0.0.3:8000/v1"}, "set retrievers.x.allow_insecure_key: true"},
+		{"rewriter key over plain http", retrievers.Spec{Kind: "embedding", Model: "m", Rewrite: &retrievers.Rewrite{Model: "c", Prompt: "Rewrite {query}", BaseURL: "http://10.0.0.3:8000/v1"}}, "set retrievers.x.rewrite.allow_insecure_key: true"},
+		{"allow_insecure_key of a plugin", retrievers.Spec{Kind: "plugin", Command: []string{"x"}, AllowInsecureKey: true}, "allow_insecure_key: not used by kind plugin"},
 	} {
 		var got []string
 		tt.spec.WithDefaults().Validate("x", func(f string, a ...any) { got = append(got, fmt.Sprintf(f, a...)) })
@@ -189,6 +192,11 @@ func TestSpecValidation(t *testing.T) {
 	if len(got) != 1 || !strings.Contains(got[0], "built-in lexical retriever") {
 		t.Errorf("shadowing bm25: %q", got)
 	}
+	// allow_insecure_key lets a trusted cluster network carry the key,
+	// the rewriter's too.
+	insecure := retrievers.Spec{Kind: "embedding", Model: "m", BaseURL: "http://10.0.0.3:8000/v1", AllowInsecureKey: true,
+		Rewrite: &retrievers.Rewrite{Model: "c", Prompt: "Rewrite {query}"}}.WithDefaults()
+	insecure.Validate("ins", func(f string, a ...any) { t.Errorf("allow_insecure_key: "+f, a...) })
 	ok := retrievers.Spec{Kind: "chat", Model: "m", Prompt: "Q: {query}\nD: {doc}\nRelevant?", Parser: "yes_no"}.WithDefaults()
 	ok.Validate("ok", func(f string, a ...any) { t.Errorf("valid chat spec: "+f, a...) })
 	if ok.MaxTokens != 1 || ok.TopLogprobs != 20 || ok.InFlight != 16 || ok.Workers != 1 || *ok.Temperature != 0 {

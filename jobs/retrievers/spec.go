@@ -74,6 +74,9 @@ type Spec struct {
 	BaseURL   string `yaml:"base_url" json:"base_url,omitempty" hash:"-"`
 	Model     string `yaml:"model" json:"model,omitempty"`
 	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env,omitempty" hash:"-"`
+	// AllowInsecureKey lets the key go over plain http:// to a host that
+	// is not loopback (as llm.allow_insecure_key; the rewriter's too).
+	AllowInsecureKey bool `yaml:"allow_insecure_key" json:"allow_insecure_key,omitempty" hash:"-"`
 
 	// Format names a shipped input format (models.yaml: gemma-300m,
 	// jina-v5, rader, gemini-001 — paper Table 3).
@@ -168,6 +171,10 @@ type Rewrite struct {
 	MaxTokens      int      `yaml:"max_tokens" json:"max_tokens,omitempty"`
 	Temperature    *float64 `yaml:"temperature" json:"temperature,omitempty"`
 	TimeoutSeconds float64  `yaml:"timeout_seconds" json:"timeout_seconds,omitempty"`
+
+	// AllowInsecureKey: as the retriever's (either lets the key go over
+	// plain http:// to a host that is not loopback).
+	AllowInsecureKey bool `yaml:"allow_insecure_key" json:"allow_insecure_key,omitempty"`
 }
 
 // ErrBadSpec is wrapped by every error caused by a retriever's
@@ -328,6 +335,7 @@ func (s Spec) Validate(name string, bad func(format string, a ...any)) {
 	switch s.Kind {
 	case KindEmbedding, KindRerank, KindScore, KindChat:
 		cfg := s.llmConfig()
+		cfg.Settings = p
 		if err := cfg.Validate(); err != nil {
 			bad("%s: %v", p, strings.TrimPrefix(err.Error(), "llm: config: "))
 		}
@@ -342,6 +350,7 @@ func (s Spec) Validate(name string, bad func(format string, a ...any)) {
 	set("base_url", s.BaseURL != "", http...)
 	set("model", s.Model != "", http...)
 	set("api_key_env", s.APIKeyEnv != "", http...)
+	set("allow_insecure_key", s.AllowInsecureKey, http...)
 	set("max_attempts", s.MaxAttempts != 0, http...)
 	set("rewrite", s.Rewrite != nil, http...)
 	set("max_input", s.MaxInput != 0, KindEmbedding)
@@ -434,7 +443,9 @@ func (s Spec) Validate(name string, bad func(format string, a ...any)) {
 		if !strings.Contains(rw.Template, placeholderRewrite) {
 			bad("%s.rewrite.template: %q has no {rewrite}", p, rw.Template)
 		}
-		if err := s.rewriteConfig().Validate(); err != nil {
+		rc := s.rewriteConfig()
+		rc.Settings = p + ".rewrite"
+		if err := rc.Validate(); err != nil {
 			bad("%s.rewrite: %v", p, strings.TrimPrefix(err.Error(), "llm: config: "))
 		}
 		if rw.MaxTokens < 0 || !finiteNonNeg(rw.TimeoutSeconds) {
@@ -479,6 +490,8 @@ func (s Spec) llmConfig() llm.Config {
 		Concurrency:    max(1, s.InFlight) * max(1, s.Workers),
 		MaxTokens:      s.MaxTokens,
 		Temperature:    s.Temperature,
+
+		AllowInsecureKey: s.AllowInsecureKey,
 	}
 }
 
@@ -494,6 +507,8 @@ func (s Spec) rewriteConfig() llm.Config {
 		Concurrency:    max(1, s.Workers),
 		MaxTokens:      rw.MaxTokens,
 		Temperature:    rw.Temperature,
+
+		AllowInsecureKey: rw.AllowInsecureKey || s.AllowInsecureKey,
 	}
 	if c.BaseURL == "" {
 		c.BaseURL = s.BaseURL

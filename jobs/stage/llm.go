@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/kvcache"
@@ -102,9 +104,11 @@ func Ask[T any](ctx context.Context, c *llm.Client, p prompts.Prompt, data any, 
 }
 
 // Reject turns a per-document failure into a reject row, or returns the
-// error when it must stop the shard (interrupted, or a transient failure
-// that outlived the client's retries: exit 75, and the rerun resumes from
-// the cache).
+// error when it must stop the shard: interrupted, a transient failure that
+// outlived the client's retries (exit 75, and the rerun resumes from the
+// cache), or an *llm.ConfigError — a refused key, an unknown model, a
+// server rejecting every request — which no document deserves (exit 2; it
+// does not wrap llm.ErrPermanent, so it falls through to the error).
 func Reject(stageName, id string, err error) (*dataset.Reject, error) {
 	var un *UnparseableError
 	switch {
@@ -128,4 +132,83 @@ func Workers(configured int, backendLLM bool, c llm.Config) int {
 		return 16
 	}
 	return runtime.GOMAXPROCS(0)
+}
+
+// DefaultMaxInvalidShare is the share of a shard's units (documents,
+// judgments, pairs) that may come back invalid or rejected before the
+// shard fails instead of writing its manifest: a few odd documents are
+// data, most of them a broken backend (a model that never answers in the
+// format asked, a prompt it refuses).
+const DefaultMaxInvalidShare = 0.5
+
+// InvalidShareError is a shard whose share of invalid results is above
+// its threshold: nothing was written, and the message names the share,
+// the threshold's key and one example. Exit 2: fix the model or prompt
+// settings, or raise the threshold, then rerun (answers already received
+// come from the LLM cache).
+type InvalidShareError struct {
+	// What the units are, as "documents rejected" or "judgments invalid".
+	What           string
+	Invalid, Total int64
+	// Key is the threshold's config key, Max its value.
+	Key    string
+	Max    float64
+	Sample string
+}
+
+func (e *InvalidShareError) Error() string {
+	return fmt.Sprintf("%d of %d %s (%.1f%%), more than %s = %g allows: the backend, not a few odd inputs; check the llm settings (model, prompt, max_tokens) or raise %s; e.g. %s",
+		e.Invalid, e.Total, e.What, 100*float64(e.Invalid)/float64(e.Total), e.Key, e.Max, e.Key, e.Sample)
+}
+
+// ExitCode is 2: the configuration (or the model it names) needs fixing.
+func (e *InvalidShareError) ExitCode() int { return ExitBadInput }
+
+// CheckInvalidShare returns an *InvalidShareError when invalid/total is
+// above max, else nil. key names max in the config (tag.max_invalid_share);
+// sample is one invalid unit's reason.
+func CheckInvalidShare(what string, invalid, total int64, key string, max float64, sample string) error {
+	if total <= 0 || float64(invalid) <= max*float64(total) {
+		return nil
+	}
+	return &InvalidShareError{What: what, Invalid: invalid, Total: total, Key: key, Max: max, Sample: sample}
+}
+
+// Share statistics every LLM stage records, so that `saber stats` shows
+// the share of invalid units whatever the stage calls them.
+const (
+	StatInvalidShareCount = "invalid_share_count"
+	StatInvalidShareOf    = "invalid_share_of"
+)
+
+// RecordInvalidShare records a shard's invalid units in its manifest and
+// checks them against the threshold (CheckInvalidShare): above it the
+// shard must fail without writing; at or below it, any invalid unit is
+// logged as a warning with the share.
+func (e *Env) RecordInvalidShare(what string, invalid, total int64, key string, max float64, sample string) error {
+	e.Count(StatInvalidShareCount, invalid)
+	e.Count(StatInvalidShareOf, total)
+	if err := CheckInvalidShare(what, invalid, total, key, max, sample); err != nil {
+		e.Log.Error().Int64("invalid", invalid).Int64("of", total).Float64("max_share", max).Str("key", key).Str("sample", sample).Msg("too many invalid results; no output written")
+		return err
+	}
+	if invalid > 0 {
+		e.Log.Warn().Int64("invalid", invalid).Int64("of", total).Float64("share", float64(invalid)/float64(total)).
+			Float64("max_share", max).Str("key", key).Str("sample", sample).Msg(what + ": under the threshold, kept")
+	}
+	return nil
+}
+
+// Excerpt quotes the start of a model's answer for a message or a log
+// line: enough to see what the model does instead of answering.
+func Excerpt(s string) string {
+	const n = 160
+	if len(s) > n {
+		cut := n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return strconv.Quote(s)
 }

@@ -119,6 +119,13 @@ func run(ctx context.Context, env *stage.Env) error {
 	env.Count("summaries", int64(len(out)))
 	env.Count("core_idea_words_total", words)
 	env.Log.Info().Int("documents", len(docs)).Int("summaries", len(out)).Int("rejects", len(rejects)).Msg("summarized")
+	sample := ""
+	if len(rejects) > 0 {
+		sample = "document " + rejects[0].ID + ": " + rejects[0].Reason + ": " + rejects[0].Detail
+	}
+	if err := env.RecordInvalidShare("documents rejected", int64(len(rejects)), int64(len(docs)), "summarize.max_invalid_share", cfg.MaxInvalidShare, sample); err != nil {
+		return err
+	}
 	if err := stage.WriteOutput(ctx, env, dataset.Summaries, out); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package tag
 
 import (
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/llm"
 )
 
@@ -20,6 +21,12 @@ type Config struct {
 	MaxCalls int `yaml:"max_calls" json:"max_calls"`
 	// ParseRetries re-asks the model this often when its answer is not JSON.
 	ParseRetries int `yaml:"parse_retries" json:"parse_retries"`
+	// MaxInvalidShare is the largest share of the shard's documents that
+	// may be rejected (answers unparseable after the re-asks, refusals, an
+	// exhausted max_calls) with the outputs still written; above it the
+	// shard fails with exit 2 and writes nothing: most documents failing is
+	// a broken backend, not odd data. Default 0.5; 1 never fails.
+	MaxInvalidShare float64 `yaml:"max_invalid_share" json:"max_invalid_share" hash:"-"`
 	// Workers is how many documents are in flight (default: the LLM
 	// concurrency with the llm backend, the cores otherwise).
 	Workers int `yaml:"workers" json:"workers" hash:"-"`
@@ -44,6 +51,9 @@ func (c *Config) Defaults(*config.Config) {
 	if c.ParseRetries == 0 {
 		c.ParseRetries = 2
 	}
+	if c.MaxInvalidShare == 0 {
+		c.MaxInvalidShare = stage.DefaultMaxInvalidShare
+	}
 }
 
 // Validate implements config.Section.
@@ -65,5 +75,8 @@ func (c *Config) Validate(core *config.Config, bad func(string, ...any)) {
 	}
 	if c.MaxCalls < 1 || c.ParseRetries < 0 || c.Workers < 0 {
 		bad("tag: max_calls must be ≥ 1, parse_retries and workers ≥ 0")
+	}
+	if !(c.MaxInvalidShare > 0 && c.MaxInvalidShare <= 1) {
+		bad("tag.max_invalid_share: %v must be in (0, 1]", c.MaxInvalidShare)
 	}
 }

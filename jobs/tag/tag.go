@@ -7,6 +7,7 @@ package tag
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -42,6 +43,18 @@ var Stage = stage.Stage{
 		Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
 		Run:     run,
 	}},
+}
+
+// ReasonCallBudget rejects a document whose traversal needed more scorer
+// calls than tag.max_calls allows: the document is kept out of `topics`
+// (a half-traversed assignment would be a wrong one), and the shard goes
+// on.
+const ReasonCallBudget = "call_budget"
+
+// budgetReject is the reject row of a document that exhausted the budget.
+func budgetReject(id string, maxCalls int, err error) *dataset.Reject {
+	return &dataset.Reject{Input: "tag", ID: id, Reason: ReasonCallBudget,
+		Detail: fmt.Sprintf("%v; raise tag.max_calls (now %d) to tag it", err, maxCalls)}
 }
 
 // llmScorer asks the model (prompt F.1) to score a node's tags.
@@ -128,6 +141,11 @@ func run(ctx context.Context, env *stage.Env) error {
 	err = parallel.For(ctx, len(docs), stage.Workers(cfg.Workers, useLLM, lcfg), func(ctx context.Context, i int) error {
 		d := docs[i]
 		a, err := topics.Assign(ctx, tree, scorer, topics.Text{Statement: d.Statement, Solution: d.Solution}, cfg.Tau, cfg.MaxCalls)
+		if errors.Is(err, topics.ErrTooManyCalls) {
+			rejs[i] = budgetReject(d.ID, cfg.MaxCalls, err)
+			prog.Add(1)
+			return nil
+		}
 		if err != nil {
 			rej, err := stage.Reject("tag", d.ID, err)
 			if err != nil {
@@ -183,6 +201,13 @@ func run(ctx context.Context, env *stage.Env) error {
 	env.Count("documents", int64(len(docs)))
 	env.Count("tagged", int64(len(out)))
 	env.Log.Info().Int("documents", len(docs)).Int("tagged", len(out)).Int("rejects", len(rejects)).Msg("tagged")
+	sample := ""
+	if len(rejects) > 0 {
+		sample = "document " + rejects[0].ID + ": " + rejects[0].Reason + ": " + rejects[0].Detail
+	}
+	if err := env.RecordInvalidShare("documents rejected", int64(len(rejects)), int64(len(docs)), "tag.max_invalid_share", cfg.MaxInvalidShare, sample); err != nil {
+		return err
+	}
 	if err := stage.WriteOutput(ctx, env, dataset.Topics, out); err != nil {
 		return err
 	}

@@ -42,6 +42,26 @@ type Config struct {
 	MaxAttempts     int      `yaml:"max_attempts" json:"max_attempts" hash:"-"`       // default 5; bounded retries
 	Concurrency     int      `yaml:"concurrency" json:"concurrency" hash:"-"`         // max requests in flight; default 16
 	RatePerSecond   float64  `yaml:"rate_per_second" json:"rate_per_second" hash:"-"` // 0 = unlimited
+	// MaxConsecutiveRejects is how many requests in a row the server may
+	// reject (400, 422, ...: each is one document's reject) before the
+	// client stops as misconfigured (ConfigError); default 10.
+	MaxConsecutiveRejects int `yaml:"max_consecutive_rejects" json:"max_consecutive_rejects" hash:"-"`
+	// AllowInsecureKey lets the API key go over plain http:// to a host
+	// that is not loopback (a trusted cluster network); without it such a
+	// base_url is refused.
+	AllowInsecureKey bool `yaml:"allow_insecure_key" json:"allow_insecure_key" hash:"-"`
+	// Settings is where these settings live in the run config, for the
+	// messages that name one ("retrievers.e5"); default "llm". Never read
+	// from a file.
+	Settings string `yaml:"-" json:"-" hash:"-"`
+}
+
+// key is the config path of one of these settings, for messages.
+func (c Config) key(leaf string) string {
+	if c.Settings == "" {
+		return "llm." + leaf
+	}
+	return c.Settings + "." + leaf
 }
 
 // envName is what a POSIX environment variable name looks like. Checking it
@@ -63,6 +83,11 @@ func (c Config) Validate() error {
 	if c.BaseURL != "" {
 		if err := checkBaseURL(c.BaseURL); err != nil {
 			return fmt.Errorf("llm: config: base_url: %w", err)
+		}
+		// Every host but loopback needs a key (New), so plain http to one
+		// would send the key in clear text over the network.
+		if strings.HasPrefix(strings.ToLower(c.BaseURL), "http:") && !isLoopback(c.BaseURL) && !c.AllowInsecureKey {
+			return fmt.Errorf("llm: config: base_url %s is plain http:// to a host that is not loopback, so the API key would cross the network unencrypted: use https://, or set %s: true if the network is trusted", c.BaseURL, c.key("allow_insecure_key"))
 		}
 	}
 	if c.APIKeyEnv != "" && !envName.MatchString(c.APIKeyEnv) {
@@ -86,6 +111,9 @@ func (c Config) Validate() error {
 	}
 	if c.Concurrency < 0 {
 		return fmt.Errorf("llm: config: concurrency %d is negative (0 = default %d)", c.Concurrency, DefaultConcurrency)
+	}
+	if c.MaxConsecutiveRejects < 0 {
+		return fmt.Errorf("llm: config: max_consecutive_rejects %d is negative (0 = default %d)", c.MaxConsecutiveRejects, DefaultMaxConsecutiveRejects)
 	}
 	if !finiteNonNeg(c.RatePerSecond) {
 		return fmt.Errorf("llm: config: rate_per_second %v must be a finite number >= 0 (0 = unlimited)", c.RatePerSecond)
@@ -112,6 +140,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Concurrency == 0 {
 		c.Concurrency = DefaultConcurrency
+	}
+	if c.MaxConsecutiveRejects == 0 {
+		c.MaxConsecutiveRejects = DefaultMaxConsecutiveRejects
 	}
 	return c
 }

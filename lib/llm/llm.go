@@ -36,9 +36,12 @@ import (
 	"github.com/saber-math/saber/lib/llm/internal/dialhook"
 )
 
-// ErrPermanent is wrapped by errors that retrying cannot fix: the server
-// rejected the request (400, 401, 403, 404, 422 and other 4xx but 408, 409,
-// 425, 429) or the request itself is invalid. Test with errors.Is.
+// ErrPermanent is wrapped by errors that retrying cannot fix but that
+// concern one request only: the server rejected it (400, 422 and other 4xx
+// but 401, 403, 404, 408, 409, 425, 429) or the request itself is invalid.
+// A caller may give up on the document and go on. The statuses that say
+// the configuration is wrong (401, 403, 404, or rejections on every call)
+// are a *ConfigError instead, which does not wrap it. Test with errors.Is.
 var ErrPermanent = errors.New("llm: permanent failure")
 
 // ErrExhausted marks a transient failure (5xx, 429, timeout, a broken
@@ -104,7 +107,8 @@ type Cache interface {
 // cover calls that went to the server (not cache hits). ErrorsByKind counts
 // every failed attempt by kind: "http_<status>", "timeout", "connection",
 // "truncated", "malformed_json", "empty_choices", "canceled",
-// "invalid_request", "other".
+// "invalid_request", "other", and "config" for a call not sent because the
+// client had already met a ConfigError.
 type Stats struct {
 	Calls, Cached, Retries, Failures, PromptTokens, CompletionTokens int64
 	LatencyTotal                                                     time.Duration
@@ -135,6 +139,12 @@ type Client struct {
 	latency                          atomic.Int64
 	errMu                            sync.Mutex
 	errKinds                         map[string]int64
+
+	// rejectStreak counts permanent HTTP rejections since the last
+	// success; broken holds the first ConfigError, after which nothing
+	// is sent.
+	rejectStreak atomic.Int64
+	broken       atomic.Pointer[ConfigError]
 }
 
 // Retry backoff: full jitter, wait = uniform[0, min(cap, base·2^(n-1))) before

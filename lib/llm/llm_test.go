@@ -209,8 +209,11 @@ func TestRetriesExhausted(t *testing.T) {
 	}
 }
 
+// TestOtherPermanentStatuses: the statuses that concern one request are
+// ErrPermanent after one request; 401, 403 and 404 are ConfigErrors
+// (errors_test.go).
 func TestOtherPermanentStatuses(t *testing.T) {
-	for _, code := range []int{400, 401, 403, 404, 422} {
+	for _, code := range []int{400, 413, 422} {
 		var n atomic.Int64
 		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			n.Add(1)
@@ -723,8 +726,9 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 	// A wrong key: 401.
 	srv.RequireAPIKey("sk-other")
 	_, err := c.Chat(ctx, userReq("unauthorized"))
-	if !errors.Is(err, llm.ErrPermanent) {
-		t.Errorf("401: err = %v, want ErrPermanent", err)
+	var cfgErr *llm.ConfigError
+	if !errors.As(err, &cfgErr) || cfgErr.Setting != "llm.api_key_env" {
+		t.Errorf("401: err = %v, want a ConfigError naming llm.api_key_env", err)
 	}
 	check("401 error", err.Error())
 

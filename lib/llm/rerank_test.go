@@ -92,7 +92,8 @@ func kindName(f llmtest.Fault) string {
 }
 
 // TestRerankRejectsIncompleteAnswers: an answer without exactly one score per
-// document is retried, then fails; a 404 (no such endpoint) fails at once.
+// document is retried, then fails; a 404 (no such endpoint) fails at once
+// as a configuration error.
 func TestRerankRejectsIncompleteAnswers(t *testing.T) {
 	var body string
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -120,8 +121,9 @@ func TestRerankRejectsIncompleteAnswers(t *testing.T) {
 			t.Errorf("%s: %v", b, err)
 		}
 	}
-	if _, err := c.Score(context.Background(), "", "q", []string{"a"}); !errors.Is(err, llm.ErrPermanent) {
-		t.Errorf("404: %v", err)
+	var ce *llm.ConfigError
+	if _, err := c.Score(context.Background(), "", "q", []string{"a"}); !errors.As(err, &ce) || ce.Status != 404 || !strings.Contains(err.Error(), "score endpoint") {
+		t.Errorf("404: %v; want a ConfigError naming the endpoint", err)
 	}
 }
 
@@ -264,7 +266,8 @@ func TestRerankSendsTheAPIKey(t *testing.T) {
 	t.Setenv("SABER_TEST_RERANK_KEY", "sk-wrong-secret")
 	c = newClient(t, srv, nil, func(cfg *llm.Config) { cfg.APIKeyEnv = "SABER_TEST_RERANK_KEY" })
 	_, err := c.Rerank(context.Background(), "", "q", []string{"a"})
-	if !errors.Is(err, llm.ErrPermanent) || strings.Contains(err.Error(), "sk-wrong") {
+	var ce *llm.ConfigError
+	if !errors.As(err, &ce) || ce.Status != 401 || strings.Contains(err.Error(), "sk-wrong") {
 		t.Errorf("wrong key: %v", err)
 	}
 }

@@ -29,6 +29,12 @@ type attemptFunc func(ctx context.Context, res **http.Response) error
 // caller's deadline always wins. It returns the number of requests made.
 func (c *Client) retry(ctx context.Context, op string, do attemptFunc) (int, error) {
 	for attempt := 1; ; attempt++ {
+		// A configuration error seen by any call stops every call: no
+		// request is sent that the server is known to refuse.
+		if ce := c.broken.Load(); ce != nil {
+			c.countKind("config")
+			return attempt - 1, ce
+		}
 		if err := c.acquire(ctx); err != nil {
 			c.countKind("canceled")
 			return attempt - 1, fmt.Errorf("llm: %s: waiting to send request %d: %w", op, attempt, err)
@@ -40,6 +46,7 @@ func (c *Client) retry(ctx context.Context, op string, do attemptFunc) (int, err
 		cancel()
 		<-c.sem
 		if err == nil {
+			c.rejectStreak.Store(0)
 			return attempt, nil
 		}
 		if ctx.Err() != nil {
@@ -50,6 +57,9 @@ func (c *Client) retry(ctx context.Context, op string, do attemptFunc) (int, err
 		f := c.classify(err, res, timedOut)
 		c.countKind(f.kind)
 		if f.permanent {
+			if ce := c.permanentIsConfig(op, f); ce != nil {
+				return attempt, ce
+			}
 			return attempt, fmt.Errorf("llm: %s: %s: %w (%w)", op, f.kind, f.err, ErrPermanent)
 		}
 		if attempt >= c.cfg.MaxAttempts {
@@ -73,6 +83,30 @@ func (c *Client) retry(ctx context.Context, op string, do attemptFunc) (int, err
 			}
 		}
 	}
+}
+
+// permanentIsConfig decides whether a permanent HTTP failure is the
+// configuration's, not the request's: 401, 403 and 404 always are (no
+// document changes the key or the model); any other status is once it has
+// been the answer to MaxConsecutiveRejects requests in a row. The first
+// ConfigError is kept, and every later call returns it unsent.
+func (c *Client) permanentIsConfig(op string, f failure) *ConfigError {
+	if f.status == 0 {
+		return nil
+	}
+	ce := c.configError(op, f.status, f.err)
+	if ce == nil {
+		if n := c.rejectStreak.Add(1); n >= int64(c.cfg.MaxConsecutiveRejects) {
+			ce = c.rejectStreakError(op, f.status, n, f.err)
+		}
+	}
+	if ce == nil {
+		return nil
+	}
+	if c.broken.CompareAndSwap(nil, ce) {
+		return ce
+	}
+	return c.broken.Load()
 }
 
 // acquire takes a concurrency slot, then a rate token.
@@ -116,6 +150,7 @@ type failure struct {
 	kind       string
 	permanent  bool
 	retryAfter time.Duration
+	status     int   // the HTTP status; 0 when there was no response
 	err        error // safe to show: redacted
 }
 
@@ -128,7 +163,7 @@ func (c *Client) classify(err error, res *http.Response, timedOut bool) failure 
 	case timedOut:
 		return failure{kind: "timeout", err: fmt.Errorf("no answer within %s", c.timeout)}
 	case res != nil && res.StatusCode >= 400:
-		f := failure{kind: "http_" + strconv.Itoa(res.StatusCode), permanent: permanentStatus(res.StatusCode)}
+		f := failure{kind: "http_" + strconv.Itoa(res.StatusCode), status: res.StatusCode, permanent: permanentStatus(res.StatusCode)}
 		f.err = c.statusError(err, res.StatusCode)
 		if !f.permanent {
 			f.retryAfter = retryAfter(res.Header, time.Now())

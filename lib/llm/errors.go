@@ -1,0 +1,92 @@
+package llm
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// ConfigError is a failure that neither a retry nor another document can
+// fix, because the configuration is wrong: the server refused the API key
+// (401), denied the key the model (403), does not know the model or the
+// endpoint (404), or rejected request after request (400, 422, ...) with
+// no success in between. Setting names the config key to check. It does
+// not wrap ErrPermanent: callers that turn a permanent failure into a
+// rejected document must not reject the whole corpus one document at a
+// time; they return it, and the shard stops with exit 2 (ExitCode).
+//
+// Once a client has returned a ConfigError it sends nothing more: every
+// later call returns the same error at once, so a shard's other workers
+// stop without a request each.
+type ConfigError struct {
+	// Setting is the config key to check, e.g. "llm.api_key_env" (under
+	// Config.Settings when set).
+	Setting string
+	// Status is the HTTP status that showed the problem (0 when none did).
+	Status int
+	// Op is the endpoint: chat, embed, rerank or score.
+	Op string
+	// Msg says what is wrong and what to do; Err is the last failure
+	// (redacted: the key never appears in it).
+	Msg string
+	Err error
+}
+
+func (e *ConfigError) Error() string {
+	s := fmt.Sprintf("llm: %s: %s", e.Op, e.Msg)
+	if e.Err != nil {
+		s += " (last: " + e.Err.Error() + ")"
+	}
+	return s
+}
+
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// ExitCode is 2 (SPEC §2: fix the configuration, then rerun); stage.ExitCode
+// honours it.
+func (e *ConfigError) ExitCode() int { return 2 }
+
+// DefaultMaxConsecutiveRejects is how many requests in a row the server may
+// reject (a permanent 4xx other than 401, 403 and 404) before the client
+// takes it for a setting the server refuses rather than a few odd
+// documents (a prompt over the context length is one such document).
+const DefaultMaxConsecutiveRejects = 10
+
+// configError says which setting a status points at, or nil when the
+// status is one a single request can deserve (400, 422, ...).
+func (c *Client) configError(op string, status int, err error) *ConfigError {
+	e := &ConfigError{Op: op, Status: status, Err: err}
+	keyEnv, model, baseURL := c.cfg.key("api_key_env"), c.cfg.key("model"), c.cfg.key("base_url")
+	switch status {
+	case http.StatusUnauthorized:
+		e.Setting = keyEnv
+		if c.apiKey == "" {
+			e.Msg = fmt.Sprintf("the server at %s wants an API key (401 Unauthorized) and $%s is unset or empty: put the key in $%s, or name its variable in %s",
+				c.cfg.BaseURL, c.cfg.APIKeyEnv, c.cfg.APIKeyEnv, keyEnv)
+		} else {
+			e.Msg = fmt.Sprintf("%s: the key in $%s was refused by %s (401 Unauthorized): check the key, or which variable %s names",
+				keyEnv, c.cfg.APIKeyEnv, c.cfg.BaseURL, keyEnv)
+		}
+	case http.StatusForbidden:
+		e.Setting = model
+		e.Msg = fmt.Sprintf("%s %q is forbidden to the key in $%s (403 Forbidden): check %s, and the key's access to it (%s)",
+			model, c.cfg.Model, c.cfg.APIKeyEnv, model, keyEnv)
+	case http.StatusNotFound:
+		e.Setting = model
+		e.Msg = fmt.Sprintf("%s %q or the %s endpoint is unknown to the server at %s (404 Not Found): check %s, and %s (most servers want it to end in /v1)",
+			model, c.cfg.Model, op, c.cfg.BaseURL, model, baseURL)
+	default:
+		return nil
+	}
+	return e
+}
+
+// rejectStreakError is the ConfigError of a server that rejected n
+// requests in a row.
+func (c *Client) rejectStreakError(op string, status int, n int64, err error) *ConfigError {
+	k := c.cfg.key
+	return &ConfigError{
+		Setting: k("max_consecutive_rejects"), Op: op, Status: status, Err: err,
+		Msg: fmt.Sprintf("the server rejected %d requests in a row (last: HTTP %d) and accepted none in between: a setting it refuses, not a few odd documents; check %s, %s, %s, %s and %s against what %s accepts (or raise %s, default %d)",
+			n, status, k("model"), k("max_tokens"), k("temperature"), k("reasoning_effort"), k("seed"), c.cfg.BaseURL, k("max_consecutive_rejects"), DefaultMaxConsecutiveRejects),
+	}
+}
