@@ -43,6 +43,8 @@ type Script struct {
 	LogDir         string
 	Binary, Config string
 	R              config.SlurmStage
+	// MaxRequeues bounds the requeues after exit 75 (slurm.max_requeues).
+	MaxRequeues int
 	// Then are further one-task steps the job runs after its own, in order
 	// (the final reduce: report, then release); the binary of each.
 	Then []Command

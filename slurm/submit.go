@@ -326,6 +326,7 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 		sc := Script{
 			Run: cfg.Run, Stage: p.Stage.Name, Step: p.Step.Name, JobName: name, Sharded: p.Step.Sharded(),
 			Shards: p.Shards, LogDir: logDir, Binary: bin, Config: opt.ConfigPath, R: cfg.SlurmFor(p.Stage.Name),
+			MaxRequeues: cfg.Slurm.Requeues(),
 		}
 		var labels []string
 		for _, m := range members {
@@ -460,9 +461,16 @@ func arrayNote(a string) string {
 	return " (--array=" + a + ")"
 }
 
+// writeAtomic writes a script readable by its owner only (0600: sbatch
+// reads it, nothing executes it): a script holds the config's slurm.env
+// values and paths, which are nobody else's business. The chmod covers a
+// temporary left behind with another mode by an older saber.
 func writeAtomic(path, text string) error {
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(text), 0o755); err != nil {
+	if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o600); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)

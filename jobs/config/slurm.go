@@ -19,6 +19,10 @@ type Slurm struct {
 	// MaxArraySize overrides the cluster's MaxArraySize (0: read it from
 	// `scontrol show config`).
 	MaxArraySize int `yaml:"max_array_size" json:"max_array_size"`
+	// MaxRequeues is how many times a job script requeues a task that
+	// exited 75 (transient) before it lets the task fail instead: a failure
+	// that is transient every time is not (default 3; 0: never requeue).
+	MaxRequeues *int `yaml:"max_requeues" json:"max_requeues"`
 	// Defaults apply to every stage; Stages override them per stage name.
 	Defaults SlurmStage            `yaml:"defaults" json:"defaults"`
 	Stages   map[string]SlurmStage `yaml:"stages" json:"stages"`
@@ -68,6 +72,17 @@ type Server struct {
 	HealthTimeoutSeconds int `yaml:"health_timeout_seconds" json:"health_timeout_seconds,omitempty"`
 	// Endpoint, when set, is an external server's base URL: nothing is started.
 	Endpoint string `yaml:"endpoint" json:"endpoint,omitempty"`
+}
+
+// DefaultMaxRequeues is slurm.max_requeues when the config leaves it out.
+const DefaultMaxRequeues = 3
+
+// Requeues is slurm.max_requeues, or its default.
+func (s Slurm) Requeues() int {
+	if s.MaxRequeues == nil {
+		return DefaultMaxRequeues
+	}
+	return *s.MaxRequeues
 }
 
 // SlurmFor merges the defaults with the stage's own settings.
@@ -158,6 +173,9 @@ func (c *Config) validateSlurm(bad func(string, ...any)) {
 	if s.MaxArraySize < 0 {
 		bad("slurm.max_array_size: must be ≥ 0")
 	}
+	if s.Requeues() < 0 {
+		bad("slurm.max_requeues: must be ≥ 0")
+	}
 	validateSlurmStage("slurm.defaults", s.Defaults, bad)
 	names := make([]string, 0, len(s.Stages))
 	for n := range s.Stages {
@@ -201,6 +219,10 @@ func validateSlurmStage(p string, s SlurmStage, bad func(string, ...any)) {
 	for k, v := range s.Env {
 		if !reEnvName.MatchString(k) {
 			bad("%s.env: %q is not a variable name", p, k)
+		} else if w := secretWord(k); w != "" {
+			bad("%s.env.%s: looks like a secret (%s); the config and the sbatch scripts rendered from it are files others may read, so credentials never go in them: "+
+				"export the variable in the shell that runs `saber submit` (sbatch passes that environment to the jobs), or use a credentials file the jobs read "+
+				"(AWS_PROFILE with ~/.aws/credentials) — RUNBOOK §5, Credentials", p, k, w)
 		}
 		if strings.ContainsRune(v, 0) {
 			bad("%s.env.%s: has a NUL byte", p, k)
@@ -222,4 +244,29 @@ func validateSlurmStage(p string, s SlurmStage, bad func(string, ...any)) {
 			}
 		}
 	}
+}
+
+// secretWords mark variable names that hold credentials: a name matches
+// when one of its _-separated words is one of them (AWS_SECRET_ACCESS_KEY,
+// HF_TOKEN, OPENAI_API_KEY), or when it contains one of the longer ones run
+// together (PGPASSWORD, GITHUBTOKEN); SABER_KEYSPACE and MONKEY do not.
+var secretWords = []string{"KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "PASS", "CREDENTIAL", "CREDENTIALS", "APIKEY", "AUTH"}
+
+// secretWord returns the word of name that marks it as a secret, or "".
+func secretWord(name string) string {
+	upper := strings.ToUpper(name)
+	for _, part := range strings.Split(upper, "_") {
+		for _, w := range secretWords {
+			if part == w {
+				return w
+			}
+		}
+	}
+	// Words run together: PGPASSWORD, GITHUBTOKEN, MYSECRET.
+	for _, w := range []string{"PASSWORD", "SECRET", "TOKEN", "CREDENTIAL", "APIKEY"} {
+		if strings.Contains(upper, w) {
+			return w
+		}
+	}
+	return ""
 }

@@ -174,7 +174,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) error {
 // them (exit 2), nil otherwise.
 func refusedLeaks(ctx context.Context, cfg *config.Config, err error) ([]dataset.Leak, error) {
 	var se *pipeline.ShardError
-	if !errors.As(err, &se) || se.Run.Stage != "release" || se.ExitCode != stage.ExitBadInput {
+	if !errors.As(err, &se) || se.Run.Stage != "release" || se.ExitCode() != stage.ExitBadInput {
 		return nil, nil
 	}
 	root, oerr := store.Open(ctx, cfg.RootURI(), cfg.Storage)

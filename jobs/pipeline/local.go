@@ -51,18 +51,42 @@ type ShardRun struct {
 	Log       string
 }
 
-// ShardError is a failed shard: its exit code, the end of its log and the
-// command that re-runs it alone.
+// ShardError is a failed shard: its exit code or the signal that killed
+// it, the end of its log and the command that re-runs it alone.
 type ShardError struct {
-	Run      ShardRun
-	ExitCode int
-	Command  string
-	Tail     []string
+	Run ShardRun
+	// Code is the shard process's exit code; Signal, when not 0, killed it.
+	Code    int
+	Signal  syscall.Signal
+	Command string
+	Tail    []string
+}
+
+// ExitCode is the shard's own code, so that `saber run` exits as the shard
+// did (SPEC §2). A shard killed by a signal exits 1 when the signal is a
+// crash of its own (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT); any other
+// signal came from outside — the OOM killer, an operator, a time limit —
+// and, since a killed shard leaves no manifest, a rerun resumes: 75.
+func (e *ShardError) ExitCode() int {
+	switch e.Signal {
+	case 0:
+		return e.Code
+	case syscall.SIGSEGV, syscall.SIGBUS, syscall.SIGILL, syscall.SIGFPE, syscall.SIGABRT:
+		return stage.ExitBug
+	}
+	return stage.ExitTempFail
 }
 
 func (e *ShardError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s shard %s failed (exit %d); last lines of %s:\n", e.Run.Stage, e.Run.Step, e.Run.Shard, e.ExitCode, e.Run.Log)
+	how := fmt.Sprintf("failed (exit %d)", e.Code)
+	if e.Signal != 0 {
+		how = fmt.Sprintf("was killed by signal %d (%s)", int(e.Signal), e.Signal)
+		if e.Signal == syscall.SIGKILL {
+			how += ", by an operator or the kernel's OOM killer (dmesg says; fewer shards at once, --parallel or executor.parallel, need less memory)"
+		}
+	}
+	fmt.Fprintf(&b, "%s %s shard %s %s; last lines of %s:\n", e.Run.Stage, e.Run.Step, e.Run.Shard, how, e.Run.Log)
 	for _, l := range e.Tail {
 		b.WriteString("  | " + l + "\n")
 	}
@@ -374,6 +398,7 @@ func runShard(ctx context.Context, bin string, st stage.Stage, step stage.Step, 
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Env = localEnv()
+	defer dieWithParent(cmd)()
 	start := time.Now()
 	fmt.Fprintf(opt.Out, "  start %s %s %s\n", st.Name, step.Name, spec)
 	if err := cmd.Start(); err != nil {
@@ -396,15 +421,19 @@ func runShard(ctx context.Context, bin string, st stage.Stage, step stage.Step, 
 		r.MaxRSSKiB = ru.Maxrss
 	}
 	if err != nil {
-		code := -1
+		se := &ShardError{Run: r, Code: -1, Command: bin + " " + strings.Join(args, " "), Tail: stage.LogTail(logPath, 15)}
 		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
+		if !errors.As(err, &ee) {
+			return r, fmt.Errorf("wait for %s: %w", se.Command, err)
 		}
-		if ctx.Err() != nil && code == stage.ExitTempFail {
+		se.Code = ee.ExitCode() // -1 when a signal killed it
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			se.Signal = ws.Signal()
+		}
+		if ctx.Err() != nil && se.Code == stage.ExitTempFail {
 			return r, ctx.Err()
 		}
-		return r, &ShardError{Run: r, ExitCode: code, Command: bin + " " + strings.Join(args, " "), Tail: stage.LogTail(logPath, 15)}
+		return r, se
 	}
 	fmt.Fprintf(opt.Out, "  done  %s %s %s in %s\n", st.Name, step.Name, spec, r.Wall.Round(time.Millisecond))
 	return r, nil

@@ -373,7 +373,7 @@ func TestFailedShardReportsLogAndCommand(t *testing.T) {
 		t.Fatalf("err = %v, want *ShardError", err)
 	}
 	msg := err.Error()
-	if se.ExitCode != stage.ExitBadInput || !strings.Contains(msg, "matched no files") ||
+	if se.ExitCode() != stage.ExitBadInput || !strings.Contains(msg, "matched no files") ||
 		!strings.Contains(msg, "--shard") || !strings.Contains(msg, cfgPath) {
 		t.Errorf("message:\n%s", msg)
 	}

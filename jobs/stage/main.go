@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -94,7 +95,7 @@ func Command(ctx context.Context, b Binary, args []string, stdout, stderr io.Wri
 		return ExitOK
 	}
 	log := NewLogger(cfg, st.Name, stderr)
-	err = runStage(ctx, cfg, b, log, *shardFlag, *reduce, *force)
+	err = runGuarded(ctx, cfg, b, log, *shardFlag, *reduce, *force)
 	if err != nil {
 		code := ExitCode(err)
 		log.Error().Err(err).Int("exit", code).Msg("stage failed")
@@ -102,6 +103,22 @@ func Command(ctx context.Context, b Binary, args []string, stdout, stderr io.Wri
 		return code
 	}
 	return ExitOK
+}
+
+// runGuarded is runStage with a panic anywhere in this goroutine — a
+// step's is caught closer, in runStep; this catches the rest, such as the
+// staleness check or writing a manifest — turned into a *BugError (exit 1)
+// with the stack in the log, not Go's crash, whose exit code 2 would read
+// as bad input.
+func runGuarded(ctx context.Context, cfg *config.Config, b Binary, log zerolog.Logger, shardFlag string, reduce, force bool) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			bug := recovered(r, "stage "+b.Stage.Name, debug.Stack())
+			log.Error().Str("stack", string(bug.Stack)).Msg("panic")
+			err = bug
+		}
+	}()
+	return runStage(ctx, cfg, b, log, shardFlag, reduce, force)
 }
 
 func runStage(ctx context.Context, cfg *config.Config, b Binary, log zerolog.Logger, shardFlag string, reduce, force bool) error {

@@ -32,6 +32,7 @@ import (
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/seed"
 	"github.com/saber-math/saber/shard"
 )
@@ -539,7 +540,8 @@ func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec
 	log.Info().Msg("shard started")
 	stepCtx, storeStats := withStoreStats(ctx, log)
 	if err := runStep(stepCtx, step, env); err != nil {
-		if ctx.Err() != nil && ExitCode(err) != ExitBadInput {
+		var bug *BugError
+		if ctx.Err() != nil && ExitCode(err) != ExitBadInput && !errors.As(err, &bug) {
 			return Result{}, fmt.Errorf("%w (%v)", ErrInterrupted, err)
 		}
 		return Result{}, err
@@ -587,17 +589,26 @@ func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec
 	return Result{Manifest: first, Outputs: outs}, nil
 }
 
-// runStep runs the step function, turning a panic into an error (exit 1,
-// with the stack in the log) instead of a crash whose exit code 2 would
-// read as bad input.
+// runStep runs the step function, turning a panic — in the step's own
+// goroutine, or in a worker of its parallel.For — into a *BugError (exit 1)
+// and logging its stack, instead of a crash whose exit code 2 would read as
+// bad input.
 func runStep(ctx context.Context, step Step, env *Env) (err error) {
+	where := fmt.Sprintf("stage %s step %s", env.Stage, env.Step)
 	defer func() {
 		if r := recover(); r != nil {
-			env.Log.Error().Str("stack", string(debug.Stack())).Msg("panic")
-			err = fmt.Errorf("panic in stage %s step %s: %v (a bug)", env.Stage, env.Step, r)
+			bug := recovered(r, where, debug.Stack())
+			env.Log.Error().Str("stack", string(bug.Stack)).Msg("panic")
+			err = bug
 		}
 	}()
-	return step.Run(ctx, env)
+	err = step.Run(ctx, env)
+	var pe *parallel.PanicError
+	if errors.As(err, &pe) {
+		env.Log.Error().Str("stack", string(pe.Stack)).Msg("panic in a worker")
+		err = &BugError{Err: fmt.Errorf("%s: %w (a bug)", where, err), Stack: pe.Stack}
+	}
+	return err
 }
 
 // InputsHash is the SHA-256 over the inputs' datasets, keys (URIs for

@@ -3,6 +3,7 @@ package parallel
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -54,5 +55,22 @@ func TestForCancelsWithCause(t *testing.T) {
 	})
 	if !errors.Is(err, boom) || !errors.Is(cause, boom) {
 		t.Fatalf("err %v, cause seen by the other call %v; want boom for both", err, cause)
+	}
+}
+
+// TestForRecoversPanic: a panicking call comes back as a *PanicError with
+// the worker's stack, instead of ending the process (without the recover
+// this test binary crashes).
+func TestForRecoversPanic(t *testing.T) {
+	err := For(context.Background(), 100, 4, func(_ context.Context, i int) error {
+		if i == 7 {
+			_ = []int{1}[i] // index out of range: a runtime panic
+		}
+		return nil
+	})
+	var pe *PanicError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "index out of range [7] with length 1") ||
+		!strings.Contains(string(pe.Stack), "TestForRecoversPanic") {
+		t.Fatalf("err = %v, want a *PanicError whose stack names the panicking function", err)
 	}
 }

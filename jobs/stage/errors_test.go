@@ -1,0 +1,200 @@
+package stage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/lib/parallel"
+)
+
+// realErrors makes operating-system errors the way the stages meet them:
+// from real calls, wrapped as the local store wraps them. Each works as
+// root too (CI runs as root, so permission bits stop nothing there).
+func realErrors(t *testing.T) map[string]error {
+	t.Helper()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	errs := map[string]error{}
+	must := func(name string, err error, want syscall.Errno) {
+		t.Helper()
+		if !errors.Is(err, want) {
+			t.Fatalf("%s: got %v, want %v", name, err, want)
+		}
+		errs[name] = fmt.Errorf("create file://%s/run/part: %w", dir, err)
+	}
+	must("ENOTDIR", os.MkdirAll(filepath.Join(file, "run"), 0o755), syscall.ENOTDIR)
+	must("EISDIR", os.WriteFile(dir, []byte("x"), 0o644), syscall.EISDIR)
+	_, err := os.Open(filepath.Join(dir, strings.Repeat("n", 300)))
+	must("ENAMETOOLONG", err, syscall.ENAMETOOLONG)
+	os.Symlink(filepath.Join(dir, "b"), filepath.Join(dir, "a"))
+	os.Symlink(filepath.Join(dir, "a"), filepath.Join(dir, "b"))
+	_, err = os.Open(filepath.Join(dir, "a"))
+	must("ELOOP", err, syscall.ELOOP)
+	_, err = os.Open(filepath.Join(dir, "missing"))
+	must("ENOENT", err, syscall.ENOENT)
+
+	// A refused connection: a port that was listening a moment ago.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	_, err = net.Dial("tcp", addr)
+	must("ECONNREFUSED", err, syscall.ECONNREFUSED)
+
+	// A read past its deadline: os.ErrDeadlineExceeded, a net.Error.
+	l, err = net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(-time.Second))
+	_, err = c.Read(make([]byte, 1))
+	errs["read timeout"] = fmt.Errorf("s3 GetObject: %w", err)
+	return errs
+}
+
+// TestExitCodeByErrno: each operating-system error gets the code of its
+// kind. Before errors.go looked at the errno, every row here but the last
+// three of each group passed as a net.Error and exited 75.
+func TestExitCodeByErrno(t *testing.T) {
+	real := realErrors(t)
+	path := func(op string, errno syscall.Errno) error {
+		return fmt.Errorf("write manifest file:///root/r/_done/x.json: %w", &fs.PathError{Op: op, Path: "/root/r/_done/x.json", Err: errno})
+	}
+	opErr := func(errno syscall.Errno) error {
+		return &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", errno)}
+	}
+	tests := []struct {
+		name string
+		err  error
+		want int
+	}{
+		// Fix the root, an input or its permissions: 2.
+		{"root under a regular file (ENOTDIR)", real["ENOTDIR"], ExitBadInput},
+		{"a directory written as a file (EISDIR)", real["EISDIR"], ExitBadInput},
+		{"a name too long", real["ENAMETOOLONG"], ExitBadInput},
+		{"a symlink loop", real["ELOOP"], ExitBadInput},
+		{"a missing input path", real["ENOENT"], ExitBadInput},
+		{"permission denied (EACCES)", path("open", syscall.EACCES), ExitBadInput},
+		{"operation not permitted (EPERM)", path("chmod", syscall.EPERM), ExitBadInput},
+		{"read-only filesystem (EROFS)", path("open", syscall.EROFS), ExitBadInput},
+		{"a bare errno", syscall.EACCES, ExitBadInput},
+		{"the fs.ErrPermission sentinel", fmt.Errorf("upload: %w", fs.ErrPermission), ExitBadInput},
+		{"os.ErrPermission from a real call's Is", fmt.Errorf("x: %w", os.ErrPermission), ExitBadInput},
+
+		// Retry later or elsewhere: 75.
+		{"connection refused (real dial)", real["ECONNREFUSED"], ExitTempFail},
+		{"connection reset", opErr(syscall.ECONNRESET), ExitTempFail},
+		{"connection timed out", opErr(syscall.ETIMEDOUT), ExitTempFail},
+		{"a read past its deadline", real["read timeout"], ExitTempFail},
+		{"a stale NFS handle", path("read", syscall.ESTALE), ExitTempFail},
+		{"disk full", path("write", syscall.ENOSPC), ExitTempFail},
+		{"quota exceeded", path("write", syscall.EDQUOT), ExitTempFail},
+		{"an unlisted errno of a network call", opErr(syscall.EPROTO), ExitTempFail},
+		{"a DNS failure", &net.DNSError{Err: "no such host", Name: "minio", IsNotFound: true}, ExitTempFail},
+
+		// A bug: 1.
+		{"an unlisted errno of a file call", path("rename", syscall.EXDEV), ExitBug},
+		{"a panic, whatever its value wraps", &BugError{Err: fmt.Errorf("panic: %w", context.DeadlineExceeded)}, ExitBug},
+		{"a panic in a worker", fmt.Errorf("query q1: %w", &parallel.PanicError{Value: "boom"}), ExitBug},
+	}
+	for _, tt := range tests {
+		if got := ExitCode(tt.err); got != tt.want {
+			t.Errorf("%s: ExitCode(%v) = %d, want %d", tt.name, tt.err, got, tt.want)
+		}
+	}
+}
+
+// writeConfig writes a run config for the toy stage and returns its path.
+func writeConfig(t *testing.T, root string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "run.yaml")
+	if err := os.WriteFile(p, []byte(fmt.Sprintf("run: r\nroot: %s\nlog: {format: json}\ntoy: {shards: 1}\n", root)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestUnwritableRootExits2: a root the stage cannot write is exit 2 (fix
+// the root), not 75, which the Slurm script would requeue for ever. The
+// run's directory is a regular file, which stops root as well as anyone.
+func TestUnwritableRootExits2(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "r"), []byte("not a directory"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var runs atomic.Int64
+	st, _ := testStage(&runs, nil)
+	var stderr strings.Builder
+	code := Command(context.Background(), Binary{Stage: st}, []string{"--config", writeConfig(t, root), "--shard", "0/1"}, &strings.Builder{}, &stderr)
+	if code != ExitBadInput || !strings.Contains(stderr.String(), "not a directory") {
+		t.Fatalf("exit %d, want 2 naming the cause:\n%s", code, stderr.String())
+	}
+}
+
+// TestPanicExits1WithStack: a panic in a step's worker goroutine, in the
+// step itself, or in the shard's handling around the step exits 1 with the
+// panicking function's stack in the log. A panic on a worker goroutine
+// used to end the process with Go's exit code 2 (bad input).
+func TestPanicExits1WithStack(t *testing.T) {
+	panicky := func(ctx context.Context, env *Env) error {
+		return parallel.For(ctx, 8, 2, func(_ context.Context, i int) error {
+			if i == 5 {
+				panicInWorker()
+			}
+			return nil
+		})
+	}
+	tests := []struct {
+		name  string
+		bin   func(Stage) Binary
+		run   func(context.Context, *Env) error
+		stack string
+	}{
+		{"worker", func(st Stage) Binary { return Binary{Stage: st} }, panicky, "panicInWorker"},
+		{"step", func(st Stage) Binary { return Binary{Stage: st} },
+			func(context.Context, *Env) error { panicInWorker(); return nil }, "panicInWorker"},
+		{"around the step", func(st Stage) Binary {
+			return Binary{Stage: st, CheckInputs: func(context.Context, *config.Config, store.Store, Step) error { panicInWorker(); return nil }}
+		}, nil, "panicInWorker"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var runs atomic.Int64
+			st, _ := testStage(&runs, nil)
+			if tt.run != nil {
+				st.Steps[0].Run = tt.run
+			}
+			var stderr strings.Builder
+			code := Command(context.Background(), tt.bin(st), []string{"--config", writeConfig(t, t.TempDir()), "--shard", "0/1"}, &strings.Builder{}, &stderr)
+			if code != ExitBug || !strings.Contains(stderr.String(), `"stack":`) || !strings.Contains(stderr.String(), tt.stack) ||
+				!strings.Contains(stderr.String(), "boom") {
+				t.Fatalf("exit %d, want 1 with the stack of %s in the log:\n%s", code, tt.stack, stderr.String())
+			}
+		})
+	}
+}
+
+func panicInWorker() { panic("boom") }
