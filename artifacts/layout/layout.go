@@ -12,6 +12,7 @@
 //	<run>/_checkpoints/<stage>/part-<i>-of-<n>/    a shard's checkpoints (judge rounds)
 //	<run>/_jobs.json                               Slurm job ids of `saber submit`
 //	<run>/_lease.json                              the lease of the `saber run` working on the run
+//	<run>/_lease-heartbeat.<id>.json               its holder's heartbeat
 //	<run>/<dataset>/part-<i>-of-<n>.<sha>.parquet  a measurement dataset's part (timings), named by its bytes
 //
 // A shard is done when the manifest of every dataset its step writes
@@ -91,6 +92,11 @@ func CheckpointPrefix(run, stage string, s shard.Spec) string {
 // run at a time holds it (jobs/pipeline/lease.go). It is per run, not per
 // root, so that runs sharing a root do not wait for each other.
 func LeaseKey(run string) string { return run + "/_lease.json" }
+
+// LeaseHeartbeatKey is where the lease holder whose lease id is id renews
+// its heartbeat: an object of its own, so that a holder whose lease was
+// broken and taken by another can never overwrite the new holder's.
+func LeaseHeartbeatKey(run, id string) string { return run + "/_lease-heartbeat." + id + ".json" }
 
 // MeasurementKey is the key of shard s's part of a measurement dataset
 // (timings, whose bytes no rerun reproduces), named by the first 16 hex

@@ -24,18 +24,17 @@ import (
 // <run>/_lease.json, created write-once (local: link(2), which fails on an
 // existing name; S3: If-None-Match: *), so of two runs started together
 // exactly one gets it; the other waits (--wait) or exits 75 naming the
-// holder. The holder rewrites the object's heartbeat every
-// LeaseOptions.Heartbeat; a lease whose heartbeat is older than
-// StaleAfter is reported as stale (its holder was killed, or lost its
-// host) but is never taken over by a run: only `saber lease break` removes
-// it, because a heartbeat can also be late for a holder that is alive
-// (a stalled filesystem, clock skew between hosts).
-//
-// Lease heartbeats are read, checked and rewritten, not compare-and-swapped
-// (the store offers write-once, not write-if-unchanged): a heartbeat that
-// lands between a `lease break` and a new run's create could overwrite
-// the new holder's object. A holder that sees another owner's object stops
-// its run at once (see Lease.Context), so that window is one heartbeat.
+// holder. The lease object is never rewritten: the holder renews its
+// heartbeat every LeaseOptions.Heartbeat in an object of its own,
+// <run>/_lease-heartbeat.<id>.json, so a holder whose lease was broken and
+// taken by another run cannot overwrite the new lease (the store offers
+// write-once, not compare-and-swap); at each beat it reads the lease back,
+// and stops its run at once when the lease is no longer its own. A lease
+// whose heartbeat is older than StaleAfter is reported as stale (its
+// holder was killed, or lost its host) but is never taken over by a run:
+// only `saber lease break` removes it, because a heartbeat can also be
+// late for a holder that is alive (a stalled filesystem, clock skew
+// between hosts).
 
 // Lease defaults.
 const (
@@ -54,7 +53,8 @@ type LeaseOwner struct {
 	User    string    `json:"user,omitempty"`
 	Command string    `json:"command,omitempty"`
 	Started time.Time `json:"started"`
-	// Heartbeat is when the holder last rewrote the lease.
+	// Heartbeat is when the holder last renewed the lease: in the lease
+	// object, its start; ReadLease fills in the latest heartbeat.
 	Heartbeat time.Time `json:"heartbeat"`
 }
 
@@ -163,8 +163,8 @@ type Lease struct {
 	done   chan struct{}
 }
 
-// ReadLease returns the run's lease holder, or an error wrapping
-// store.ErrNotExist when no run holds it.
+// ReadLease returns the run's lease holder, with its latest heartbeat, or
+// an error wrapping store.ErrNotExist when no run holds the lease.
 func ReadLease(ctx context.Context, st store.Store, run string) (LeaseOwner, error) {
 	key := layout.LeaseKey(run)
 	data, err := store.ReadAll(ctx, st, key)
@@ -174,6 +174,19 @@ func ReadLease(ctx context.Context, st store.Store, run string) (LeaseOwner, err
 	var o LeaseOwner
 	if err := json.Unmarshal(data, &o); err != nil {
 		return LeaseOwner{}, fmt.Errorf("decode lease %s: %w (remove it with `saber lease break --force`)", st.URI(key), err)
+	}
+	var beat struct {
+		Heartbeat time.Time `json:"heartbeat"`
+	}
+	hb := layout.LeaseHeartbeatKey(run, o.ID)
+	data, err = store.ReadAll(ctx, st, hb)
+	switch {
+	case errors.Is(err, store.ErrNotExist):
+		// Not renewed yet: the lease's own time counts.
+	case err != nil:
+		return LeaseOwner{}, err
+	case json.Unmarshal(data, &beat) == nil && beat.Heartbeat.After(o.Heartbeat):
+		o.Heartbeat = beat.Heartbeat
 	}
 	return o, nil
 }
@@ -250,7 +263,7 @@ func (l *Lease) Context() context.Context { return l.ctx }
 // Owner is the holder the lease records.
 func (l *Lease) Owner() LeaseOwner { return l.owner }
 
-// renew rewrites the heartbeat every opt.Heartbeat until Release. A lease
+// renew writes the heartbeat every opt.Heartbeat until Release. A lease
 // found removed or owned by another stops the run; a failed read or write
 // (storage blips) is retried at the next beat.
 func (l *Lease) renew() {
@@ -275,10 +288,8 @@ func (l *Lease) renew() {
 			return
 		}
 		l.owner.Heartbeat = time.Now().UTC()
-		data, err := json.MarshalIndent(l.owner, "", "  ")
-		if err == nil {
-			store.Put(l.ctx, l.st, l.key, append(data, '\n'), store.Replace)
-		}
+		data, _ := json.Marshal(map[string]time.Time{"heartbeat": l.owner.Heartbeat})
+		store.Put(l.ctx, l.st, layout.LeaseHeartbeatKey(l.owner.Run, l.owner.ID), data, store.Replace)
 	}
 }
 
@@ -290,17 +301,22 @@ func (l *Lease) Release(runErr error) error {
 	lost := context.Cause(l.ctx)
 	l.cancel(nil)
 	<-l.done
-	var ll *LeaseLostError
-	if errors.As(lost, &ll) {
-		return ll
-	}
 	// The run's context may be cancelled already (SIGTERM): removing the
 	// lease must still happen, bounded.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(l.ctx), time.Minute)
 	defer cancel()
+	hb := layout.LeaseHeartbeatKey(l.owner.Run, l.owner.ID)
+	var ll *LeaseLostError
+	if errors.As(lost, &ll) {
+		l.st.Delete(ctx, hb)
+		return ll
+	}
 	cur, err := ReadLease(ctx, l.st, l.owner.Run)
 	if err == nil && cur.ID == l.owner.ID {
 		err = l.st.Delete(ctx, l.key)
+	}
+	if err == nil || errors.Is(err, store.ErrNotExist) {
+		err = l.st.Delete(ctx, hb)
 	}
 	if err != nil && !errors.Is(err, store.ErrNotExist) && runErr == nil {
 		return fmt.Errorf("release the run's lease %s: %w (remove it with `saber lease break`)", l.st.URI(l.key), err)
@@ -327,6 +343,9 @@ func BreakLease(ctx context.Context, st store.Store, run string, staleAfter time
 	}
 	if err := st.Delete(ctx, key); err != nil {
 		return o, fmt.Errorf("remove %s: %w", st.URI(key), err)
+	}
+	if o.ID != "" {
+		st.Delete(ctx, layout.LeaseHeartbeatKey(run, o.ID)) // garbage now; a leftover is harmless
 	}
 	return o, nil
 }
