@@ -46,7 +46,7 @@ func TestTwoRunsOnOneRoot(t *testing.T) {
 		t.Skip("runs the demo pipeline several times")
 	}
 	dir := filepath.Join(t.TempDir(), "demo")
-	if out, code := saber(t, "demo", "--out", dir, "--n", "300"); code != 0 {
+	if out, code := saber(t, "demo", "--out", dir, "--n", "800"); code != 0 {
 		t.Fatalf("demo exit %d:\n%s", code, out)
 	}
 	base, err := os.ReadFile(filepath.Join(dir, "run.yaml"))
