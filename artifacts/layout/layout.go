@@ -11,6 +11,9 @@
 //	<run>/_cache/llm/<xx>/<sha256>                 cached LLM answers (write-once)
 //	<run>/_checkpoints/<stage>/part-<i>-of-<n>/    a shard's checkpoints (judge rounds)
 //	<run>/_jobs.json                               Slurm job ids of `saber submit`
+//	<run>/_lease.json                              the lease of the `saber run` working on the run
+//	<run>/_lease-heartbeat.<id>.json               its holder's heartbeat
+//	<run>/<dataset>/part-<i>-of-<n>.<sha>.parquet  a measurement dataset's part (timings), named by its bytes
 //
 // A shard is done when the manifest of every dataset its step writes
 // exists. Each is a full copy of the step's manifest (what was read, what
@@ -83,6 +86,26 @@ func LLMCachePrefix(run string) string { return run + "/_cache/llm" }
 // <run>/_checkpoints/<stage>/part-<i>-of-<n>.
 func CheckpointPrefix(run, stage string, s shard.Spec) string {
 	return run + "/_checkpoints/" + stage + "/" + PartName(s, "")
+}
+
+// LeaseKey is the run's lease: the one `saber run` allowed to work on the
+// run at a time holds it (jobs/pipeline/lease.go). It is per run, not per
+// root, so that runs sharing a root do not wait for each other.
+func LeaseKey(run string) string { return run + "/_lease.json" }
+
+// LeaseHeartbeatKey is where the lease holder whose lease id is id renews
+// its heartbeat: an object of its own, so that a holder whose lease was
+// broken and taken by another can never overwrite the new holder's.
+func LeaseHeartbeatKey(run, id string) string { return run + "/_lease-heartbeat." + id + ".json" }
+
+// MeasurementKey is the key of shard s's part of a measurement dataset
+// (timings, whose bytes no rerun reproduces), named by the first 16 hex
+// digits of its SHA-256: <run>/<dataset>/part-<i>-of-<n>.<sha16>.parquet.
+// Two processes finishing the same shard write two objects instead of one
+// replacing the other, so whichever manifest wins names bytes that are
+// stored (a fixed name let the loser's bytes replace the winner's).
+func MeasurementKey(run, dataset string, s shard.Spec, sha256hex string) string {
+	return DatasetPrefix(run, dataset) + PartName(s, "."+sha256hex[:16]+".parquet")
 }
 
 // JobsKey is where `saber submit` records the run's Slurm job ids.

@@ -157,3 +157,40 @@ func TestFiles(t *testing.T) {
 		t.Error("OpenFile of a folder accepted")
 	}
 }
+
+// TestWriteShardDoneMeasurements: a second finisher of a shard whose
+// results match but whose measurement part differs (its own name, other
+// bytes) is accepted and given the stored manifest; one whose results
+// differ is refused; without the measurement rule both are refused.
+func TestWriteShardDoneMeasurements(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewMem()
+	isTiming := func(key string) bool { return strings.Contains(key, "/timings/") }
+	res := Object{Key: "r/runs/part-00000-of-00001.parquet", SHA256: "aa"}
+	first := &Manifest{Stage: "evaluate", Run: "r", Shards: 1, Outputs: []Object{res, {Key: "r/timings/part-00000-of-00001.1111.parquet", SHA256: "11"}}}
+	key := DoneKey("r", "runs", first.Spec())
+	if got, err := WriteShardDone(ctx, st, key, first, isTiming); err != nil || got != first {
+		t.Fatalf("first finisher: %v, %v", got, err)
+	}
+	for _, tc := range []struct {
+		name    string
+		outputs []Object
+		rule    func(string) bool
+		ok      bool
+	}{
+		{"other timings", []Object{res, {Key: "r/timings/part-00000-of-00001.2222.parquet", SHA256: "22"}}, isTiming, true},
+		{"other timings, no rule", []Object{res, {Key: "r/timings/part-00000-of-00001.2222.parquet", SHA256: "22"}}, nil, false},
+		{"other results", []Object{{Key: res.Key, SHA256: "bb"}, {Key: "r/timings/part-00000-of-00001.2222.parquet", SHA256: "22"}}, isTiming, false},
+		{"a result missing", []Object{{Key: "r/timings/part-00000-of-00001.2222.parquet", SHA256: "22"}}, isTiming, false},
+	} {
+		second := *first
+		second.Outputs = tc.outputs
+		got, err := WriteShardDone(ctx, st, key, &second, tc.rule)
+		if tc.ok && (err != nil || got == nil || got.Outputs[1].SHA256 != "11") {
+			t.Errorf("%s: %v, %v; want the stored (first) manifest", tc.name, got, err)
+		}
+		if !tc.ok && err == nil {
+			t.Errorf("%s: accepted", tc.name)
+		}
+	}
+}

@@ -83,28 +83,56 @@ func (m *Manifest) Objects(dataset string) []Object {
 	return out
 }
 
-// WriteDone writes the manifest write-once. If another run of the same shard
-// won the race, its manifest is accepted when its outputs hash the same.
+// WriteDone writes the manifest write-once. If another run of the same
+// shard won the race, its manifest is accepted when its outputs hash the
+// same (WriteShardDone, comparing every output).
 func WriteDone(ctx context.Context, st store.Store, key string, m *Manifest) error {
+	_, err := WriteShardDone(ctx, st, key, m, nil)
+	return err
+}
+
+// WriteShardDone writes the manifest write-once and returns the manifest
+// stored under key. If another run of the same shard won the race, its manifest
+// is accepted (and returned) when its outputs are the same objects with the
+// same hashes, leaving out the parts of measurement datasets (timings, for
+// which measurement reports true; nil means none), whose bytes no two runs
+// share: each run's measurement part has its own name
+// (MeasurementKey), so the winner's stays stored as its manifest says, and
+// the loser's is left unnamed for the caller to remove.
+func WriteShardDone(ctx context.Context, st store.Store, key string, m *Manifest, measurement func(key string) bool) (*Manifest, error) {
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return fmt.Errorf("encode manifest %s: %w", st.URI(key), err)
+		return nil, fmt.Errorf("encode manifest %s: %w", st.URI(key), err)
 	}
 	_, err = store.Put(ctx, st, key, append(data, '\n'), store.Once)
 	if errors.Is(err, store.ErrExist) {
 		old, rerr := ReadDone(ctx, st, key)
 		if rerr != nil {
-			return fmt.Errorf("write %s: exists and unreadable: %w", st.URI(key), rerr)
+			return nil, fmt.Errorf("write %s: exists and unreadable: %w", st.URI(key), rerr)
 		}
-		if !sameOutputs(old.Outputs, m.Outputs) {
-			return fmt.Errorf("write %s: another run finished this shard with different outputs", st.URI(key))
+		if !sameOutputs(results(old.Outputs, measurement), results(m.Outputs, measurement)) {
+			return nil, fmt.Errorf("write %s: another run finished this shard with different outputs", st.URI(key))
 		}
-		return nil
+		return old, nil
 	}
 	if err != nil {
-		return fmt.Errorf("write manifest %s: %w", st.URI(key), err)
+		return nil, fmt.Errorf("write manifest %s: %w", st.URI(key), err)
 	}
-	return nil
+	return m, nil
+}
+
+// results drops the objects measurement reports as measurements.
+func results(objs []Object, measurement func(key string) bool) []Object {
+	if measurement == nil {
+		return objs
+	}
+	out := make([]Object, 0, len(objs))
+	for _, o := range objs {
+		if !measurement(o.Key) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 func sameOutputs(a, b []Object) bool {

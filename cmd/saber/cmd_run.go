@@ -80,6 +80,10 @@ which stop at a clean point without a manifest (shards already done stay done;
 the judge keeps its last round's checkpoint); it then prints the failed
 shard's last log lines and the command that re-runs it alone, and exits with
 that shard's code. A rerun resumes with the shards still missing.
+
+One saber run at a time works on a run: it holds the run's lease
+(<root>/<run>/_lease.json) until it ends. Another started meanwhile exits 75
+naming the holder, or waits for it with --wait; see saber lease.
 `, stderr)
 	cfgPath := fs.String("config", "", "run config `FILE`")
 	stages := fs.String("stages", "", "comma-separated `list` of stages (default: the main line, in order: "+joinNames()+")")
@@ -88,6 +92,7 @@ that shard's code. A rerun resumes with the shards still missing.
 	parallel := fs.Int("parallel", 0, "shard processes at once (default executor.parallel, else one per core)")
 	force := fs.Bool("force", false, "redo shards that are already done")
 	printCfg := fs.Bool("print-config", false, "print the effective config and exit")
+	wait := fs.Bool("wait", false, "when another saber run holds the run's lease, wait for it instead of exiting 75")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -107,6 +112,7 @@ that shard's code. A rerun resumes with the shards still missing.
 	}
 	opt := localOptions(cfg, abs, *parallel, *force, stdout)
 	opt.Rerun = pipeline.Rerun{Stale: *rerunStale || *rerunCode, Code: *rerunCode, Command: "saber run --config " + *cfgPath}
+	opt.Lease = pipeline.LeaseOptions{Wait: *wait, Command: "saber run --config " + abs}
 	start := time.Now()
 	runs, err := pipeline.RunLocal(ctx, cfg, sel, opt)
 	if err != nil {

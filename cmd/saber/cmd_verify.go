@@ -16,6 +16,7 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 Usage:
   saber verify --config run.yaml --stage dedup --shard 2/7
   saber verify --config run.yaml --stage dedup --reduce
+  saber verify --config run.yaml --stored
 
 Recomputes the shard from the same inputs into scratch storage (never the
 run's root: new LLM answers, checkpoints and outputs all go to scratch) and
@@ -24,18 +25,37 @@ and with the object stored now. It first says how this config, the inputs
 and the code differ from what the shard ran with (config keys, old → new).
 Exit 0 when every object matches, 1 with a per-object report otherwise, 2
 when the shard is not done or the flags are wrong.
+
+--stored recomputes nothing: it reads every completion manifest of the run
+and checks that every object each names (measurements such as timings
+included) is stored with the SHA-256 the manifest says. Exit 0 when all
+match, 1 listing those that do not.
 `, stderr)
 	cfgPath := fs.String("config", "", "run config `FILE`")
 	stageName := fs.String("stage", "", "`stage` to verify")
 	shardFlag := fs.String("shard", "", "shard `i/n` of the stage's sharded step")
 	reduce := fs.Bool("reduce", false, "verify the stage's reduce step instead")
 	keep := fs.Bool("keep", false, "keep the scratch directory and print its path")
+	stored := fs.Bool("stored", false, "check every manifest of the run against the stored bytes, recomputing nothing")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
 	cfg, _, err := loadConfig(*cfgPath)
 	if err != nil {
 		return fail(stderr, "verify", err)
+	}
+	if *stored {
+		if *stageName != "" || *shardFlag != "" || *reduce {
+			return fail(stderr, "verify", stage.BadInput(fmt.Errorf("--stored checks the whole run: give it without --stage, --shard or --reduce")))
+		}
+		checks, err := pipeline.VerifyStored(ctx, cfg)
+		if err != nil {
+			return fail(stderr, "verify", err)
+		}
+		if !pipeline.PrintStored(stdout, checks) {
+			return stage.ExitBug
+		}
+		return stage.ExitOK
 	}
 	st, err := pipeline.Lookup(*stageName)
 	if err != nil {

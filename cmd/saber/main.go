@@ -23,6 +23,7 @@ var commands = []command{
 	{"status", "shards done per stage, and Slurm states, failures and logs of the run's jobs", cmdStatus},
 	{"stats", "what each stage did: the statistics in its shard manifests, summed", cmdStats},
 	{"cancel", "cancel the run's queued and running Slurm jobs", cmdCancel},
+	{"lease", "show or break the run's lease, held by the saber run working on it (lease show|break)", cmdLease},
 	{"verify", "recompute one shard into scratch storage and compare SHA-256s with its manifest", cmdVerify},
 	{"demo", "generate a synthetic corpus and run every stage on it, on local disk", cmdDemo},
 	{"synth", "write the procedural corpus (problems with worked solutions) as JSONL", cmdSynth},

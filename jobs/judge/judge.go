@@ -24,12 +24,9 @@ package judge
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"path"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
@@ -122,14 +119,14 @@ func run(ctx context.Context, env *stage.Env) error {
 	if err != nil {
 		return err
 	}
-	ck := checkpoints{st: env.Out, prefix: prefix}
+	ck := newCheckpoints(env.Out, prefix)
 	done, rows, timings, err := ck.load(ctx)
 	if err != nil {
 		return err
 	}
 	if done > 0 {
 		if err := replay(env.RunSeed(), env.Stage, byQuery, done, rows); err != nil {
-			return stage.BadInput(fmt.Errorf("checkpoint %s: %w (delete it to restart the shard; answers already paid for come from the LLM cache)", ck.uri(done), err))
+			return stage.BadInput(fmt.Errorf("checkpoint %s: %w (delete it to restart the shard; answers already paid for come from the LLM cache)", ck.loadedURI(), err))
 		}
 		env.Log.Info().Int("rounds_done", done).Int("judgments", len(rows)).Msg("resuming from checkpoint")
 	}
@@ -303,80 +300,4 @@ func replay(runSeed uint64, stageName string, byQuery map[string]*tournament, do
 		tr.t = t
 	}
 	return nil
-}
-
-// checkpoints are one shard's round checkpoints: round-RRRR.parquet holds
-// every judgment of rounds 1..R, timings-RRRR.parquet their timings. Only
-// the newest is kept.
-type checkpoints struct {
-	st     store.Store
-	prefix string
-}
-
-func (c checkpoints) key(kind string, r int) string {
-	return fmt.Sprintf("%s/%s-%04d.parquet", c.prefix, kind, r)
-}
-
-func (c checkpoints) uri(r int) string { return c.st.URI(c.key("round", r)) }
-
-// load returns the newest complete checkpoint (0 rounds when none).
-func (c checkpoints) load(ctx context.Context) (int, []dataset.Judgment, []dataset.JudgeTiming, error) {
-	infos, err := c.st.List(ctx, c.prefix+"/")
-	if err != nil {
-		return 0, nil, nil, fmt.Errorf("list %s: %w", c.st.URI(c.prefix), err)
-	}
-	have := map[string]bool{}
-	for _, in := range infos {
-		have[in.Key] = true
-	}
-	best := 0
-	for _, in := range infos {
-		var r int
-		if _, err := fmt.Sscanf(path.Base(in.Key), "round-%04d.parquet", &r); err == nil && r > best && have[c.key("timings", r)] {
-			best = r
-		}
-	}
-	if best == 0 {
-		return 0, nil, nil, nil
-	}
-	rows, err := dataset.Read[dataset.Judgment](ctx, c.st, c.key("round", best))
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	timings, err := dataset.Read[dataset.JudgeTiming](ctx, c.st, c.key("timings", best))
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	return best, rows, timings, nil
-}
-
-// save writes round r's checkpoint (timings first: a round file is only
-// trusted beside its timings) and removes the previous one.
-func (c checkpoints) save(ctx context.Context, r int, rows []dataset.Judgment, timings []dataset.JudgeTiming) error {
-	if _, err := dataset.WriteRows(ctx, c.st, c.key("timings", r), timings); err != nil {
-		return err
-	}
-	if _, err := dataset.WriteRows(ctx, c.st, c.key("round", r), rows); err != nil {
-		return err
-	}
-	if r > 1 {
-		for _, kind := range []string{"round", "timings"} {
-			if err := c.st.Delete(ctx, c.key(kind, r-1)); err != nil {
-				return fmt.Errorf("delete %s: %w", c.st.URI(c.key(kind, r-1)), err)
-			}
-		}
-	}
-	return nil
-}
-
-func (c checkpoints) clear(ctx context.Context) error {
-	infos, err := c.st.List(ctx, c.prefix+"/")
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, in := range infos {
-		errs = append(errs, c.st.Delete(ctx, in.Key))
-	}
-	return errors.Join(errs...)
 }

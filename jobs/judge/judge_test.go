@@ -460,10 +460,16 @@ func TestJudgeCheckpoints(t *testing.T) {
 		names = append(names, strings.TrimPrefix(in.Key, prefix))
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"round-0001.parquet", "timings-0001.parquet"}) {
-		t.Fatalf("checkpoints after round 1: %v, want round 1's judgments and timings", names)
+	// Each name carries the process's token: round-0001.<token>.parquet.
+	var kinds []string
+	for _, n := range names {
+		kind, rest, _ := strings.Cut(n, ".")
+		kinds = append(kinds, kind+"."+rest[strings.LastIndexByte(rest, '.')+1:])
 	}
-	rows, err := dataset.Read[dataset.Judgment](ctx, root, prefix+"round-0001.parquet")
+	if !slices.Equal(kinds, []string{"round-0001.parquet", "timings-0001.parquet"}) || len(names) != 2 || strings.Count(names[0], ".") != 2 {
+		t.Fatalf("checkpoints after round 1: %v, want round 1's judgments and timings, named with the process's token", names)
+	}
+	rows, err := dataset.Read[dataset.Judgment](ctx, root, prefix+names[0])
 	if err != nil {
 		t.Fatal(err)
 	}

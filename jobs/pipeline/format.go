@@ -74,10 +74,16 @@ defines every dataset, one Go struct each.
     <root>/<run>/_cache/llm/<xx>/<sha256>               cached LLM answers, write-once, keyed by request
     <root>/<run>/_checkpoints/<stage>/part-<i>-of-<n>/  a running shard's checkpoints (judge's rounds)
     <root>/<run>/_jobs.json                             Slurm job ids of saber submit
+    <root>/<run>/_lease.json                            the lease of the saber run working on the run
+    <root>/<run>/<dataset>/part-<i>-of-<n>.<sha>.parquet  a measurement dataset's part, named by the
+                                                        first 16 hex digits of its SHA-256
 
 Parts are Parquet with zstd, rows sorted by the dataset's key, and the same rows always give the
 same bytes. The parts of a dataset, in shard order, hold contiguous runs of its rows: reading
-them in order reads the dataset in key order.
+them in order reads the dataset in key order. Read a dataset's parts from its manifests (each
+names its objects), not by listing: a measurement part (timings) is named by its bytes, so that
+two processes finishing one shard store two objects and whichever manifest wins names bytes
+that stay stored.
 
 ## Completion manifests
 

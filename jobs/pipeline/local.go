@@ -38,6 +38,8 @@ type LocalOptions struct {
 	Rerun Rerun
 	// Out receives one line per started, skipped and finished shard.
 	Out io.Writer
+	// Lease says whether to wait for the run's lease (lease.go).
+	Lease LeaseOptions
 }
 
 // ShardRun is one shard the executor handled.
@@ -121,7 +123,7 @@ func RunLocal(ctx context.Context, cfg *config.Config, stages []stage.Stage, opt
 	return graph.RunLocal(ctx, cfg, stages, opt)
 }
 
-// RunLocal runs the steps of the given stages in the graph's order: each
+// runLocal runs the steps of the given stages in the graph's order: each
 // step's missing shards as processes of the stage binary, Parallel at a
 // time, then the next step. Before anything runs it refuses (exit 2) a
 // selection whose inputs are neither complete nor selected, and stale
@@ -132,7 +134,7 @@ func RunLocal(ctx context.Context, cfg *config.Config, stages []stage.Stage, opt
 // stale in the same run. At the first failed shard it starts no new one and
 // sends SIGTERM to those running, which stop at a clean point without a
 // manifest; it waits for them and returns a *ShardError for the failed one.
-func (g *Graph) RunLocal(ctx context.Context, cfg *config.Config, stages []stage.Stage, opt LocalOptions) ([]ShardRun, error) {
+func (g *Graph) runLocal(ctx context.Context, cfg *config.Config, stages []stage.Stage, opt LocalOptions) ([]ShardRun, error) {
 	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
 	if err != nil {
 		return nil, stage.BadInput(err)

@@ -481,6 +481,7 @@ func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec
 		out = opt.Out
 	}
 	doneKeys := DoneKeys(cfg.Run, step, spec)
+	var replaced *layout.Manifest
 	log = log.With().Str("step", step.Name).Str("shard", spec.String()).Logger()
 	if !opt.SkipDoneCheck {
 		var present []string
@@ -520,6 +521,7 @@ func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec
 			}
 		}
 		if len(present) > 0 {
+			replaced, _ = layout.ReadDone(ctx, out, present[0]) // its measurement parts go once this run is done
 			// Remove the markers first: from here until the new ones are
 			// written the shard is visibly not done. Some but not all
 			// present means a finish was interrupted: the same.
@@ -578,12 +580,17 @@ func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec
 		for _, o := range objs {
 			m.Rows += o.Rows
 		}
-		if err := layout.WriteDone(ctx, out, doneKeys[i], &m); err != nil {
+		stored, err := layout.WriteShardDone(ctx, out, doneKeys[i], &m, dataset.Volatile)
+		if err != nil {
 			return Result{}, err
 		}
 		if first == nil {
-			first = &m
+			first = stored
 		}
+	}
+	dropMeasurements(ctx, out, first, log, outs)
+	if replaced != nil {
+		dropMeasurements(ctx, out, first, log, replaced.Outputs)
 	}
 	log.Info().Int64("rows", first.Rows).Dur("took", time.Since(started)).Str("manifest", out.URI(doneKeys[0])).Msg("shard done")
 	return Result{Manifest: first, Outputs: outs}, nil
@@ -654,12 +661,19 @@ var ErrNoSteps = errors.New("stage has no steps")
 
 // WriteOutput writes this shard's part of a dataset (rows sorted by the
 // dataset's key) and records it as an output for the manifest; the step
-// must declare the dataset.
+// must declare the dataset. A measurement dataset's part is named by its
+// bytes (layout.MeasurementKey), so no other process can replace it.
 func WriteOutput[T any](ctx context.Context, env *Env, ds dataset.Dataset[T], rows []T) error {
 	if !slices.Contains(env.decl.Outputs, ds.Name) {
 		return &UndeclaredError{Stage: env.Stage, Step: env.Step, What: "output dataset " + ds.Name}
 	}
-	o, err := ds.Write(ctx, env.Out, env.DataKey(ds.Name), rows)
+	write := ds.Write
+	if ds.Measurement {
+		write = func(ctx context.Context, st store.Store, _ string, rows []T) (layout.Object, error) {
+			return ds.WriteNamed(ctx, st, func(sha string) string { return layout.MeasurementKey(env.Config.Run, ds.Name, env.Shard, sha) }, rows)
+		}
+	}
+	o, err := write(ctx, env.Out, env.DataKey(ds.Name), rows)
 	if err != nil {
 		return err
 	}
