@@ -232,7 +232,17 @@ func (p *Planner) Invalidate(ctx context.Context, sp *StepPlan, shards []int) er
 		}
 	}
 	for _, o := range sp.Orphans {
-		for _, key := range []string{layout.DoneKey(p.cfg.Run, o.Dataset, o.Shard), layout.DataKey(p.cfg.Run, o.Dataset, o.Shard)} {
+		keys := []string{layout.DoneKey(p.cfg.Run, o.Dataset, o.Shard)}
+		// A data part is part-i-of-n.parquet, or part-i-of-n.<hash>.parquet
+		// for a measurement dataset (named by its bytes): list them all.
+		parts, err := p.root.List(ctx, layout.DatasetPrefix(p.cfg.Run, o.Dataset)+layout.PartName(o.Shard, "."))
+		if err != nil {
+			return fmt.Errorf("list the parts of orphan %s %s: %w", o.Dataset, o.Shard, err)
+		}
+		for _, info := range parts {
+			keys = append(keys, info.Key)
+		}
+		for _, key := range keys {
 			if err := p.root.Delete(ctx, key); err != nil {
 				return fmt.Errorf("remove %s: %w", p.root.URI(key), err)
 			}

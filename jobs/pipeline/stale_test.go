@@ -329,6 +329,31 @@ func TestStaleShardsAreNeverServed(t *testing.T) {
 	if infos, _ := root.List(ctx, "s/signatures/"); len(infos) != 6 {
 		t.Errorf("signatures holds %d objects, want the 3 parts and their manifests", len(infos))
 	}
+
+	// judge.shards 1 → 2: the old shard's measurement part, named by its
+	// bytes (part-…-of-00001.<hash>.parquet), goes with its manifest.
+	b, err := os.ReadFile(r.cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.cfgPath, bytes.Replace(b, []byte("judge: {shards: 1,"), []byte("judge: {shards: 2,"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ran, out, err := r.run("", Rerun{Stale: true}); err != nil || ran["judge"] != 2 {
+		t.Fatalf("--rerun-stale after judge.shards 1 → 2 ran %v, %v\n%s", ran, err, out)
+	}
+	infos, err := root.List(ctx, "s/judge_timings/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, info := range infos {
+		if strings.Contains(info.Key, "-of-00001") {
+			t.Errorf("%s of the old shard count is left behind", info.Key)
+		}
+	}
+	if len(infos) != 4 {
+		t.Errorf("judge_timings holds %d objects, want the 2 parts and their manifests: %v", len(infos), infos)
+	}
 }
 
 // TestSelectionNeedsItsInputs: a selection whose inputs no selected step
