@@ -277,7 +277,12 @@ evaluate: {shards: 2, workers: %d, retrievers: [bm25, jaccard], settings: [full-
 		for j, ds := range []dataset.Info{dataset.Runs.Info(), dataset.Timings.Info()} {
 			m := ms[j]
 			objs := m.Objects(ds.Name)
-			if m.Dataset != ds.Name || m.Format != ds.Version || len(objs) != 1 || objs[0].Key != layout.DataKey("m", ds.Name, spec) || m.Rows != objs[0].Rows || m.Rows == 0 {
+			// A measurement's part is named by its bytes (see layout.MeasurementKey).
+			want := func(o layout.Object) string { return layout.DataKey("m", ds.Name, spec) }
+			if ds.Measurement {
+				want = func(o layout.Object) string { return layout.MeasurementKey("m", ds.Name, spec, o.SHA256) }
+			}
+			if m.Dataset != ds.Name || m.Format != ds.Version || len(objs) != 1 || objs[0].Key != want(objs[0]) || m.Rows != objs[0].Rows || m.Rows == 0 {
 				t.Errorf("shard %s: %s manifest: dataset %q format %d rows %d, parts %+v", spec, ds.Name, m.Dataset, m.Format, m.Rows, objs)
 			}
 		}
