@@ -83,7 +83,7 @@ func WriteRows[T any](ctx context.Context, st store.Store, key string, rows []T)
 	uri := st.URI(key)
 	w, err := st.Create(ctx, key, store.Replace)
 	if err != nil {
-		return layout.Object{}, fmt.Errorf("create %s: %w", uri, err)
+		return layout.Object{}, err // the store's errors name the object
 	}
 	defer w.Abort()
 	h := sha256.New()
