@@ -41,7 +41,9 @@ type Source struct {
 	Name string `yaml:"name" json:"name"`
 	// Paths are files or glob patterns (local paths or URIs).
 	Paths []string `yaml:"paths" json:"paths"`
-	// Format is auto (by extension), jsonl or parquet.
+	// Format is auto, jsonl, json or parquet. auto tells Parquet by its
+	// extension, and one JSON array of rows (json) from JSON lines by the
+	// file's first non-blank byte ('['), whatever the name.
 	Format string `yaml:"format" json:"format"`
 	// Source is the corpus source: official, numina, aops or other.
 	Source string `yaml:"source" json:"source"`
@@ -142,9 +144,9 @@ func (c *Config) Validate(_ *config.Config, bad func(string, ...any)) {
 			bad("%s.paths: at least one file or glob required", p)
 		}
 		switch s.Format {
-		case "auto", "jsonl", "parquet":
+		case "auto", "jsonl", "json", "parquet":
 		default:
-			bad("%s.format: %q is not one of auto, jsonl, parquet", p, s.Format)
+			bad("%s.format: %q is not one of auto, jsonl, json, parquet", p, s.Format)
 		}
 		if !(s.MaxRejectShare > 0 && s.MaxRejectShare <= 1) {
 			bad("%s.max_reject_share: %v is not in (0, 1]", p, s.MaxRejectShare)

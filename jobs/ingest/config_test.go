@@ -67,7 +67,7 @@ func TestConfigValidation(t *testing.T) {
 		{"no name", "ingest: {sources: [{paths: [a.jsonl]}]}", []string{"ingest.sources[0].name: required"}},
 		{"name twice", "ingest: {sources: [{name: a, paths: [a.jsonl]}, {name: a, paths: [b.jsonl]}]}", []string{`ingest.sources[1].name: "a" used twice`}},
 		{"no paths", "ingest: {sources: [{name: a}]}", []string{"ingest.sources[0].paths: at least one file or glob required"}},
-		{"format", "ingest: {sources: [{name: a, paths: [a.csv], format: csv}]}", []string{`ingest.sources[0].format: "csv" is not one of auto, jsonl, parquet`}},
+		{"format", "ingest: {sources: [{name: a, paths: [a.csv], format: csv}]}", []string{`ingest.sources[0].format: "csv" is not one of auto, jsonl, json, parquet`}},
 		{"source", "ingest: {sources: [{name: a, paths: [a.jsonl], source: web}]}", []string{`ingest.sources[0].source: "web" is not one of official, numina, aops, other`}},
 		{"every problem at once", "ingest: {shards: -2, sources: [{name: a, format: xml}]}", []string{
 			"ingest.shards: must be ≥ 1", "ingest.sources[0].paths: at least one", `ingest.sources[0].format: "xml"`}},

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -37,7 +38,7 @@ type input struct {
 	uri    string      // full location
 	file   layout.File // its store and key
 	key    string      // its base name, for its format and compression
-	format string      // jsonl or parquet
+	format string      // jsonl, json or parquet (jsonl and json are told apart by content unless forced)
 }
 
 // value is one field of one row as read from any format.
@@ -134,7 +135,7 @@ func formatOf(src *Source, uri string) (string, error) {
 	case strings.HasSuffix(base, ".jsonl"), strings.HasSuffix(base, ".ndjson"), strings.HasSuffix(base, ".json"):
 		return "jsonl", nil
 	}
-	return "", stage.BadInput(fmt.Errorf("source %s: cannot tell the format of %s from its name; set format: jsonl or parquet", src.Name, uri))
+	return "", stage.BadInput(fmt.Errorf("source %s: cannot tell the format of %s from its name; set format: jsonl, json or parquet", src.Name, uri))
 }
 
 // fieldOrder is the order fields are checked in.
@@ -232,8 +233,18 @@ func scanJSONL(ctx context.Context, in input, raw io.Reader, maxLine int, fn fun
 		return err
 	}
 	defer closeFn()
-	lr := newLineReader(ctx, r, maxLine)
 	fields := fieldNames(in.src)
+	br := bufio.NewReaderSize(r, readBuffer)
+	// One JSON array of rows is told from JSON lines by its content, not
+	// its name: both come named .json. Forcing format: jsonl keeps the
+	// file-level error below for a file that turns out to be an array.
+	switch array := isJSONArray(br); {
+	case array && in.src.Format != "jsonl":
+		return scanJSONArray(ctx, in, br, maxLine, fields, fn)
+	case !array && in.format == "json":
+		return stage.BadInput(fmt.Errorf("%s: format: json is set, but the file does not start with '[' (one JSON array of rows); set format: auto or jsonl for JSON lines", in.name))
+	}
+	lr := newLineReader(ctx, br, maxLine)
 	var line int64
 	first := true // no non-blank line yet
 	for {
@@ -277,6 +288,42 @@ func scanJSONL(ctx context.Context, in input, raw io.Reader, maxLine int, fn fun
 	}
 }
 
+// scanJSONArray reads the elements of one JSON array as rows, each judged
+// as a JSONL line is (duplicate keys, lone surrogates, control characters),
+// its 1-based index in the array standing for the line in rejects.
+func scanJSONArray(ctx context.Context, in input, br *bufio.Reader, maxElem int, fields map[string]string, fn func(record) error) error {
+	ar := newArrayReader(ctx, br, maxElem)
+	for {
+		if ar.n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		b, size, err := ar.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return cerr
+			}
+			var bad errArray
+			if errors.As(err, &bad) {
+				return stage.BadInput(fmt.Errorf("%s: JSON array %w", in.name, err))
+			}
+			return stage.BadInput(fmt.Errorf("%s: read after element %d: %w (truncated or corrupt file?)", in.name, ar.n, err))
+		}
+		rec := record{line: ar.n, reject: &dataset.Reject{Reason: dataset.ReasonOversize,
+			Detail: fmt.Sprintf("array element of %d bytes > ingest.max_line_bytes %d; skipped unread", size, maxElem)}}
+		if size <= int64(maxElem) {
+			rec = parseJSONLine(ar.n, b, fields)
+		}
+		if ferr := fn(rec); ferr != nil {
+			return ferr
+		}
+	}
+}
+
 var utf8BOM = []byte("\xef\xbb\xbf")
 
 // fileShape refuses a file that is not JSON lines at all, judged by its
@@ -297,7 +344,7 @@ func fileShape(in input, b, t []byte) error {
 	case bytes.HasPrefix(b, []byte("\x28\xb5\x2f\xfd")):
 		return bad("zstd data in a file whose name does not end in .zst; rename it (or its glob) to .zst")
 	case t[0] == '[':
-		return bad("a JSON array, not JSON lines; ingest reads one JSON object per line: convert it, e.g. jq -c '.[]' in.json > in.jsonl")
+		return bad("a JSON array, but format: jsonl is set; set format: json (or auto) to read its elements as rows")
 	case string(t) == "{":
 		return bad("a JSON document spread over several lines, not JSON lines; ingest reads one JSON object per line: convert it, e.g. jq -c . in.json > in.jsonl")
 	}
