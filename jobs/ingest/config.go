@@ -68,7 +68,8 @@ type Source struct {
 	MaxRejectShare float64 `yaml:"max_reject_share" json:"max_reject_share" hash:"-"`
 }
 
-// Fields names input fields (dotted for nested Parquet columns); empty means absent.
+// Fields names input fields, or paths to nested ones (content.problem,
+// messages[0].content; Parquet: dotted columns only); empty means absent.
 type Fields struct {
 	ID        string `yaml:"id" json:"id"`
 	Statement string `yaml:"statement" json:"statement"`

@@ -63,6 +63,26 @@ func parseJSONLine(line int64, b []byte, fields map[string]string) record {
 			}
 		}
 	}
+	// A mapped name that is no top-level key but a path (content.problem,
+	// messages[0].content) reaches into nested values; a top-level key
+	// spelt with a dot wins, as it did before paths.
+	for field, name := range fields {
+		if _, ok := raws[field]; ok || slices.Contains(keys, name) {
+			continue
+		}
+		steps, isPath := parsePath(name)
+		if !isPath {
+			continue
+		}
+		raw, found, dup := resolvePath(b, steps)
+		if dup != "" {
+			return bad(dataset.ReasonDuplicateKey, field, fmt.Sprintf("key %q appears more than once in an object on the path %s, so its value is ambiguous", dup, name))
+		}
+		if found {
+			raws[field] = raw
+			keys = append(keys, name) // the tally counts the path as a field some row has
+		}
+	}
 	vals := make(map[string]value, len(fields))
 	for field := range fields {
 		raw, ok := raws[field]
