@@ -57,6 +57,10 @@ type Source struct {
 	// Fields maps problem fields (id, statement, solution, subject, origin)
 	// to the input's field names. Statement and solution are required.
 	Fields Fields `yaml:"fields" json:"fields"`
+	// Join is the separator a list-valued field's elements are joined with
+	// (solutions given as a list), by problem field; default a blank line
+	// ("\n\n"). One element is taken by a path instead: solutions[0].
+	Join map[string]string `yaml:"join" json:"join"`
 	// IDPrefix is prepended to ids read from the input, so that two sources
 	// numbering rows 1, 2, 3 do not collide.
 	IDPrefix string `yaml:"id_prefix" json:"id_prefix"`

@@ -62,9 +62,10 @@ func TestDamagedRows(t *testing.T) {
 		{"tab in the id", `{"uid": "c5\t", "statement": "ok", "solution": "s"}`, dataset.ReasonControlChar, "uid", "tab"},
 		{"NUL in the id", `{"uid": "c\u00006", "statement": "ok", "solution": "s"}`, dataset.ReasonControlChar, "uid", "NUL"},
 		{"raw NUL byte", "{\"uid\": \"c7\", \"statement\": \"a\x00b\", \"solution\": \"s\"}", dataset.ReasonMalformed, "", ""},
-		{"number as statement", `{"uid": "w1", "statement": 7, "solution": "s"}`, dataset.ReasonWrongType, "statement", "number"},
-		{"boolean as solution", `{"uid": "w2", "statement": "ok", "solution": true}`, dataset.ReasonWrongType, "solution", "boolean"},
-		{"array as solution", `{"uid": "w3", "statement": "ok", "solution": ["a"]}`, dataset.ReasonWrongType, "solution", "array"},
+		{"boolean as id", `{"uid": true, "statement": "ok", "solution": "s"}`, dataset.ReasonWrongType, "uid", "boolean"},
+		{"list of lists as solution", `{"uid": "w3", "statement": "ok", "solution": [["a"]]}`, dataset.ReasonWrongType, "solution", "array of arrays"},
+		{"list with a lone surrogate", `{"uid": "w4", "statement": "ok", "solution": ["a", "\udc00"]}`, dataset.ReasonInvalidUTF8, "solution", "lone surrogate"},
+		{"empty list as solution", `{"uid": "w5", "statement": "ok", "solution": []}`, dataset.ReasonEmpty, "solution", ""},
 		{"object as id", `{"uid": {"n": 1}, "statement": "ok", "solution": "s"}`, dataset.ReasonWrongType, "uid", "object"},
 		{"null statement", `{"uid": "n1", "statement": null, "solution": "s"}`, dataset.ReasonMissingField, "statement", ""},
 		{"truncated object", `{"uid": "t1", "statement": "ok", "sol`, dataset.ReasonMalformed, "", "unexpected end"},
@@ -478,7 +479,7 @@ func FuzzParseJSONLine(f *testing.F) {
 		if len(b) == 0 {
 			return
 		}
-		r := parseJSONLine(1, b, fields)
+		r := parseJSONLine(1, b, fields, nil)
 		if (r.reject == nil) == (r.vals == nil) {
 			t.Fatalf("%q: want either a reject or fields: %+v", b, r)
 		}

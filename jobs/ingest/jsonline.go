@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -17,7 +18,10 @@ import (
 // cannot be a row. encoding/json alone is too lenient for rows: it accepts
 // `null` as an empty object, keeps the last of two equal keys, and turns a
 // lone surrogate escape into U+FFFD; each of these is a reject here.
-func parseJSONLine(line int64, b []byte, fields map[string]string) record {
+//
+// join gives the separator a list-valued field's elements are joined with,
+// by problem field (DefaultJoin for a field not in it).
+func parseJSONLine(line int64, b []byte, fields, join map[string]string) record {
 	bad := func(reason, field, detail string) record {
 		return record{line: line, reject: &dataset.Reject{Field: field, Reason: reason, Detail: detail}}
 	}
@@ -90,30 +94,67 @@ func parseJSONLine(line int64, b []byte, fields map[string]string) record {
 			vals[field] = value{}
 			continue
 		}
-		if !utf8.Valid(raw) {
-			// encoding/json would silently turn bad bytes into U+FFFD.
-			vals[field] = value{present: true, badUTF8: true}
-			continue
-		}
-		switch raw[0] {
-		case '"':
-			if esc := loneSurrogate(raw); esc != "" {
-				vals[field] = value{present: true, badUTF8: true, note: "lone surrogate escape " + esc}
-				continue
-			}
-			var s string
-			if err := json.Unmarshal(raw, &s); err != nil {
-				vals[field] = value{present: true, badType: "string: " + err.Error()}
-				continue
-			}
-			vals[field] = value{s: s, present: true}
-		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-			vals[field] = value{s: string(raw), present: true, badType: numberOK(field)}
-		default:
-			vals[field] = value{present: true, badType: jsonKind(raw[0])}
-		}
+		vals[field] = jsonValue(field, raw, join)
 	}
 	return record{line: line, vals: vals, keys: keys}
+}
+
+// DefaultJoin separates the elements of a list-valued field (solutions
+// given as a list) joined into one text: a blank line, a paragraph break.
+const DefaultJoin = "\n\n"
+
+// jsonValue reads one mapped field's raw value (not null) as text: a
+// string as it is; a number as written and a boolean as true or false
+// (answers are often numbers; ids are too); a list of those joined by the
+// field's separator. Objects, and lists holding lists or objects, have no
+// one text and are the wrong type.
+func jsonValue(field string, raw []byte, join map[string]string) value {
+	if !utf8.Valid(raw) {
+		// encoding/json would silently turn bad bytes into U+FFFD.
+		return value{present: true, badUTF8: true}
+	}
+	switch raw[0] {
+	case '"':
+		if esc := loneSurrogate(raw); esc != "" {
+			return value{present: true, badUTF8: true, note: "lone surrogate escape " + esc}
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return value{present: true, badType: "string: " + err.Error()}
+		}
+		return value{s: s, present: true}
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return value{s: string(raw), present: true}
+	case 't', 'f':
+		if field == "id" {
+			return value{present: true, badType: "boolean"}
+		}
+		return value{s: string(raw), present: true}
+	case '[':
+		if field == "id" {
+			return value{present: true, badType: "array"}
+		}
+		sep, ok := join[field]
+		if !ok {
+			sep = DefaultJoin
+		}
+		var parts []string
+		for _, e := range arrayElems(raw) {
+			if string(e) == "null" {
+				continue // a gap in the list, not text
+			}
+			if e[0] == '[' || e[0] == '{' {
+				return value{present: true, badType: "array of " + jsonKind(e[0]) + "s"}
+			}
+			v := jsonValue(field, e, join)
+			if v.badUTF8 || v.badType != "" {
+				return v
+			}
+			parts = append(parts, v.s)
+		}
+		return value{s: strings.Join(parts, sep), present: true}
+	}
+	return value{present: true, badType: jsonKind(raw[0])}
 }
 
 // jsonKind names the JSON type a value starting with c has.

@@ -60,7 +60,7 @@ func TestNestedFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := parseJSONLine(1, []byte(tt.row), tt.fields)
+			rec := parseJSONLine(1, []byte(tt.row), tt.fields, nil)
 			if tt.reject != "" {
 				if rec.reject == nil || rec.reject.Reason != tt.reject || !strings.Contains(rec.reject.Detail, tt.rejectDetail) {
 					t.Fatalf("reject %+v, want %s with %q", rec.reject, tt.reject, tt.rejectDetail)

@@ -280,7 +280,7 @@ func scanJSONL(ctx context.Context, in input, raw io.Reader, maxLine int, fn fun
 		rec := record{line: line, reject: &dataset.Reject{Reason: dataset.ReasonOversize,
 			Detail: fmt.Sprintf("line of %d bytes > ingest.max_line_bytes %d; skipped unread", size, maxLine)}}
 		if size <= int64(maxLine) {
-			rec = parseJSONLine(line, t, fields)
+			rec = parseJSONLine(line, t, fields, in.src.Join)
 		}
 		if ferr := fn(rec); ferr != nil {
 			return ferr
@@ -316,7 +316,7 @@ func scanJSONArray(ctx context.Context, in input, br *bufio.Reader, maxElem int,
 		rec := record{line: ar.n, reject: &dataset.Reject{Reason: dataset.ReasonOversize,
 			Detail: fmt.Sprintf("array element of %d bytes > ingest.max_line_bytes %d; skipped unread", size, maxElem)}}
 		if size <= int64(maxElem) {
-			rec = parseJSONLine(ar.n, b, fields)
+			rec = parseJSONLine(ar.n, b, fields, in.src.Join)
 		}
 		if ferr := fn(rec); ferr != nil {
 			return ferr
@@ -354,15 +354,6 @@ func fileShape(in input, b, t []byte) error {
 		return bad("lines end in a carriage return only (old Mac line endings), so the file reads as one line; convert them to line feeds, e.g. tr '\\r' '\\n' < in > out")
 	}
 	return nil
-}
-
-// numberOK lets ids be numbers (many datasets number their rows); other
-// fields must be strings.
-func numberOK(field string) string {
-	if field == "id" {
-		return ""
-	}
-	return "number"
 }
 
 func scanParquet(ctx context.Context, in input, obj store.Object, fn func(record) error) error {
@@ -424,7 +415,7 @@ func scanParquet(ctx context.Context, in input, obj store.Object, fn func(record
 							s := string(v.ByteArray())
 							vals[field] = value{s: s, present: true, badUTF8: !utf8.ValidString(s)}
 						case parquet.Int32, parquet.Int64:
-							vals[field] = value{s: strconv.FormatInt(v.Int64(), 10), present: true, badType: numberOK(field)}
+							vals[field] = value{s: strconv.FormatInt(v.Int64(), 10), present: true}
 						}
 					}
 				}
