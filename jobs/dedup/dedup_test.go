@@ -159,7 +159,8 @@ func TestShardCountIndependent(t *testing.T) {
 
 // TestAgainstBruteForce checks dedup on both MATH files against an exact
 // all-pairs word-5-gram Jaccard (through an inverted index over shingles):
-// every pair with J ≥ 0.9 ends in one cluster (recall ≥ 0.95), and ≥ 95% of
+// every pair with J ≥ 0.9 that minhash.Guard does not keep apart ends in one
+// cluster (recall ≥ 0.95), no dropped member fails the guard, and ≥ 95% of
 // reported duplicates have true J ≥ 0.7 with the member kept.
 func TestAgainstBruteForce(t *testing.T) {
 	dir := mathDir(t)
@@ -191,6 +192,7 @@ func TestAgainstBruteForce(t *testing.T) {
 	// Exact pairs with J ≥ 0.9: count shared shingles with every earlier document.
 	type pair struct{ a, b string }
 	var high []pair
+	guarded := 0
 	inter := make([]int, len(probs))
 	for i, p := range probs {
 		var touched []int
@@ -206,8 +208,14 @@ func TestAgainstBruteForce(t *testing.T) {
 		}
 		for _, j := range touched {
 			a, b := len(sh[p.ID]), len(sh[probs[j].ID])
+			// Pairs the guard keeps apart (other numbers or another final
+			// question) are different problems, not copies to find.
 			if float64(inter[j])/float64(a+b-inter[j]) >= 0.9 {
-				high = append(high, pair{probs[j].ID, p.ID})
+				if minhash.Guard(probs[j].Statement, p.Statement) == "" {
+					high = append(high, pair{probs[j].ID, p.ID})
+				} else {
+					guarded++
+				}
 			}
 			inter[j] = 0
 		}
@@ -235,12 +243,23 @@ func TestAgainstBruteForce(t *testing.T) {
 	}
 	recall := float64(together) / float64(len(high))
 	good := 0
+	stmt := map[string]string{}
+	for _, p := range probs {
+		stmt[p.ID] = p.Statement
+	}
 	for _, d := range dups {
-		if minhash.Jaccard(sh[d.Dropped], sh[d.Kept]) >= 0.7 {
+		if j := minhash.Jaccard(sh[d.Dropped], sh[d.Kept]); j >= 0.7 {
 			good++
+			if j < 0.8 || d.Similarity != j {
+				t.Errorf("%s dropped for %s: exact Jaccard %.3f, reported %.3f; want exact ≥ threshold 0.8, reported", d.Dropped, d.Kept, j, d.Similarity)
+			}
+		}
+		if r := minhash.Guard(stmt[d.Dropped], stmt[d.Kept]); r != "" {
+			t.Errorf("%s dropped for %s though %s", d.Dropped, d.Kept, r)
 		}
 	}
 	precision := float64(good) / float64(len(dups))
+	t.Logf("pairs with J ≥ 0.9 kept apart by the guard: %d", guarded)
 	t.Logf("pairs with J ≥ 0.9: %d, in one cluster: %d (recall %.3f); reported duplicates %d, with J ≥ 0.7: %d (%.3f)",
 		len(high), together, recall, len(dups), good, precision)
 	if recall < 0.95 {

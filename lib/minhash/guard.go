@@ -67,13 +67,19 @@ const (
 // Guard reports whether two statements that look like near-duplicates by
 // their shingles must still be kept apart: their multisets of numbers
 // differ (exercises that differ in one number), or their final questions
-// differ (multi-part problems with a shared preamble). True copies that
-// differ only in white space, punctuation or LaTeX spacing pass.
+// differ, i.e. neither final question occurs in the other statement
+// (multi-part problems with a shared preamble). True copies that differ
+// only in white space, punctuation or LaTeX spacing, or by an appended
+// instruction, pass.
 func Guard(a, b string) GuardReason {
 	if !slices.Equal(Numbers(a), Numbers(b)) {
 		return GuardNumbers
 	}
-	if FinalQuestion(a) != FinalQuestion(b) {
+	// A question counts as shared when it occurs, as whole words, anywhere
+	// in the other statement: a copy with an instruction appended ("Show
+	// your work.", "Express your answer as a fraction.") still asks it.
+	na, nb := " "+Normalize(a)+" ", " "+Normalize(b)+" "
+	if !strings.Contains(nb, " "+FinalQuestion(a)+" ") && !strings.Contains(na, " "+FinalQuestion(b)+" ") {
 		return GuardQuestion
 	}
 	return ""
