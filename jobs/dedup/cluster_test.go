@@ -95,5 +95,15 @@ func TestClusteringChains(t *testing.T) {
 		if got := fmt.Sprint(dropped); got != tt.want {
 			t.Errorf("%q: dropped %s, want %s", tt.clustering, got, tt.want)
 		}
+		rep, err := store.ReadAll(ctx, root, layout.ReportKey("r", ReportDedup))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Both statements of the pair nearest the threshold are shown.
+		for _, w := range []string{"## Cluster sizes", "## Largest clusters", "### a (official)", "## Confirmed pairs nearest the threshold", "Jaccard 0.8", "> " + word(0), "changed", "modified"} {
+			if !strings.Contains(string(rep), w) {
+				t.Errorf("%q: reports/dedup.md lacks %q:\n%s", tt.clustering, w, rep)
+			}
+		}
 	}
 }

@@ -48,6 +48,7 @@ var Stage = stage.Stage{
 			Name:    "reduce",
 			Inputs:  []string{dataset.Signatures.Name, dataset.Problems.Name},
 			Outputs: []string{dataset.Corpus.Name, dataset.Duplicates.Name},
+			Reports: []string{ReportDedup},
 			Run:     reduce,
 		},
 	},
@@ -340,6 +341,10 @@ func reduce(ctx context.Context, env *stage.Env) error {
 		return err
 	}
 	if err := stage.WriteOutput(ctx, env, dataset.Duplicates, dups); err != nil {
+		return err
+	}
+	rep := dedupReport(reportInput{cfg: cfg, problems: len(probs), candidates: len(cands), guarded: guarded, groups: groups, pairs: pairs, probs: probs})
+	if err := stage.WriteReport(ctx, env, ReportDedup, rep); err != nil {
 		return err
 	}
 	return nil
