@@ -1,19 +1,38 @@
 package minhash
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 )
 
+// label is a leading enumeration label: "Problem 3.", "Question 12:",
+// "Q7)", "#4", "5.".
+var label = regexp.MustCompile(`^\s*(?i:(?:(?:problem|question|exercise|task|example)\s*|q|#)\d+[.:)]?|\d+[.:)])\s`)
+
+// StripLabel drops a leading enumeration label from s: re-posts of a problem
+// number it by where it sits in a list, and that number is not part of the
+// problem.
+func StripLabel(s string) string {
+	for { // "Question 22: Task 16." carries two
+		loc := label.FindStringIndex(s)
+		if loc == nil {
+			return s
+		}
+		s = s[loc[1]:]
+	}
+}
+
 // Numbers returns the multiset of numeric tokens of s, sorted: the maximal
 // runs of decimal digits of Normalize(s). Taking them from the normalised
 // text makes them blind to LaTeX spacing and markup ("\frac{1}{2}",
 // "\frac {1}{2}" and "½" all give [1 2]; "1{,}000" and "1,000" both give
-// [000 1]) while "3.5" ([3 5]) and "35" ([35]) stay apart.
+// [000 1]) while "3.5" ([3 5]) and "35" ([35]) stay apart. A leading
+// enumeration label (StripLabel) is not counted.
 func Numbers(s string) []string {
 	var out []string
-	n := Normalize(s)
+	n := Normalize(StripLabel(s))
 	start := -1
 	for i, r := range n + " " {
 		if r >= '0' && r <= '9' {
@@ -78,9 +97,38 @@ func Guard(a, b string) GuardReason {
 	// A question counts as shared when it occurs, as whole words, anywhere
 	// in the other statement: a copy with an instruction appended ("Show
 	// your work.", "Express your answer as a fraction.") still asks it.
-	na, nb := " "+Normalize(a)+" ", " "+Normalize(b)+" "
-	if !strings.Contains(nb, " "+FinalQuestion(a)+" ") && !strings.Contains(na, " "+FinalQuestion(b)+" ") {
+	// Instruction verbs and common synonyms are canonical first, so that a
+	// re-post saying "calculate" for "compute" still asks the same.
+	na, nb := canonical(Normalize(a)), canonical(Normalize(b))
+	if !strings.Contains(nb, canonical(FinalQuestion(a))) && !strings.Contains(na, canonical(FinalQuestion(b))) {
 		return GuardQuestion
 	}
 	return ""
+}
+
+// synonyms maps interchangeable words of problem statements to one form;
+// "" drops a filler word.
+var synonyms = map[string]string{
+	"determine": "find", "compute": "find", "calculate": "find", "evaluate": "find",
+	"least": "smallest", "minimal": "smallest", "greatest": "largest", "maximal": "largest",
+	"every": "each", "count": "number", "precisely": "exactly", "different": "distinct",
+	"provided": "given", "total": "sum", "shown": "written", "got": "", "would": "", "like": "want",
+	"wants": "want", "please": "",
+}
+
+// canonical returns the normalised text with synonyms replaced, wrapped in
+// spaces so that Contains matches whole words.
+func canonical(normalized string) string {
+	words := strings.Fields(normalized)
+	out := words[:0]
+	for _, w := range words {
+		if c, ok := synonyms[w]; ok {
+			if c == "" {
+				continue
+			}
+			w = c
+		}
+		out = append(out, w)
+	}
+	return " " + strings.Join(out, " ") + " "
 }

@@ -11,6 +11,11 @@ func TestNumbers(t *testing.T) {
 		{`Find $\frac {1} {2}+3.5$ .`, "[1 2 3 5]"},
 		{`There are 1{,}000 balls and 35 boxes.`, "[000 1 35]"},
 		{`No numbers here.`, "[]"},
+		{`Problem 3. Find 7 apples.`, "[7]"},
+		{`Q12) Find 7 apples.`, "[7]"},
+		{`#4 Find 7 apples.`, "[7]"},
+		{`12. Find 7 apples.`, "[7]"},
+		{`12 apples and 7 pears.`, "[12 7]"},
 		{`Let $x_2 = 10$ and $x^2 = 10$.`, "[10 10 2 2]"},
 	}
 	for _, tt := range tests {
