@@ -399,6 +399,8 @@ func TestSeedAndSectionMakeStale(t *testing.T) {
 	}{
 		{"seed", func(c *config.Config) { c.Seed = 8 }, mapStep, shard.Spec{Index: 1, Count: 2}, "config seed: 7 → 8"},
 		{"threshold", func(c *config.Config) { Section.Of(c).Threshold = 0.9 }, reduce, shard.Spec{Index: 0, Count: 1}, "config dedup.threshold: 0.8 → 0.9"},
+		{"guard", func(c *config.Config) { off := false; Section.Of(c).Guard = &off }, reduce, shard.Spec{Index: 0, Count: 1}, "config dedup.guard: true → false"},
+		{"clustering", func(c *config.Config) { Section.Of(c).Clustering = ClusterUnionFind }, reduce, shard.Spec{Index: 0, Count: 1}, `config dedup.clustering: "star" → "union_find"`},
 	} {
 		c := parse(t, "run: r\nroot: mem\nseed: 7\nlog: {progress_seconds: 0}\ndedup: {shards: 2}\n")
 		tt.change(c)
