@@ -19,8 +19,15 @@ type Config struct {
 	// Bands × Rows permutations (datatrove: 14 × 8).
 	Bands int `yaml:"bands" json:"bands"`
 	Rows  int `yaml:"rows" json:"rows"`
-	// Threshold confirms a candidate pair at estimated Jaccard ≥ Threshold.
+	// Threshold confirms an LSH candidate pair at exact Jaccard of the
+	// shingle sets ≥ Threshold (the MinHash estimate only pre-filters).
 	Threshold float64 `yaml:"threshold" json:"threshold"`
+	// Guard (default true) keeps a confirmed pair apart when the numbers or
+	// the final questions of the two statements differ (minhash.Guard).
+	Guard *bool `yaml:"guard" json:"guard"`
+	// Clustering is star (default: a member joins only a kept member it is a
+	// confirmed duplicate of, so nothing chains) or union_find (transitive).
+	Clustering string `yaml:"clustering" json:"clustering"`
 	// Priority orders sources: the first present in a cluster is kept.
 	Priority []string `yaml:"priority" json:"priority"`
 }
@@ -42,6 +49,13 @@ func (c *Config) Defaults(*config.Config) {
 	if c.Threshold == 0 {
 		c.Threshold = 0.8
 	}
+	if c.Guard == nil {
+		on := true
+		c.Guard = &on
+	}
+	if c.Clustering == "" {
+		c.Clustering = ClusterStar
+	}
 	if len(c.Priority) == 0 {
 		c.Priority = slices.Clone(dataset.Sources)
 	}
@@ -61,6 +75,9 @@ func (c *Config) Validate(_ *config.Config, bad func(string, ...any)) {
 	if c.Threshold <= 0 || c.Threshold > 1 {
 		bad("dedup.threshold: %v must be in (0, 1]", c.Threshold)
 	}
+	if c.Clustering != ClusterStar && c.Clustering != ClusterUnionFind {
+		bad("dedup.clustering: %q must be %s or %s", c.Clustering, ClusterStar, ClusterUnionFind)
+	}
 	seen := map[string]bool{}
 	for i, p := range c.Priority {
 		if !slices.Contains(dataset.Sources, p) {
@@ -72,3 +89,12 @@ func (c *Config) Validate(_ *config.Config, bad func(string, ...any)) {
 		seen[p] = true
 	}
 }
+
+// The values of dedup.clustering.
+const (
+	ClusterStar      = "star"
+	ClusterUnionFind = "union_find"
+)
+
+// GuardOn reports whether dedup.guard is on (it is by default).
+func (c *Config) GuardOn() bool { return c.Guard == nil || *c.Guard }

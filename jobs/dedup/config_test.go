@@ -12,15 +12,19 @@ import (
 
 func TestConfigDefaults(t *testing.T) {
 	c := Section.Of(parse(t, "run: r\nroot: d\n"))
-	if c.Shards != 1 || c.NGram != 5 || c.Bands != 14 || c.Rows != 8 || c.Threshold != 0.8 || fmt.Sprint(c.Priority) != fmt.Sprint(dataset.Sources) {
+	if c.Shards != 1 || c.NGram != 5 || c.Bands != 14 || c.Rows != 8 || c.Threshold != 0.8 || !c.GuardOn() || c.Clustering != ClusterStar || fmt.Sprint(c.Priority) != fmt.Sprint(dataset.Sources) {
 		t.Errorf("defaults: %+v", c)
 	}
-	c = Section.Of(parse(t, "run: r\nroot: d\ndedup: {shards: 3, ngram: 3, bands: 20, rows: 5, threshold: 1, priority: [aops, official]}\n"))
-	if c.Shards != 3 || c.NGram != 3 || c.Bands != 20 || c.Rows != 5 || c.Threshold != 1 || fmt.Sprint(c.Priority) != "[aops official]" {
+	c = Section.Of(parse(t, "run: r\nroot: d\ndedup: {shards: 3, ngram: 3, bands: 20, rows: 5, threshold: 1, guard: false, clustering: union_find, priority: [aops, official]}\n"))
+	if c.GuardOn() || c.Clustering != ClusterUnionFind || c.Shards != 3 || c.NGram != 3 || c.Bands != 20 || c.Rows != 5 || c.Threshold != 1 || fmt.Sprint(c.Priority) != "[aops official]" {
 		t.Errorf("set values: %+v", c)
 	}
 	// Config.Default fills the same defaults for configs built in code.
-	if d := Section.Of(config.Default(Section)); fmt.Sprintf("%+v", *d) != fmt.Sprintf("%+v", *Section.Of(parse(t, "run: r\nroot: d\n"))) {
+	// (Guard is a pointer: compare its value, not its address.)
+	d, p := *Section.Of(config.Default(Section)), *Section.Of(parse(t, "run: r\nroot: d\n"))
+	dg, pg := d.GuardOn(), p.GuardOn()
+	d.Guard, p.Guard = nil, nil
+	if fmt.Sprintf("%+v %v", d, dg) != fmt.Sprintf("%+v %v", p, pg) {
 		t.Errorf("config.Default: %+v", d)
 	}
 }
@@ -38,8 +42,9 @@ func TestConfigValidation(t *testing.T) {
 		{"dedup: {rows: -3}", []string{"dedup.bands, dedup.rows: must be ≥ 1"}},
 		{"dedup: {priority: [official, web]}", []string{`dedup.priority[1]: "web" is not one of official, numina, aops, other`}},
 		{"dedup: {priority: [aops, official, aops]}", []string{`dedup.priority[2]: "aops" listed twice`}},
+		{"dedup: {clustering: chain}", []string{`dedup.clustering: "chain" must be star or union_find`}},
 		{"dedup: {threshold: 2, ngram: -1}", []string{"dedup.threshold: 2 must be in (0, 1]", "dedup.ngram: must be ≥ 1"}},
-		{"dedup: {treshold: 0.9}", []string{"unknown key dedup.treshold (valid here: bands, ngram, priority, rows, shards, threshold)"}},
+		{"dedup: {treshold: 0.9}", []string{"unknown key dedup.treshold (valid here: bands, clustering, guard, ngram, priority, rows, shards, threshold)"}},
 	}
 	for _, tt := range tests {
 		_, err := config.Parse([]byte("run: r\nroot: d\n"+tt.yaml+"\n"), Section)

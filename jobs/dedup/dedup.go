@@ -1,7 +1,10 @@
 // Package dedup removes near-duplicate problems with MinHash LSH, as
 // datatrove does (SPEC §3): word 5-grams of the normalised statement,
-// 14 bands × 8 rows, candidates confirmed at estimated Jaccard ≥ 0.8,
-// union-find clusters, one member kept by source priority then smallest id.
+// 14 bands × 8 rows as the candidate generator. A candidate is confirmed at
+// exact Jaccard of the shingle sets ≥ dedup.threshold and, with dedup.guard,
+// only when the two statements have the same numbers and final question
+// (minhash.Guard). Clusters are stars around the member kept (source
+// priority, then smallest id) unless dedup.clustering is union_find.
 //
 // The map step computes signatures for a contiguous range of the sorted
 // problems; the reduce indexes every signature, clusters, and writes
@@ -14,6 +17,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -44,6 +48,7 @@ var Stage = stage.Stage{
 			Name:    "reduce",
 			Inputs:  []string{dataset.Signatures.Name, dataset.Problems.Name},
 			Outputs: []string{dataset.Corpus.Name, dataset.Duplicates.Name},
+			Reports: []string{ReportDedup},
 			Run:     reduce,
 		},
 	},
@@ -100,8 +105,99 @@ func signatures(ctx context.Context, env *stage.Env) error {
 	return nil
 }
 
-// pair is a confirmed near-duplicate pair of signature indices, i < j.
-type pair struct{ i, j int }
+// pair is a near-duplicate pair of signature indices, i < j, with its exact
+// Jaccard once confirmed.
+type pair struct {
+	i, j    int
+	jaccard float64
+}
+
+// estimateSlack widens the MinHash pre-filter below dedup.threshold: with
+// 112 permutations the estimate's standard deviation is at most 0.05, so a
+// pair whose exact Jaccard reaches the threshold is dropped by the
+// pre-filter with negligible probability, while unrelated bucket-mates are
+// not shingled again.
+const estimateSlack = 0.2
+
+// confirm keeps the candidate pairs whose exact Jaccard of shingle sets
+// reaches dedup.threshold and, with dedup.guard, that minhash.Guard does not
+// keep apart; it returns them and the number the guard kept apart. Only the
+// statements of candidates are shingled again.
+func confirm(cfg *Config, probs []dataset.Problem, cands []pair) ([]pair, int) {
+	shingles := map[int][]uint64{}
+	of := func(i int) []uint64 {
+		s, ok := shingles[i]
+		if !ok {
+			s = minhash.Shingles(minhash.Normalize(probs[i].Statement), cfg.NGram)
+			shingles[i] = s
+		}
+		return s
+	}
+	var out []pair
+	guarded := 0
+	for _, p := range cands {
+		p.jaccard = minhash.Jaccard(of(p.i), of(p.j))
+		if p.jaccard < cfg.Threshold {
+			continue
+		}
+		if cfg.GuardOn() && minhash.Guard(probs[p.i].Statement, probs[p.j].Statement) != "" {
+			guarded++
+			continue
+		}
+		out = append(out, p)
+	}
+	return out, guarded
+}
+
+// star clusters n items without chaining: items are visited in keep order
+// (source priority, then index, i.e. id order); an item not yet taken
+// becomes a kept member and takes every confirmed neighbour not yet taken.
+// A member thus always is a confirmed duplicate of its cluster's kept
+// member. Each returned group starts with its kept member; the rest are in
+// index order.
+func star(n int, pairs []pair, prio func(int) int) [][]int {
+	adj := make(map[int][]int)
+	for _, p := range pairs {
+		adj[p.i] = append(adj[p.i], p.j)
+		adj[p.j] = append(adj[p.j], p.i)
+	}
+	order := make([]int, 0, len(adj))
+	for i := range adj {
+		order = append(order, i)
+	}
+	sort.Slice(order, func(a, b int) bool {
+		pa, pb := prio(order[a]), prio(order[b])
+		if pa != pb {
+			return pa < pb
+		}
+		return order[a] < order[b]
+	})
+	taken := make([]bool, n)
+	var groups [][]int
+	for _, k := range order {
+		if taken[k] {
+			continue
+		}
+		var members []int
+		for _, m := range adj[k] {
+			if !taken[m] {
+				members = append(members, m)
+			}
+		}
+		if len(members) == 0 {
+			continue
+		}
+		taken[k] = true
+		slices.Sort(members)
+		members = slices.Compact(members)
+		for _, m := range members {
+			taken[m] = true
+		}
+		groups = append(groups, append([]int{k}, members...))
+	}
+	sort.Slice(groups, func(a, b int) bool { return groups[a][0] < groups[b][0] })
+	return groups
+}
 
 func reduce(ctx context.Context, env *stage.Env) error {
 	cfg := Section.Of(env.Config)
@@ -133,14 +229,32 @@ func reduce(ctx context.Context, env *stage.Env) error {
 		}
 	}
 
-	pairs, err := candidates(ctx, env, sigs)
+	cands, err := candidates(ctx, env, sigs)
 	if err != nil {
 		return err
 	}
-	uf := unionfind.New(len(sigs))
-	for _, p := range pairs {
-		uf.Union(p.i, p.j)
+	// The exact check needs the statements: read problems once (the corpus
+	// is built from them in memory anyway) and check it matches signatures
+	// row for row.
+	probs := make([]dataset.Problem, 0, len(sigs))
+	for _, p := range probParts {
+		err := stage.ScanPart(ctx, env, p, func(rows []dataset.Problem) error {
+			probs = append(probs, rows...)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
 	}
+	if len(probs) != len(sigs) {
+		return stage.BadInput(fmt.Errorf("problems has %d rows but signatures %d: problems changed after the map step; rerun `dedup --force`", len(probs), len(sigs)))
+	}
+	for i := range probs {
+		if probs[i].ID != sigs[i].ID {
+			return stage.BadInput(fmt.Errorf("problems row %d is %q but signature %q: problems changed after the map step; rerun `dedup --force`", i+1, probs[i].ID, sigs[i].ID))
+		}
+	}
+	pairs, guarded := confirm(cfg, probs, cands)
 	rank := map[string]int{}
 	for i, s := range cfg.Priority {
 		rank[s] = i
@@ -151,66 +265,86 @@ func reduce(ctx context.Context, env *stage.Env) error {
 		}
 		return len(rank)
 	}
+	var groups [][]int
+	if cfg.Clustering == ClusterUnionFind {
+		uf := unionfind.New(len(sigs))
+		for _, p := range pairs {
+			uf.Union(p.i, p.j)
+		}
+		for _, g := range uf.Groups() {
+			kept := g[0] // groups are sorted by index, and indices are in id order
+			for _, m := range g[1:] {
+				if prio(m) < prio(kept) {
+					kept = m
+				}
+			}
+			groups = append(groups, append([]int{kept}, slices.DeleteFunc(slices.Clone(g), func(m int) bool { return m == kept })...))
+		}
+	} else {
+		groups = star(len(sigs), pairs, prio)
+	}
+	sim := map[[2]int]float64{}
+	for _, p := range pairs {
+		sim[[2]int{p.i, p.j}] = p.jaccard
+	}
+	similarity := func(a, b int) float64 {
+		if a > b {
+			a, b = b, a
+		}
+		if j, ok := sim[[2]int{a, b}]; ok {
+			return j
+		}
+		// union_find: a member linked to the kept one only through others.
+		return minhash.Jaccard(minhash.Shingles(minhash.Normalize(probs[a].Statement), cfg.NGram), minhash.Shingles(minhash.Normalize(probs[b].Statement), cfg.NGram))
+	}
 	var dups []dataset.Duplicate
 	dropped := map[string]bool{}
 	keptCount := map[string]int32{}
 	clusters := 0
-	for _, g := range uf.Groups() {
+	var sizes []int
+	for _, g := range groups {
 		if len(g) < 2 {
 			continue
 		}
 		clusters++
-		kept := g[0] // groups are sorted by index, and indices are in id order
+		sizes = append(sizes, len(g))
+		kept := g[0]
 		for _, m := range g[1:] {
-			if prio(m) < prio(kept) {
-				kept = m
-			}
-		}
-		for _, m := range g {
-			if m == kept {
-				continue
-			}
 			dups = append(dups, dataset.Duplicate{
 				Cluster: sigs[kept].ID, Kept: sigs[kept].ID, Dropped: sigs[m].ID, DroppedSource: sigs[m].Source,
-				Similarity: minhash.EstimatedJaccard(sigs[m].MinHash, sigs[kept].MinHash),
+				Similarity: similarity(kept, m),
 			})
 			dropped[sigs[m].ID] = true
 		}
 		keptCount[sigs[kept].ID] = int32(len(g) - 1)
 	}
+	env.Count("candidate_pairs", int64(len(cands)))
+	env.Count("guarded_pairs", int64(guarded))
 	env.Count("candidate_pairs_confirmed", int64(len(pairs)))
 	env.Count("clusters", int64(clusters))
 	env.Count("dropped", int64(len(dups)))
 
 	corpus := make([]dataset.Document, 0, len(sigs)-len(dups))
-	var seen int
-	for _, p := range probParts {
-		err := stage.ScanPart(ctx, env, p, func(rows []dataset.Problem) error {
-			for _, r := range rows {
-				seen++
-				if dropped[r.ID] {
-					continue
-				}
-				corpus = append(corpus, dataset.Document{
-					ID: r.ID, Source: r.Source, Statement: r.Statement, Solution: r.Solution,
-					Subject: r.Subject, License: r.License, Origin: r.Origin, Duplicates: keptCount[r.ID], NoTraining: r.NoTraining,
-				})
-			}
-			return nil
-		})
-		if err != nil {
-			return err
+	for _, r := range probs {
+		if dropped[r.ID] {
+			continue
 		}
+		corpus = append(corpus, dataset.Document{
+			ID: r.ID, Source: r.Source, Statement: r.Statement, Solution: r.Solution,
+			Subject: r.Subject, License: r.License, Origin: r.Origin, Duplicates: keptCount[r.ID], NoTraining: r.NoTraining,
+		})
 	}
-	if seen != len(sigs) {
-		return stage.BadInput(fmt.Errorf("problems has %d rows but signatures %d: problems changed after the map step; rerun `dedup --force`", seen, len(sigs)))
-	}
+	seen := len(probs)
 	env.Count("kept", int64(len(corpus)))
 	env.Log.Info().Int("problems", seen).Int("clusters", clusters).Int("dropped", len(dups)).Int("kept", len(corpus)).Msg("deduplicated")
 	if err := stage.WriteOutput(ctx, env, dataset.Corpus, corpus); err != nil {
 		return err
 	}
 	if err := stage.WriteOutput(ctx, env, dataset.Duplicates, dups); err != nil {
+		return err
+	}
+	rep := dedupReport(reportInput{cfg: cfg, problems: len(probs), candidates: len(cands), guarded: guarded, groups: groups, pairs: pairs, probs: probs})
+	if err := stage.WriteReport(ctx, env, ReportDedup, rep); err != nil {
 		return err
 	}
 	return nil
@@ -252,8 +386,8 @@ func candidates(ctx context.Context, env *stage.Env, sigs []dataset.Signature) (
 						continue
 					}
 					for _, j := range idx.Query(sigs[i].MinHash) {
-						if j > i && minhash.EstimatedJaccard(sigs[i].MinHash, sigs[j].MinHash) >= cfg.Threshold {
-							found[w] = append(found[w], pair{i, j})
+						if j > i && minhash.EstimatedJaccard(sigs[i].MinHash, sigs[j].MinHash) >= cfg.Threshold-estimateSlack {
+							found[w] = append(found[w], pair{i: i, j: j})
 						}
 					}
 				}

@@ -144,7 +144,7 @@ func TestShardCountIndependent(t *testing.T) {
 	probs := mathProblems(t, dir+"/MATH_test.jsonl")
 	m3 := runAll(t, root, "s3", probs, 3)
 	m7 := runAll(t, root, "s7", probs, 7)
-	if len(m3.Outputs) != 2 || len(m7.Outputs) != 2 {
+	if len(m3.Outputs) != 3 || len(m7.Outputs) != 3 { // corpus, duplicates, reports/dedup.md
 		t.Fatalf("outputs %v / %v", m3.Outputs, m7.Outputs)
 	}
 	for i := range m3.Outputs {
@@ -159,7 +159,8 @@ func TestShardCountIndependent(t *testing.T) {
 
 // TestAgainstBruteForce checks dedup on both MATH files against an exact
 // all-pairs word-5-gram Jaccard (through an inverted index over shingles):
-// every pair with J ≥ 0.9 ends in one cluster (recall ≥ 0.95), and ≥ 95% of
+// every pair with J ≥ 0.9 that minhash.Guard does not keep apart ends in one
+// cluster (recall ≥ 0.95), no dropped member fails the guard, and ≥ 95% of
 // reported duplicates have true J ≥ 0.7 with the member kept.
 func TestAgainstBruteForce(t *testing.T) {
 	dir := mathDir(t)
@@ -191,6 +192,7 @@ func TestAgainstBruteForce(t *testing.T) {
 	// Exact pairs with J ≥ 0.9: count shared shingles with every earlier document.
 	type pair struct{ a, b string }
 	var high []pair
+	guarded := 0
 	inter := make([]int, len(probs))
 	for i, p := range probs {
 		var touched []int
@@ -206,8 +208,14 @@ func TestAgainstBruteForce(t *testing.T) {
 		}
 		for _, j := range touched {
 			a, b := len(sh[p.ID]), len(sh[probs[j].ID])
+			// Pairs the guard keeps apart (other numbers or another final
+			// question) are different problems, not copies to find.
 			if float64(inter[j])/float64(a+b-inter[j]) >= 0.9 {
-				high = append(high, pair{probs[j].ID, p.ID})
+				if minhash.Guard(probs[j].Statement, p.Statement) == "" {
+					high = append(high, pair{probs[j].ID, p.ID})
+				} else {
+					guarded++
+				}
 			}
 			inter[j] = 0
 		}
@@ -235,12 +243,23 @@ func TestAgainstBruteForce(t *testing.T) {
 	}
 	recall := float64(together) / float64(len(high))
 	good := 0
+	stmt := map[string]string{}
+	for _, p := range probs {
+		stmt[p.ID] = p.Statement
+	}
 	for _, d := range dups {
-		if minhash.Jaccard(sh[d.Dropped], sh[d.Kept]) >= 0.7 {
+		if j := minhash.Jaccard(sh[d.Dropped], sh[d.Kept]); j >= 0.7 {
 			good++
+			if j < 0.8 || d.Similarity != j {
+				t.Errorf("%s dropped for %s: exact Jaccard %.3f, reported %.3f; want exact ≥ threshold 0.8, reported", d.Dropped, d.Kept, j, d.Similarity)
+			}
+		}
+		if r := minhash.Guard(stmt[d.Dropped], stmt[d.Kept]); r != "" {
+			t.Errorf("%s dropped for %s though %s", d.Dropped, d.Kept, r)
 		}
 	}
 	precision := float64(good) / float64(len(dups))
+	t.Logf("pairs with J ≥ 0.9 kept apart by the guard: %d", guarded)
 	t.Logf("pairs with J ≥ 0.9: %d, in one cluster: %d (recall %.3f); reported duplicates %d, with J ≥ 0.7: %d (%.3f)",
 		len(high), together, recall, len(dups), good, precision)
 	if recall < 0.95 {
@@ -380,6 +399,8 @@ func TestSeedAndSectionMakeStale(t *testing.T) {
 	}{
 		{"seed", func(c *config.Config) { c.Seed = 8 }, mapStep, shard.Spec{Index: 1, Count: 2}, "config seed: 7 → 8"},
 		{"threshold", func(c *config.Config) { Section.Of(c).Threshold = 0.9 }, reduce, shard.Spec{Index: 0, Count: 1}, "config dedup.threshold: 0.8 → 0.9"},
+		{"guard", func(c *config.Config) { off := false; Section.Of(c).Guard = &off }, reduce, shard.Spec{Index: 0, Count: 1}, "config dedup.guard: true → false"},
+		{"clustering", func(c *config.Config) { Section.Of(c).Clustering = ClusterUnionFind }, reduce, shard.Spec{Index: 0, Count: 1}, `config dedup.clustering: "star" → "union_find"`},
 	} {
 		c := parse(t, "run: r\nroot: mem\nseed: 7\nlog: {progress_seconds: 0}\ndedup: {shards: 2}\n")
 		tt.change(c)
