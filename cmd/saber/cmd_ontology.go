@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
+	ontologyfile "github.com/saber-math/saber/artifacts/ontology"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/ontology"
 )
@@ -19,7 +19,7 @@ const ontologyUsage = `saber ontology — inspect a topic ontology: a DAG of top
 unfolds into (every node duplicated once per root path, SPEC §3)
 
 Usage:
-  saber ontology stats FILE [--edges FILE] [--format json|mathworld|csv] [--roots id1,id2]
+  saber ontology stats FILE [--edges FILE] [--format json|csv|mathworld|jskos|skos] [--roots id1,id2]
 
 Subcommands:
   stats    print the shape of the DAG and of its tree
@@ -52,9 +52,14 @@ Usage:
   saber ontology stats mathworld_tree_nodes.jsonl --edges mathworld_tree_edges.tsv \
       --roots topics/Algebra,topics/Geometry,topics/NumberTheory,topics/Combinatorics,topics/CalculusandAnalysis
 
-Formats (by FILE's extension unless --format is given):
+Formats (by FILE's extension and content unless --format is given):
   json       .json: {"nodes": [{"id", "label", "keywords"}], "edges": [{"parent", "child"}]}
-  mathworld  .jsonl nodes file with --edges, the crawl's TSV edges file
+  skos       .json/.jsonld with @graph or @context: SKOS concepts in JSON-LD
+             (skos:notation, skos:prefLabel, skos:broader)
+  jskos      .jsonl/.ndjson whose records have notation or prefLabel: JSKOS, as
+             MSC2020 is published ({"uri", "notation": ["11A41"], "prefLabel": {"en"},
+             "broader": [{"uri"}]}); ids are the notations (--roots 11-XX,05-XX)
+  mathworld  other .jsonl: a MathWorld nodes file with --edges, the crawl's TSV edges file
   csv        .csv: header parent,child,label[,keywords]; an empty parent declares a root
 
 Prints the DAG's nodes, edges, roots, nodes with several parents, depth
@@ -66,7 +71,7 @@ Exit 2 when the input cannot be read or is not a valid DAG; every problem is
 listed.
 `, stderr)
 	edgesPath := fs.String("edges", "", "MathWorld edges `FILE` (TSV), with a .jsonl nodes FILE")
-	format := fs.String("format", "", "input `format`: json, mathworld or csv (default: by FILE's extension)")
+	format := fs.String("format", "", "input `format`: json, csv, mathworld, jskos or skos (default: by FILE's extension and content)")
 	rootsFlag := fs.String("roots", "", "comma-separated `ids` to restrict to; they become the roots")
 	pos, code, ok := parseInterleaved(fs, args)
 	if !ok {
@@ -131,54 +136,20 @@ func parseInterleaved(fs *flag.FlagSet, args []string) (pos []string, code int, 
 	}
 }
 
-// readOntology reads path in the given format, or the one its extension
-// implies. Every error is bad input.
+// readOntology reads path with the one loader every caller shares
+// (artifacts/ontology.Load). Every error is bad input.
 func readOntology(path, edgesPath, format string) (*ontology.DAG, error) {
-	if format == "" {
-		switch ext := strings.ToLower(filepath.Ext(path)); ext {
-		case ".json":
-			format = "json"
-		case ".jsonl":
-			format = "mathworld"
-		case ".csv":
-			format = "csv"
-		default:
-			return nil, stage.BadInput(fmt.Errorf("cannot tell the format of %s from its extension %q; give --format json, mathworld or csv", path, ext))
-		}
-	}
-	switch format {
-	case "json", "csv":
-		if edgesPath != "" {
-			return nil, stage.BadInput(fmt.Errorf("--edges goes with the mathworld format only, not %s", format))
-		}
-	case "mathworld":
-		if edgesPath == "" {
-			return nil, stage.BadInput(fmt.Errorf("the mathworld format needs --edges FILE (the TSV edges file)"))
-		}
-	default:
-		return nil, stage.BadInput(fmt.Errorf("unknown --format %q: want json, mathworld or csv", format))
-	}
-	f, err := os.Open(path)
+	body, err := os.ReadFile(path)
 	if err != nil {
 		return nil, stage.BadInput(err)
 	}
-	defer f.Close()
-	var d *ontology.DAG
-	switch format {
-	case "json":
-		d, err = ontology.ReadJSON(f)
-	case "csv":
-		d, err = ontology.ReadCSV(f)
-	case "mathworld":
-		ef, oerr := os.Open(edgesPath)
-		if oerr != nil {
-			return nil, stage.BadInput(oerr)
-		}
-		defer ef.Close()
-		d, err = ontology.ReadMathWorld(f, ef)
+	src := ontologyfile.Source{Name: path, Body: body, Format: format}
+	if edgesPath != "" {
+		src.Edges = func() ([]byte, error) { return os.ReadFile(edgesPath) }
 	}
+	d, _, err := ontologyfile.Load(src)
 	if err != nil {
-		return nil, stage.BadInput(fmt.Errorf("%s: %w", path, err))
+		return nil, stage.BadInput(fmt.Errorf("%w (see --format and --edges)", err))
 	}
 	return d, nil
 }

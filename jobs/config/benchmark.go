@@ -28,8 +28,9 @@ type Benchmark struct {
 
 // Ontology says where the topic ontology comes from.
 type Ontology struct {
-	// File is a DAG file (JSON, CSV parent,child,label, or MathWorld nodes
-	// JSONL with Edges); empty uses the built-in default.
+	// File is a DAG file (JSON, CSV parent,child,label, MathWorld nodes
+	// JSONL with Edges, JSKOS as MSC2020 is published, or SKOS in JSON-LD;
+	// artifacts/ontology.Load); empty uses the built-in default.
 	File   string `yaml:"file" json:"file"`
 	Edges  string `yaml:"edges" json:"edges"`
 	Format string `yaml:"format" json:"format"`
@@ -56,9 +57,9 @@ func (c *Config) defaultsBenchmark() {
 func (c *Config) validateBenchmark(bad func(string, ...any)) {
 	b := c.Benchmark
 	switch b.Ontology.Format {
-	case "auto", "json", "csv", "mathworld":
+	case "auto", "json", "csv", "mathworld", "jskos", "skos":
 	default:
-		bad("benchmark.ontology.format: %q is not one of auto, json, csv, mathworld", b.Ontology.Format)
+		bad("benchmark.ontology.format: %q is not one of auto, json, csv, mathworld, jskos, skos", b.Ontology.Format)
 	}
 	if b.Ontology.Edges != "" && b.Ontology.File == "" {
 		bad("benchmark.ontology.edges: set only with benchmark.ontology.file (a MathWorld nodes file)")

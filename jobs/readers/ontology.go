@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -76,38 +75,17 @@ func loadOntology(ctx context.Context, cfg *config.Config) (*ontology.DAG, *onto
 		return nil, nil, nil, err
 	}
 	objs := []layout.Object{obj}
-	format := o.Format
-	if format == "auto" {
-		switch strings.ToLower(filepath.Ext(o.File)) {
-		case ".json":
-			format = "json"
-		case ".csv":
-			format = "csv"
-		case ".jsonl":
-			format = "mathworld"
-		default:
-			return nil, nil, nil, stage.BadInput(fmt.Errorf("benchmark.ontology.file: cannot tell the format of %s; set benchmark.ontology.format", o.File))
+	src := defaultontology.Source{Name: o.File, Body: body, Format: o.Format}
+	if o.Edges != "" {
+		src.Edges = func() ([]byte, error) {
+			edges, eobj, err := read("benchmark.ontology.edges", o.Edges)
+			objs = append(objs, eobj)
+			return edges, err
 		}
 	}
-	var dag *ontology.DAG
-	switch format {
-	case "json":
-		dag, err = ontology.ReadJSON(strings.NewReader(string(body)))
-	case "csv":
-		dag, err = ontology.ReadCSV(strings.NewReader(string(body)))
-	case "mathworld":
-		if o.Edges == "" {
-			return nil, nil, nil, stage.BadInput(fmt.Errorf("benchmark.ontology.edges: required with a MathWorld nodes file"))
-		}
-		edges, eobj, err2 := read("benchmark.ontology.edges", o.Edges)
-		if err2 != nil {
-			return nil, nil, nil, err2
-		}
-		objs = append(objs, eobj)
-		dag, err = ontology.ReadMathWorld(strings.NewReader(string(body)), strings.NewReader(string(edges)))
-	}
+	dag, _, err := defaultontology.Load(src)
 	if err != nil {
-		return nil, nil, nil, stage.BadInput(fmt.Errorf("benchmark.ontology.file %s: %w", o.File, err))
+		return nil, nil, nil, stage.BadInput(fmt.Errorf("benchmark.ontology.file: %w (see benchmark.ontology.format and benchmark.ontology.edges)", err))
 	}
 	dag, tree, err := build(dag, o.Roots)
 	return dag, tree, objs, err
