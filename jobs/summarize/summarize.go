@@ -98,7 +98,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	}
 	var out []dataset.Summary
 	var rejects []dataset.Reject
-	var words int64
+	var words, noIdea int64
 	for i := range docs {
 		switch {
 		case rows[i] != nil:
@@ -106,6 +106,7 @@ func run(ctx context.Context, env *stage.Env) error {
 			words += int64(rows[i].CoreIdeaWords)
 			if rows[i].NoCoreIdea {
 				env.Count("no_core_idea", 1)
+				noIdea++
 			}
 			if rows[i].TooLong {
 				env.Count("core_idea_too_long", 1)
@@ -119,6 +120,11 @@ func run(ctx context.Context, env *stage.Env) error {
 	env.Count("summaries", int64(len(out)))
 	env.Count("core_idea_words_total", words)
 	env.Log.Info().Int("documents", len(docs)).Int("summaries", len(out)).Int("rejects", len(rejects)).Msg("summarized")
+	if noIdea > 0 && !useLLM {
+		// Said, not hidden: these rows carry no_core_idea and an empty core
+		// idea, which select and report show as such.
+		env.Log.Info().Int64("no_core_idea", noIdea).Msg("extractive: solutions with no sentence of four prose words (maths, drawings and stop words not counted) have no core idea")
+	}
 	sample := ""
 	if len(rejects) > 0 {
 		sample = "document " + rejects[0].ID + ": " + rejects[0].Reason + ": " + rejects[0].Detail

@@ -27,6 +27,11 @@ type Config struct {
 	// shard fails with exit 2 and writes nothing: most documents failing is
 	// a broken backend, not odd data. Default 0.5; 1 never fails.
 	MaxInvalidShare float64 `yaml:"max_invalid_share" json:"max_invalid_share" hash:"-"`
+	// MaxTopicShare is the largest share of a shard's tagged documents one
+	// topic below the domains may hold before the shard warns (the topics
+	// are kept): a topic on most of a corpus is a scorer matching words
+	// every text has. Default 0.3; 1 never warns.
+	MaxTopicShare float64 `yaml:"max_topic_share" json:"max_topic_share" hash:"-"`
 	// Workers is how many documents are in flight (default: the LLM
 	// concurrency with the llm backend, the cores otherwise).
 	Workers int `yaml:"workers" json:"workers" hash:"-"`
@@ -54,6 +59,9 @@ func (c *Config) Defaults(*config.Config) {
 	if c.MaxInvalidShare == 0 {
 		c.MaxInvalidShare = stage.DefaultMaxInvalidShare
 	}
+	if c.MaxTopicShare == 0 {
+		c.MaxTopicShare = 0.3
+	}
 }
 
 // Validate implements config.Section.
@@ -75,6 +83,9 @@ func (c *Config) Validate(core *config.Config, bad func(string, ...any)) {
 	}
 	if c.MaxCalls < 1 || c.ParseRetries < 0 || c.Workers < 0 {
 		bad("tag: max_calls must be ≥ 1, parse_retries and workers ≥ 0")
+	}
+	if !(c.MaxTopicShare > 0 && c.MaxTopicShare <= 1) {
+		bad("tag.max_topic_share: %v must be in (0, 1]", c.MaxTopicShare)
 	}
 	if !(c.MaxInvalidShare > 0 && c.MaxInvalidShare <= 1) {
 		bad("tag.max_invalid_share: %v must be in (0, 1]", c.MaxInvalidShare)

@@ -201,6 +201,14 @@ func run(ctx context.Context, env *stage.Env) error {
 	env.Count("documents", int64(len(docs)))
 	env.Count("tagged", int64(len(out)))
 	env.Log.Info().Int("documents", len(docs)).Int("tagged", len(out)).Int("rejects", len(rejects)).Msg("tagged")
+	for _, ts := range commonTopics(out, 5) {
+		ev := env.Log.Info()
+		msg := "common topic"
+		if ts.Share > cfg.MaxTopicShare {
+			ev, msg = env.Log.Warn(), "topic on more than tag.max_topic_share of the documents: the ontology's labels may hold words every text has (give its nodes keywords, or raise tag.max_topic_share)"
+		}
+		ev.Str("topic", ts.Topic).Int("documents", ts.Docs).Float64("share", ts.Share).Msg(msg)
+	}
 	sample := ""
 	if len(rejects) > 0 {
 		sample = "document " + rejects[0].ID + ": " + rejects[0].Reason + ": " + rejects[0].Detail

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/saber-math/saber/lib/llmjson"
+	"github.com/saber-math/saber/lib/text"
 )
 
 // MaxWords is the paper's limit on a core idea.
@@ -76,18 +78,96 @@ func Parse(raw string) (Summary, error) {
 }
 
 var (
-	reMath     = regexp.MustCompile(`\$\$[^$]*\$\$|\$[^$]*\$|\\\[.*?\\\]|\\\(.*?\\\)`)
+	// reMath finds the maths of a solution: $…$, $$…$$, \(…\), \[…\] and
+	// the display environments MATH writes outside dollars. An escaped
+	// dollar (\$5, money) is masked before, so it opens nothing.
+	reMath = regexp.MustCompile(`(?s)\$\$[^$]*\$\$|\$[^$]*\$|\\\[.*?\\\]|\\\(.*?\\\)|` +
+		`\\begin\{(?:align|equation|eqnarray|gather|multline)\*?\}.*?\\end\{(?:align|equation|eqnarray|gather|multline)\*?\}`)
 	reSentence = regexp.MustCompile(`[^.!?\n]+[.!?]?`)
 	reWord     = regexp.MustCompile(`[A-Za-z][A-Za-z'-]*`)
+	// reMathSpace is white space inside maths, collapsed to one space.
+	reMathSpace = regexp.MustCompile(`\s+`)
+	// reSpacePunct is white space before punctuation, where a removed
+	// drawing or an empty formula leaves a hole ("see , so").
+	reSpacePunct = regexp.MustCompile(`\s+([,.;:!?])`)
 )
 
+// Placeholders of the masked text: mathMark+index+mathMark stands for one
+// formula, dollarMark for an escaped dollar. Neither is a letter, so they
+// count as no prose word, and neither occurs in real text.
+const (
+	mathMark   = "\x00"
+	dollarMark = "\x01"
+)
+
+// maskMath replaces every formula of s by a placeholder and returns the
+// formulas as they will read in a summary: inline, delimited by dollars
+// (environments as written), white space collapsed. An empty formula is
+// dropped.
+func maskMath(s string) (string, []string) {
+	s = strings.ReplaceAll(s, `\$`, dollarMark)
+	var maths []string
+	masked := reMath.ReplaceAllStringFunc(s, func(m string) string {
+		inner := m
+		switch {
+		case len(m) >= 4 && (strings.HasPrefix(m, "$$") || strings.HasPrefix(m, `\[`) || strings.HasPrefix(m, `\(`)):
+			inner = m[2 : len(m)-2]
+		case strings.HasPrefix(m, "$"):
+			inner = m[1 : len(m)-1]
+		}
+		inner = reSpacePunct.ReplaceAllString(strings.TrimSpace(reMathSpace.ReplaceAllString(inner, " ")), "$1")
+		// Punctuation closing a formula ("$b,$", "$$x=2.$$") belongs to
+		// the sentence: moved out, a final period ends it.
+		punct := ""
+		if env := strings.HasPrefix(m, `\begin`); !env {
+			if n := len(inner); n > 1 && strings.ContainsAny(inner[n-1:], ",.;:") {
+				inner, punct = strings.TrimSpace(inner[:n-1]), inner[n-1:]
+			}
+		}
+		if inner == "" {
+			return " " + punct
+		}
+		if !strings.HasPrefix(m, `\begin`) {
+			inner = "$" + inner + "$"
+		}
+		maths = append(maths, strings.ReplaceAll(inner, dollarMark, `\$`))
+		return mathMark + strconv.Itoa(len(maths)-1) + mathMark + punct
+	})
+	return masked, maths
+}
+
+// unmask puts the formulas back into one masked word.
+func unmask(w string, maths []string) string {
+	w = strings.ReplaceAll(w, dollarMark, `\$`)
+	for {
+		i := strings.Index(w, mathMark)
+		if i < 0 {
+			return w
+		}
+		j := strings.Index(w[i+1:], mathMark)
+		if j < 0 {
+			return w
+		}
+		k, err := strconv.Atoi(w[i+1 : i+1+j])
+		if err != nil || k >= len(maths) {
+			return w
+		}
+		w = w[:i] + maths[k] + w[i+1+j+1:]
+	}
+}
+
 // Extractive is the offline backend: the solution sentence with the most
-// prose words (math stripped), cut to MaxWords, as the core idea; the most
-// frequent content words of statement and solution as keywords. A solution
-// with no sentence of at least four prose words has no core idea. It is
-// deterministic, so the demo's summaries reproduce byte for byte.
+// prose words as the core idea, its maths kept as text, cut to MaxWords; the
+// most frequent content words of statement and solution as keywords.
+// Drawing code, images and URLs are removed first (text.Clean), so they are
+// neither chosen nor scored. A solution with no sentence of at least four
+// prose words (maths and stop words not counted) has no core idea:
+// NoCoreIdea, which summarize counts as no_core_idea. It is deterministic,
+// so the demo's summaries reproduce byte for byte.
 func Extractive(statement, solution string) Summary {
-	prose := reMath.ReplaceAllString(solution, " ")
+	prose, maths := maskMath(text.Clean(solution))
+	// An ellipsis in prose ("0, 1, 2, ..., 7") ends no sentence.
+	prose = strings.ReplaceAll(prose, "...", "…")
 	best, bestN := "", 0
 	for _, sent := range reSentence.FindAllString(prose, -1) {
 		n := 0
@@ -100,14 +180,23 @@ func Extractive(statement, solution string) Summary {
 			best, bestN = sent, n
 		}
 	}
-	s := Summary{Confidence: 0.5, Keywords: keywords(statement+" "+prose, 5)}
+	s := Summary{Confidence: 0.5, Keywords: keywords(text.Clean(statement)+" "+prose, 5)}
 	if bestN < 4 {
 		s.NoCoreIdea = true
 		return s
 	}
-	words := strings.Fields(best)
-	if len(words) > MaxWords {
-		words = words[:MaxWords]
+	// Cut at whole words of the summary as it reads, a formula being one
+	// unit: a formula that would cross MaxWords is left out with the rest,
+	// never cut in half.
+	var words []string
+	// A sentence after a formula can open with the formula's comma.
+	best = strings.TrimLeft(reSpacePunct.ReplaceAllString(best, "$1"), " \t,;:")
+	for _, w := range strings.Fields(best) {
+		ws := strings.Fields(unmask(w, maths))
+		if len(words)+len(ws) > MaxWords {
+			break
+		}
+		words = append(words, ws...)
 	}
 	s.CoreIdea = strings.Join(words, " ")
 	return s

@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/maphash"
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -117,6 +118,9 @@ var labelStop = map[string]bool{
 	"possible": true, "square": true, "line": true, "base": true, "dot": true,
 	"even": true, "odd": true, "difference": true, "power": true, "area": true, "angle": true,
 	"root": true, "graph": true, "from": true, "at": true, "plane": true, "space": true,
+	// Words of a classification's own structure (MSC's "None of the above,
+	// but in this section", "Proceedings, conferences, collections").
+	"section": true, "topic": true, "collection": true, "miscellaneous": true,
 }
 
 // NewLexical prepares a lexical scorer for the nodes of t.
@@ -228,15 +232,46 @@ func ownPhrases(label string, keywords []string, intern func([]string) int32) ma
 	for _, k := range keywords {
 		add(tokenize(k, nil))
 	}
-	ltoks := tokenize(label, nil)
-	add(ltoks)
+	// Abbreviations (i.e., e.g., etc.) are no part of what a label names;
+	// tokenised, "i.e." would be the two words "i" and "e".
+	ltoks := tokenize(reAbbrev.ReplaceAllString(label, " "), nil)
+	// A label made only of stop words and letters ("Other", "None of the
+	// above, but in this section") names nothing a text could show: as a
+	// phrase it would match most of a corpus.
+	content := false
 	for _, tok := range ltoks {
-		if len(tok) > 2 && !labelStop[tok] {
+		if len(tok) > 2 && !labelStop[tok] && !englishStop[tok] {
+			content = true
 			add([]string{tok})
 		}
 	}
+	if content {
+		add(ltoks)
+	}
 	return own
 }
+
+// reAbbrev matches the Latin abbreviations of labels: letters each followed
+// by a period (i.e., e.g., q.v.) and etc., cf., viz., resp.
+var reAbbrev = regexp.MustCompile(`(?i)\b(?:[a-z]\.){2,}|\b(?:etc|cf|viz|resp|vs)\.`)
+
+// englishStop lists English function words of three letters or more:
+// words every solution has, which as single-word phrases of a label would
+// credit a topic on nearly every document. (labelStop lists the
+// mathematical words that say nothing on their own.)
+var englishStop = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`about above after again against all also among any are aren because been
+		before being below both but can cannot could did does doing down during each else elsewhere etc
+		ever every few further had has have having her here hers him his how into its itself just may
+		more most much must neither nor not none now off once only onto other others our ours out over
+		own per same she should since some such than that their theirs them themselves then there
+		these they this those though through thus too under until upon very via was were what when
+		where whether which while who whom whose why will with within without would yet you your`) {
+		m[normalize(w)] = true // as tokenize spells it: "does" → "doe"
+	}
+	return m
+}()
 
 // analysis is what Lexical derives from one text: the evidence e(p) of every
 // phrase (0 for most), and per tree node its score and the evidence of its
