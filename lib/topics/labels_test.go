@@ -1,6 +1,7 @@
 package topics
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -33,6 +34,34 @@ func TestOwnPhrasesLabelOnly(t *testing.T) {
 		got = slices.Compact(got)
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("ownPhrases(%q) = %q, want %q", tt.label, got, tt.want)
+		}
+	}
+}
+
+// TestLexicalIgnoresDrawings checks that Asymptote code, image links and
+// URLs in a solution change no topic score: their words (draw, circle,
+// label, png) would otherwise match geometry labels in every such solution.
+func TestLexicalIgnoresDrawings(t *testing.T) {
+	tr, lex := lexTree()
+	tags := make([]Tag, 0, tr.Len()-1)
+	for i := 1; i < tr.Len(); i++ {
+		tags = append(tags, Tag{Node: i, Label: tr.Label(i), Keywords: tr.Keywords(i)})
+	}
+	stmt := "What is the sum of the roots of $x^2 - 5x + 6 = 0$?"
+	sol := "By Vieta's formulas the sum of the roots is $5$."
+	want, err := lex.Score(context.Background(), Text{stmt, sol}, tags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drawn := sol + "\n[asy]\nunitsize(1cm); draw(circle((0,0),1)); label(\"triangle polygon\", (0,0), dir(30));\n[/asy]\n" +
+		"![a circle inscribed in a triangle](https://example.org/circle.png) www.example.org/polygon"
+	got, err := lex.Score(context.Background(), Text{stmt, drawn}, tags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range tags {
+		if got[k] != want[k] {
+			t.Errorf("topic %q: score %g with drawing code, %g without", tags[k].Label, got[k], want[k])
 		}
 	}
 }

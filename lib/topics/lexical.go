@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/saber-math/saber/lib/ontology"
+	libtext "github.com/saber-math/saber/lib/text"
 )
 
 // Lexical is the offline topic scorer, the demo's default backend: it scores
@@ -365,7 +366,9 @@ func (l *Lexical) analyse(text Text) *analysis {
 		if part == 1 {
 			s = text.Solution
 		}
-		toks = tokenize(s, toks[:0])
+		// Drawing code and links would otherwise match labels such as
+		// "Label" or "Direction" in every geometry solution.
+		toks = tokenize(libtext.Clean(s), toks[:0])
 		for p, c := range l.count(toks) {
 			a.ev[p] += weight * (1 + math.Log(float64(c)))
 		}
