@@ -301,13 +301,11 @@ func reduce(ctx context.Context, env *stage.Env) error {
 	dropped := map[string]bool{}
 	keptCount := map[string]int32{}
 	clusters := 0
-	var sizes []int
 	for _, g := range groups {
 		if len(g) < 2 {
 			continue
 		}
 		clusters++
-		sizes = append(sizes, len(g))
 		kept := g[0]
 		for _, m := range g[1:] {
 			dups = append(dups, dataset.Duplicate{
