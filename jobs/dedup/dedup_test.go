@@ -418,3 +418,74 @@ func TestSeedAndSectionMakeStale(t *testing.T) {
 		}
 	}
 }
+
+// TestMATH500Recall is the recall bar in the shape it was found:
+// MATH-500 is 500 MATH test problems re-published under other ids. Every
+// 10th test problem is copied under a new id, as published (most), with
+// its white space, LaTeX spacing or punctuation spacing changed; dedup over MATH plus the copies must put each copy in its
+// original's cluster, with the confirmation, the guard and star
+// clustering on (the defaults).
+func TestMATH500Recall(t *testing.T) {
+	dir := mathDir(t)
+	probs := mathProblems(t, dir+"/MATH_*.jsonl")
+	var copies []dataset.Problem
+	orig := map[string]string{} // copy id → original id
+	seen := 0
+	for _, p := range probs {
+		if !strings.HasPrefix(p.ID, "test/") {
+			continue
+		}
+		seen++
+		if seen%10 != 0 || len(copies) == 500 {
+			continue
+		}
+		n := len(copies)
+		c := p
+		c.Source, c.Origin = "other", "math500"
+		c.ID = fmt.Sprintf("math500/%03d", n)
+		switch n % 5 {
+		case 1: // re-flowed: every run of white space one blank
+			c.Statement = strings.Join(strings.Fields(c.Statement), " ")
+		case 2: // LaTeX spacing inside maths
+			c.Statement = strings.ReplaceAll(strings.ReplaceAll(c.Statement, "$", " $ "), "\\frac", "\\frac ")
+		case 3: // punctuation spaced and line ends from another system
+			c.Statement = strings.ReplaceAll(strings.ReplaceAll(c.Statement, "?", " ?"), "\n", "\r\n")
+		}
+		orig[c.ID] = p.ID
+		copies = append(copies, c)
+	}
+	if len(copies) != 500 {
+		t.Fatalf("made %d copies, want 500", len(copies))
+	}
+	all := append(append([]dataset.Problem(nil), probs...), copies...)
+	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
+	rootDir := t.TempDir()
+	m := runAll(t, rootDir, "m500", all, 3)
+	root, _ := store.Open(context.Background(), rootDir, store.Options{})
+	dups, err := dataset.Read[dataset.Duplicate](context.Background(), root, m.Objects("duplicates")[0].Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster := map[string]string{}
+	for _, d := range dups {
+		cluster[d.Dropped] = d.Cluster
+	}
+	of := func(id string) string {
+		if c, ok := cluster[id]; ok {
+			return c
+		}
+		return id
+	}
+	found := 0
+	for cp, o := range orig {
+		if of(cp) == of(o) {
+			found++
+		} else {
+			t.Logf("missed: %s (copy of %s)", cp, o)
+		}
+	}
+	t.Logf("MATH-500-style copies found: %d of %d", found, len(orig))
+	if found != len(orig) {
+		t.Errorf("found %d of %d copies, want all", found, len(orig))
+	}
+}

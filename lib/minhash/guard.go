@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/saber-math/saber/lib/text"
 )
 
 // label is a leading enumeration label: "Problem 3.", "Question 12:",
@@ -51,27 +53,89 @@ func Numbers(s string) []string {
 }
 
 // FinalQuestion returns the normalised last sentence of s: the text after
-// the last sentence end ('.', '?' or '!' followed by a space, outside $…$
-// maths) that is followed by more text. A statement that ends with display
-// maths after its last prose sentence ("Compute the following. $$…$$")
-// thus gives the maths. Multi-part problems that share a preamble and ask
-// different sub-questions differ here even when their shingles mostly agree.
-func FinalQuestion(s string) string {
-	s = strings.TrimRightFunc(s, unicode.IsSpace)
-	cut, inMath := 0, false
+// the last sentence end ('.', '?' or '!' followed by a space, outside
+// maths: $…$, $$…$$, \[…\] and \(…\)) that is followed by more words. A
+// statement that ends with display maths after its last prose sentence
+// ("Compute the following. $$…$$") thus gives the maths. A sentence end
+// followed only by what normalises to nothing ("…, 86? $$", "….\n\\]") is
+// no cut: the question is the sentence before it. Multi-part problems that
+// share a preamble and ask different sub-questions differ here even when
+// their shingles mostly agree. Drawing code, images and URLs (text.Clean)
+// are not read.
+func FinalQuestion(s string) string { return Normalize(finalSentence(s)) }
+
+// finalSentence is FinalQuestion before normalising: the raw text.
+func finalSentence(s string) string {
+	// A figure's code is no question: "Find $b.$ [asy]…[/asy]" asks for b.
+	s = strings.TrimRightFunc(text.Clean(s), unicode.IsSpace)
+	var cuts []int
+	inMath := false
+	end := func(c byte) bool { return c == '.' || c == '?' || c == '!' }
+	spaceAt := func(i int) bool { return i < len(s) && unicode.IsSpace(rune(s[i])) }
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '\\' && i+1 < len(s):
+			switch s[i+1] {
+			case '[', '(':
+				inMath = true
+			case ']', ')':
+				inMath = false
+			}
 			i++ // "\$" and "\." are not delimiters
 		case c == '$':
+			at, closing := i, inMath
 			inMath = !inMath
-		case !inMath && (c == '.' || c == '?' || c == '!') && i+1 < len(s) && unicode.IsSpace(rune(s[i+1])):
-			if strings.TrimSpace(s[i+1:]) != "" {
-				cut = i + 1
+			if i+1 < len(s) && s[i+1] == '$' {
+				i++ // $$ opens or closes display maths once
 			}
+			// "… = 12.$ What is" ends its sentence as "… = 12$. What
+			// is" does: writers put the full stop on either side.
+			if before := strings.TrimRightFunc(s[:at], unicode.IsSpace); closing && before != "" && end(before[len(before)-1]) && spaceAt(i+1) {
+				cuts = append(cuts, i+1)
+			}
+		case !inMath && end(c) && spaceAt(i+1):
+			cuts = append(cuts, i+1)
 		}
 	}
-	return Normalize(s[cut:])
+	for k := len(cuts) - 1; k >= 0; k-- {
+		if Normalize(s[cuts[k]:]) != "" {
+			return s[cuts[k]:]
+		}
+	}
+	return s
+}
+
+// mathSpacing are LaTeX spellings that change how maths looks, not what it
+// says; mathOf drops them.
+var mathSpacing = strings.NewReplacer(`\left`, "", `\right`, "", `\,`, "", `\;`, "", `\!`, "", `\ `, "", `\dfrac`, `\frac`, `\tfrac`, `\frac`, "{", "", "}", "")
+
+// mathOf returns the maths of s ($…$ spans) without white space, spacing
+// commands or braces: "$y = |f(x)|$" and "$y=f(|x|)$" differ here though
+// Normalize reads both as "y f x", while "$\frac {1}{2} x$" and
+// "$\frac{1}{2}x$" are the same.
+func mathOf(s string) string {
+	var b strings.Builder
+	in := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s) && s[i+1] == '$':
+			if in {
+				b.WriteString(`\$`)
+			}
+			i++
+		case c == '$':
+			if in { // a full stop or question mark closing the span is prose
+				trimmed := strings.TrimRight(b.String(), ".,;:?!")
+				b.Reset()
+				b.WriteString(trimmed)
+			}
+			in = !in
+		case in && !unicode.IsSpace(rune(c)):
+			b.WriteByte(c)
+		}
+	}
+	return mathSpacing.Replace(b.String())
 }
 
 // GuardReason is why Guard keeps two statements apart; "" when it does not.
@@ -99,8 +163,18 @@ func Guard(a, b string) GuardReason {
 	// your work.", "Express your answer as a fraction.") still asks it.
 	// Instruction verbs and common synonyms are canonical first, so that a
 	// re-post saying "calculate" for "compute" still asks the same.
-	na, nb := canonical(Normalize(a)), canonical(Normalize(b))
-	if !strings.Contains(nb, canonical(FinalQuestion(a))) && !strings.Contains(na, canonical(FinalQuestion(b))) {
+	// Both sides without figures, as FinalQuestion reads them.
+	na, nb := canonical(Normalize(text.Clean(a))), canonical(Normalize(text.Clean(b)))
+	qa, qb := canonical(FinalQuestion(a)), canonical(FinalQuestion(b))
+	if strings.TrimSpace(qa) == "" || strings.TrimSpace(qb) == "" {
+		return "" // no words to ask with (maths only): nothing to compare
+	}
+	if !strings.Contains(nb, qa) && !strings.Contains(na, qb) {
+		return GuardQuestion
+	}
+	// The same words may ask about other maths: "the graph of $y =
+	// |f(x)|$" and "of $y = f(|x|)$" normalise alike.
+	if ma, mb := mathOf(finalSentence(a)), mathOf(finalSentence(b)); ma != mb && ma != "" && mb != "" {
 		return GuardQuestion
 	}
 	return ""
@@ -114,6 +188,8 @@ var synonyms = map[string]string{
 	"every": "each", "count": "number", "precisely": "exactly", "different": "distinct",
 	"provided": "given", "total": "sum", "shown": "written", "got": "", "would": "", "like": "want",
 	"wants": "want", "please": "",
+	// LaTeX spellings of the same maths.
+	"dfrac": "frac", "tfrac": "frac", "left": "", "right": "",
 }
 
 // canonical returns the normalised text with synonyms replaced, wrapped in

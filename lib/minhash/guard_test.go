@@ -33,6 +33,12 @@ func TestFinalQuestion(t *testing.T) {
 		{"Compute the following. $$\\int_0^1 x\\,dx$$", "int 0 1 x dx"},
 		{"One sentence only", "one sentence only"},
 		{"e.g. this", "this"},
+		// MATH: the sentence end sits inside display maths, or only a
+		// closing delimiter follows it; the question is what precedes.
+		{"How many numbers are in the list $$ 6,10,14,\\ldots,82,86? $$", "how many numbers are in the list 6 10 14 ldots 82 86"},
+		{"Simplify \\[\n\\left(\\frac{1}{2}\\right)^{-1}.\n\\]", "simplify left frac 1 2 right 1"},
+		{"Let \\(x = 2.\\). Find \\(x^2\\).", "find x 2"},
+		{"What is 2? $$", "what is 2"},
 	}
 	for _, tt := range tests {
 		if got := FinalQuestion(tt.in); got != tt.want {
@@ -57,6 +63,17 @@ func TestGuard(t *testing.T) {
 		{"true copy, instruction appended", preamble + "What is the probability that both are red?", preamble + "What is the probability that both are red? Express your answer as a common fraction.", ""},
 		{"true copy, white space", preamble + "What is the probability that both are red?", "  " + preamble + "What is the   probability\nthat both are red?\n", ""},
 		{"true copy, LaTeX spacing", `If $\frac{1}{2}x+3=7$, what is $x$?`, `If $\frac {1}{2} x + 3 = 7$ , what is $x$ ?`, ""},
+		{"true copy, question inside display maths", "How many numbers are in the list $$ 6,10,14,\\ldots,82,86? $$", "How many numbers are in the list  $  $ 6,10,14,\\ldots,82,86?  $  $ ", ""},
+		{"true copy, CRLF line ends", "Simplify  \\[\n\\left(\\frac{123}{321}\\right)^{-1}.\n\\]", "Simplify  \\[\r\n\\left(\\frac{123}{321}\\right)^{-1}.\r\n\\]", ""},
+		{"MATH: the same words about other maths", "The graph of $y = f(x)$ is shown. Enter the letter of the graph of $y = |f(x)|.$", "The graph of $y = f(x)$ is shown. Enter the letter of the graph of $y = f(|x|).$", GuardQuestion},
+		{"MATH: another angle", "$ABCDEFGH$ shown below is a cube. Find $\\sin \\angle GAC$.\n\n[asy]draw((0,0)--(1,1));[/asy]", "$ABCDEFGH$ shown below is a cube. Find $\\sin \\angle HAC$.\n\n[asy]draw((0,0)--(1,1));[/asy]", GuardQuestion},
+		{"true copy, maths spacing and dfrac", "Let $x = 3$. Find $\\dfrac{1}{x} + \\left( x \\right)$.", "Let $x=3$. Find $\\frac {1}{x}+\\left(x\\right)$.", ""},
+		{"true copy, figure before the question, re-flowed", "A hexagon is inscribed in a circle: [asy]\ndraw(circle((0,0), 1));\nlabel(\"$105^\\circ$\", (0,1), N);\n[/asy] What is the measure of $\\alpha$, in degrees?", "A hexagon is inscribed in a circle: [asy] draw(circle((0,0), 1)); label(\"$105^\\circ$\", (0,1), N); [/asy] What is the measure of $\\alpha$, in degrees?", ""},
+		{"true copy, full stops inside and outside maths", "Let $f$ be a linear function for which $f(6) - f(2) = 12.$ What is $f(12) - f(2)?$", "Let $f$ be a linear function for which $f(6)-f(2)=12$. What is $f(12)-f(2)?$", ""},
+		{"true copy, display maths as inline", "The first term is $a_1 = 2007$ and the second term is $a_2 = 2008.$  Furthermore, \\[a_n + a_{n + 1} = n\\]for all $n \\ge 1.$  Determine $a_{1000}.$", "The first term is $a_1=2007$ and the second term is $a_2=2008$.  Furthermore, $a_n+a_{n+1}=n$ for all $n\\ge 1$.  Determine $a_{1000}$.", ""},
+		{"MATH: a sign apart", "Compute $\\cos (-150^\\circ)$.", "Compute $\\cos 150^\\circ$.", GuardQuestion},
+		{"true copy, maths delimiters spaced", "The range of $f(x)$ is $[-3,5].$  Let $h(x) = 2f(x) - 7.$  Find the range of $h(x).$", "The range of  $ f(x) $  is  $ [-3,5]. $   Let  $ h(x) = 2f(x) - 7. $   Find the range of  $ h(x). $ ", ""},
+		{"identical statements", "Compute $1+1$. $$", "Compute $1+1$. $$", ""},
 		{"true copy, thin spaces and dfrac-free", `Evaluate $\sum_{k=1}^{10}\, k^2$. Give the value.`, `Evaluate $\sum_{k = 1}^{10} k^{2}$.  Give the value.`, ""},
 	}
 	for _, tt := range tests {
