@@ -48,6 +48,10 @@ type value struct {
 	badType string // non-empty: the field is of this non-string type
 	badUTF8 bool
 	note    string // why the value is not valid UTF-8, when known
+	// list: the value was a list, s its elements joined; elems holds
+	// them (nulls skipped), for lists: explode and where: [].
+	list  bool
+	elems []string
 }
 
 // record is one input row: its 1-based line (JSONL) or row (Parquet), and
@@ -59,6 +63,9 @@ type record struct {
 	// keys are the input fields the row has (a Parquet file's columns),
 	// so that a mapped field no row has is found (a typo in the map).
 	keys []string
+	// elem is the 1-based element of an exploded list this row holds
+	// (lists: explode), 0 for a row that is not one.
+	elem int
 }
 
 // expand lists a source's files: globs resolved against the config's
@@ -233,7 +240,7 @@ func scanJSONL(ctx context.Context, in input, raw io.Reader, maxLine int, fn fun
 		return err
 	}
 	defer closeFn()
-	fields := fieldNames(in.src)
+	fields := extractNames(in.src)
 	br := bufio.NewReaderSize(r, readBuffer)
 	// One JSON array of rows is told from JSON lines by its content, not
 	// its name: both come named .json. Forcing format: jsonl keeps the
