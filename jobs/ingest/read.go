@@ -16,10 +16,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
@@ -368,33 +366,10 @@ func scanParquet(ctx context.Context, in input, obj store.Object, fn func(record
 	if err != nil {
 		return stage.BadInput(err)
 	}
-	fields := fieldNames(in.src)
-	cols := map[string]int{}           // problem field → column index
-	for _, field := range fieldOrder { // fixed order: the same file always gives the same message
-		name, ok := fields[field]
-		if !ok {
-			continue
-		}
-		leaf, ok := f.Schema().Lookup(strings.Split(name, ".")...)
-		if !ok {
-			if field == "statement" || field == "solution" {
-				return stage.BadInput(fmt.Errorf("%s: column %q (field %s) missing; columns: %s", in.name, name, field, columnList(f.Schema())))
-			}
-			continue // optional fields may be absent from a file
-		}
-		if leaf.MaxRepetitionLevel > 0 {
-			return stage.BadInput(fmt.Errorf("%s: column %q (field %s) is a list, want a string", in.name, name, field))
-		}
-		switch leaf.Node.Type().Kind() {
-		case parquet.ByteArray, parquet.Int32, parquet.Int64:
-		default:
-			return stage.BadInput(fmt.Errorf("%s: column %q (field %s) has type %s, want a string", in.name, name, field, leaf.Node.Type()))
-		}
-		cols[field] = leaf.ColumnIndex
-	}
-	var colNames []string
-	for _, c := range f.Schema().Columns() {
-		colNames = append(colNames, strings.Join(c, "."))
+	fields := extractNames(in.src)
+	cols, keys, err := parquetColumns(in, f)
+	if err != nil {
+		return err
 	}
 	var line int64
 	buf := make([]parquet.Row, 256)
@@ -408,25 +383,8 @@ func scanParquet(ctx context.Context, in input, obj store.Object, fn func(record
 			n, err := rows.ReadRows(buf)
 			for _, row := range buf[:n] {
 				line++
-				vals := make(map[string]value, len(fields))
-				for field := range fields {
-					vals[field] = value{}
-				}
-				for _, v := range row {
-					for field, c := range cols {
-						if v.Column() != c || v.IsNull() {
-							continue
-						}
-						switch v.Kind() {
-						case parquet.ByteArray:
-							s := string(v.ByteArray())
-							vals[field] = value{s: s, present: true, badUTF8: !utf8.ValidString(s)}
-						case parquet.Int32, parquet.Int64:
-							vals[field] = value{s: strconv.FormatInt(v.Int64(), 10), present: true}
-						}
-					}
-				}
-				if ferr := fn(record{line: line, vals: vals, keys: colNames}); ferr != nil {
+				vals := parquetValues(row, cols, in.src.Join, fields)
+				if ferr := fn(record{line: line, vals: vals, keys: keys}); ferr != nil {
 					rows.Close()
 					return ferr
 				}
