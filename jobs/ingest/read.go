@@ -146,7 +146,8 @@ func formatOf(src *Source, uri string) (string, error) {
 // fieldOrder is the order fields are checked in.
 var fieldOrder = []string{"statement", "solution", "id", "subject", "origin", "source"}
 
-// fieldNames are the input fields a source maps, by problem field.
+// fieldNames are the input fields a source maps, by problem field: its
+// fields:, and the fields naming side files (files:).
 func fieldNames(src *Source) map[string]string {
 	m := map[string]string{}
 	for k, v := range map[string]string{
@@ -154,6 +155,11 @@ func fieldNames(src *Source) map[string]string {
 		"subject": src.Fields.Subject, "origin": src.Fields.Origin, "source": src.Fields.Source,
 	} {
 		if v != "" {
+			m[k] = v
+		}
+	}
+	for k, v := range src.Files { // the field holding a side file's path
+		if m[k] == "" && v != "" {
 			m[k] = v
 		}
 	}

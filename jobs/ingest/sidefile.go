@@ -88,7 +88,7 @@ func (s *sideFiles) value(v value) (value, *dataset.Reject, error) {
 		return value{}, nil, fmt.Errorf("read side file %s: %w", uri, err)
 	}
 	sum := sha256.Sum256(b)
-	s.env.AddFile(layout.Object{URI: st.URI(base), SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))})
+	s.env.AddFile(layout.Object{URI: uri, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))})
 	b = bytes.TrimPrefix(b, utf8BOM)
 	return value{s: string(b), present: true, badUTF8: !utf8.Valid(b), note: noteIf(!utf8.Valid(b), "side file "+rel)}, nil, nil
 }
