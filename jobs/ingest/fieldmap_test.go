@@ -157,8 +157,19 @@ func TestWhereFilters(t *testing.T) {
 		}
 	}
 
+	// The shard's log gives each source's counts.
+	cfg := setup(t, map[string][]byte{"in.jsonl": []byte(strings.Join(lines, "\n"))}, src)
+	root, _ := store.Open(context.Background(), cfg.RootURI(), cfg.Storage)
+	var log bytes.Buffer
+	if _, err := stage.RunShard(context.Background(), cfg, Stage, Stage.Steps[0], shard.Spec{Index: 0, Count: 1}, root, zerolog.New(&log), stage.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), `"source":"f","accepted":3,"filtered":5,"rejected":1,"excluded":0,"message":"source read"`) {
+		t.Errorf("log has no counts of source f:\n%s", log.String())
+	}
+
 	// Every row filtered: the source yields nothing, which is exit 2.
-	cfg := setup(t, map[string][]byte{"in.jsonl": []byte(strings.Join(lines, "\n"))},
+	cfg = setup(t, map[string][]byte{"in.jsonl": []byte(strings.Join(lines, "\n"))},
 		"    - {name: f, paths: [in.jsonl], fields: {statement: q, solution: s}, where: [{field: meta.kind, is: geometry}]}\n")
 	_, _, err := runShards(t, cfg, 1)
 	if err == nil || stage.ExitCode(err) != stage.ExitBadInput || !strings.Contains(err.Error(), "source f: no row accepted, all 9 filtered by ingest.sources[0].where") {
@@ -360,6 +371,11 @@ func TestSideFiles(t *testing.T) {
 	if !errors.As(err, &stale) || !strings.Contains(err.Error(), "shared/2.txt changed") {
 		t.Errorf("changed side file: %v; want a stale error naming it", err)
 	}
+	// The field naming side files must be in some row, as any mapped field.
+	cfg = setupTree(t, files, "    - {name: s, paths: [data/in.jsonl], fields: {statement: q}, files: {solution: soll}}\n")
+	if _, _, err = runShards(t, cfg, 1); err == nil || stage.ExitCode(err) != stage.ExitBadInput || !strings.Contains(err.Error(), `ingest.sources[0].files.solution is "soll", but no row of its files has that field`) {
+		t.Errorf("typo in files: %v", err)
+	}
 }
 
 // TestParquetShapes: the same field map reaches Parquet: dotted columns
@@ -414,5 +430,10 @@ func TestParquetShapes(t *testing.T) {
 	cfg = setup(t, map[string][]byte{"in.parquet": pq.Bytes()}, "    - {name: p, paths: [in.parquet], fields: {id: solutions, statement: problem, solution: answer}}\n")
 	if _, _, err = runShards(t, cfg, 1); err == nil || !strings.Contains(err.Error(), `column "solutions" (field id) is a list, want one value`) {
 		t.Errorf("list id: %v", err)
+	}
+	// A struct column where a value is wanted names the columns to pick.
+	cfg = setup(t, map[string][]byte{"in.parquet": pq.Bytes()}, "    - {name: p, paths: [in.parquet], fields: {statement: problem, solution: answer, subject: meta}}\n")
+	if _, _, err = runShards(t, cfg, 1); err == nil || !strings.Contains(err.Error(), `column "meta" (field subject) is a group (a struct, or a list of structs or lists), want a string or a list of strings; name one of its columns: id, problem, solutions.list.element, answer, meta.kind, year`) {
+		t.Errorf("struct column: %v", err)
 	}
 }

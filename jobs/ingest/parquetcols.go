@@ -65,6 +65,10 @@ func parquetColumns(in input, f *parquet.File) (cols []pqColumn, keys []string, 
 			leaf, ok = schema.Lookup(append(slices.Clone(path), l...)...)
 		}
 		if !ok || !leaf.Node.Leaf() {
+			if group(schema, path) {
+				return nil, nil, stage.BadInput(fmt.Errorf("%s: column %q (field %s) is a group (a struct, or a list of structs or lists), want a string or a list of strings; name one of its columns: %s",
+					in.name, name, field, columnList(schema)))
+			}
 			if key == "statement" || key == "solution" {
 				return nil, nil, stage.BadInput(fmt.Errorf("%s: column %q (field %s) missing; columns: %s", in.name, name, field, columnList(schema)))
 			}
@@ -91,6 +95,16 @@ func parquetColumns(in input, f *parquet.File) (cols []pqColumn, keys []string, 
 		}
 	}
 	return cols, keys, nil
+}
+
+// group reports whether path names a group of columns, not a column.
+func group(schema *parquet.Schema, path []string) bool {
+	for _, c := range schema.Columns() {
+		if len(c) > len(path) && slices.Equal(c[:len(path)], path) {
+			return true
+		}
+	}
+	return false
 }
 
 // listLevel is the definition level at which the list on path is
