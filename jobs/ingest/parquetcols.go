@@ -77,8 +77,11 @@ func parquetColumns(in input, f *parquet.File) (cols []pqColumn, keys []string, 
 		if leaf.MaxRepetitionLevel > 1 {
 			return nil, nil, stage.BadInput(fmt.Errorf("%s: column %q (field %s) is a list of lists, want a string or a list of strings", in.name, name, field))
 		}
-		switch leaf.Node.Type().Kind() {
-		case parquet.ByteArray, parquet.Int32, parquet.Int64, parquet.Boolean, parquet.Float, parquet.Double:
+		// An id is text or an integer, as in JSON (no boolean, no float);
+		// other fields take numbers and booleans as text.
+		switch kind := leaf.Node.Type().Kind(); {
+		case kind == parquet.ByteArray, kind == parquet.Int32, kind == parquet.Int64:
+		case key != "id" && (kind == parquet.Boolean || kind == parquet.Float || kind == parquet.Double):
 		default:
 			return nil, nil, stage.BadInput(fmt.Errorf("%s: column %q (field %s) has type %s, want a string", in.name, name, field, leaf.Node.Type()))
 		}
