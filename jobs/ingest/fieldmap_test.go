@@ -437,3 +437,55 @@ func TestParquetShapes(t *testing.T) {
 		t.Errorf("struct column: %v", err)
 	}
 }
+
+// TestSideURI: a side file's path resolves against its input's folder,
+// locally by the file system's rules and on S3 within the bucket.
+func TestSideURI(t *testing.T) {
+	tests := []struct {
+		in, rel, want string
+		ok            bool
+	}{
+		{"/data/in.jsonl", "sol/1.txt", "/data/sol/1.txt", true},
+		{"/data/json/in.jsonl", "../sol/1.txt", "/data/sol/1.txt", true},
+		{"file:///data/in.jsonl", "1.txt", "/data/1.txt", true},
+		{"s3://b/corpus/json/in.json", "../sol/1.txt", "s3://b/corpus/sol/1.txt", true},
+		{"s3://b/in.json", "sol/./1.txt", "s3://b/sol/1.txt", true},
+		{"s3://b/in.json", "../other/1.txt", "", false},
+	}
+	for _, tt := range tests {
+		if got, ok := sideURI(tt.in, tt.rel); got != tt.want || ok != tt.ok {
+			t.Errorf("sideURI(%q, %q) = %q, %v; want %q, %v", tt.in, tt.rel, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestMatches: condition values compare as text; [] matches only an
+// empty list; an absent or unreadable value matches nothing.
+func TestMatches(t *testing.T) {
+	tests := []struct {
+		row  string
+		want any
+		is   bool
+	}{
+		{`{"a": "NONE"}`, "NONE", true},
+		{`{"a": "none"}`, "NONE", false},
+		{`{"a": 0}`, 0, true},
+		{`{"a": "0"}`, 0, true},
+		{`{"a": 1.5}`, 1.5, true},
+		{`{"a": true}`, true, true},
+		{`{"a": ""}`, "", true},
+		{`{"a": []}`, []any{}, true},
+		{`{"a": []}`, "", true}, // an empty list's joined text is empty
+		{`{"a": ["x"]}`, []any{}, false},
+		{`{"a": ["NONE"]}`, "NONE", true},
+		{`{"a": null}`, "", false},
+		{`{}`, "", false},
+		{`{"a": {"b": 1}}`, "", false},
+	}
+	for _, tt := range tests {
+		rec := parseJSONLine(1, []byte(tt.row), map[string]string{refKey("a"): "a"}, nil)
+		if got := matches(rec.vals[refKey("a")], tt.want); got != tt.is {
+			t.Errorf("%s against %#v: %v, want %v", tt.row, tt.want, got, tt.is)
+		}
+	}
+}
