@@ -66,6 +66,9 @@ const (
 	// ReasonControlChar: a NUL or other control character in a field
 	// (statement and solution may hold tab, line feed, carriage return).
 	ReasonControlChar = "control_char"
+	// ReasonMissingFile: a side file a row names (ingest files:) does not
+	// exist or cannot be opened.
+	ReasonMissingFile = "missing_file"
 )
 
 // Document is a row of `corpus`, written by dedup's reduce: the problems

@@ -61,6 +61,21 @@ type Source struct {
 	// (solutions given as a list), by problem field; default a blank line
 	// ("\n\n"). One element is taken by a path instead: solutions[0].
 	Join map[string]string `yaml:"join" json:"join"`
+	// Lists chooses, by problem field, what a list-valued input field
+	// becomes: join (the default: one text, joined by join:) or explode
+	// (one row per element, ids <id>#<k>; at most one field per source).
+	// One element is taken by an index path in fields: (solutions[0]).
+	Lists map[string]string `yaml:"lists" json:"lists"`
+	// Files maps problem fields to input fields (or paths) holding the
+	// name of a side file, relative to the input file, whose text is the
+	// value: solutions shipped as one file per problem.
+	Files map[string]string `yaml:"files" json:"files"`
+	// Template builds a problem field from several input fields, each
+	// named by its path in braces: {solution: "{solution}\n\nFinal answer: {answer}"}.
+	Template map[string]string `yaml:"template" json:"template"`
+	// Where keeps only the rows that meet every condition; the others are
+	// counted per source as filtered, not rejected.
+	Where []Cond `yaml:"where" json:"where"`
 	// IDPrefix is prepended to ids read from the input, so that two sources
 	// numbering rows 1, 2, 3 do not collide.
 	IDPrefix string `yaml:"id_prefix" json:"id_prefix"`
@@ -70,6 +85,18 @@ type Source struct {
 	// MaxRejectShare overrides ingest.max_reject_share for this source (a
 	// source known to be dirty); 0 takes the section's.
 	MaxRejectShare float64 `yaml:"max_reject_share" json:"max_reject_share" hash:"-"`
+}
+
+// Cond is one condition of a where: filter on an input field (a path as
+// in fields:). Exactly one of is, not, in, not_in is set; values are
+// compared as text (a number as written, a list as its joined text), and
+// [] matches an empty list. An absent or null field matches no value.
+type Cond struct {
+	Field string `yaml:"field" json:"field"`
+	Is    any    `yaml:"is" json:"is"`
+	Not   any    `yaml:"not" json:"not"`
+	In    []any  `yaml:"in" json:"in"`
+	NotIn []any  `yaml:"not_in" json:"not_in"`
 }
 
 // Fields names input fields, or paths to nested ones (content.problem,
@@ -110,10 +137,12 @@ func (c *Config) Defaults(*config.Config) {
 		if s.Origin == "" {
 			s.Origin = s.Name
 		}
-		if s.Fields.Statement == "" {
+		// A field built from a side file or a template has no input
+		// field of its own name to default to.
+		if s.Fields.Statement == "" && s.Files["statement"] == "" && s.Template["statement"] == "" {
 			s.Fields.Statement = "statement"
 		}
-		if s.Fields.Solution == "" {
+		if s.Fields.Solution == "" && s.Files["solution"] == "" && s.Template["solution"] == "" {
 			s.Fields.Solution = "solution"
 		}
 		if s.MaxRejectShare == 0 {
@@ -159,5 +188,6 @@ func (c *Config) Validate(_ *config.Config, bad func(string, ...any)) {
 		if !slices.Contains(dataset.Sources, s.Source) {
 			bad("%s.source: %q is not one of %s", p, s.Source, strings.Join(dataset.Sources, ", "))
 		}
+		validateFieldMap(p, &s, bad)
 	}
 }

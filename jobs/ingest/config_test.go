@@ -71,7 +71,7 @@ func TestConfigValidation(t *testing.T) {
 		{"source", "ingest: {sources: [{name: a, paths: [a.jsonl], source: web}]}", []string{`ingest.sources[0].source: "web" is not one of official, numina, aops, other`}},
 		{"every problem at once", "ingest: {shards: -2, sources: [{name: a, format: xml}]}", []string{
 			"ingest.shards: must be ≥ 1", "ingest.sources[0].paths: at least one", `ingest.sources[0].format: "xml"`}},
-		{"typo", "ingest: {sources: [{name: a, paths: [a.jsonl], feilds: {id: uid}}]}", []string{"unknown key ingest.sources[0].feilds (valid here: fields, format, id_prefix"}},
+		{"typo", "ingest: {sources: [{name: a, paths: [a.jsonl], feilds: {id: uid}}]}", []string{"unknown key ingest.sources[0].feilds (valid here: fields, files, format, id_prefix"}},
 		{"typo in fields", "ingest: {sources: [{name: a, paths: [a.jsonl], fields: {statment: p}}]}", []string{"unknown key ingest.sources[0].fields.statment"}},
 	}
 	for _, tt := range tests {

@@ -39,26 +39,36 @@ var Stage = stage.Stage{
 	}},
 }
 
-// loc is where a row was read: input index and line.
+// loc is where a row was read: input index and line, and the element of
+// an exploded list (lists: explode; 0 for other rows).
 type loc struct {
 	file int
 	line int64
+	elem int
 }
 
 // validate turns a record into a problem or the reason it is rejected.
 func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Problem, *dataset.Reject) {
+	// The rows of an exploded list share their line: say which element.
+	elem := ""
+	if r.elem > 0 {
+		elem = fmt.Sprintf(" (element %d of %s)", r.elem, fieldOf(in.src, explodedField(in.src)))
+	}
 	rej := func(reason, field, detail string) *dataset.Reject {
-		return &dataset.Reject{Input: in.src.Name, File: in.name, Line: r.line, Field: field, Reason: reason, Detail: detail}
+		return &dataset.Reject{Input: in.src.Name, File: in.name, Line: r.line, Field: field, Reason: reason, Detail: detail + elem}
 	}
 	if r.reject != nil {
 		rr := *r.reject
-		rr.Input, rr.File, rr.Line = in.src.Name, in.name, r.line
+		rr.Input, rr.File, rr.Line, rr.Detail = in.src.Name, in.name, r.line, rr.Detail+elem
 		return dataset.Problem{}, &rr
 	}
 	fields := fieldNames(in.src)
 	text := func(field string, required bool) (string, *dataset.Reject) {
 		v := r.vals[field]
 		name := fields[field]
+		if name == "" {
+			name = field // built by a template
+		}
 		switch {
 		case !v.present && required:
 			return "", rej(dataset.ReasonMissingField, name, fmt.Sprintf("no %q (mapped to %s)", name, field))
@@ -171,7 +181,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	prog := env.Progress("validate bytes", totalBytes)
 	for fi, in := range inputs {
 		t := tallies[in.src]
-		sum, size, err := scan(ctx, in, c.MaxLineBytes, prog, func(r record) error {
+		sum, size, err := scan(ctx, in, c.MaxLineBytes, prog, mapRows(ctx, env, in, t, func(r record) error {
 			p, bad := validate(cfg, in, r, hs)
 			if bad == nil {
 				if at, dup := first[p.ID]; dup {
@@ -180,7 +190,7 @@ func run(ctx context.Context, env *stage.Env) error {
 						Reason: dataset.ReasonDuplicateID, Detail: fmt.Sprintf("first seen at %s:%d", inputs[at.file].name, at.line),
 					}
 				} else {
-					first[p.ID] = loc{fi, r.line}
+					first[p.ID] = loc{fi, r.line, r.elem}
 				}
 			}
 			t.row(r, bad)
@@ -188,7 +198,7 @@ func run(ctx context.Context, env *stage.Env) error {
 				rejects = append(rejects, *bad)
 			}
 			return nil
-		})
+		}))
 		if err != nil {
 			return err
 		}
@@ -196,7 +206,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	}
 	prog.Finish()
 	for i := range sources {
-		if err := tallies[&sources[i]].verdict(&sources[i], i, env.Log); err != nil {
+		if err := tallies[&sources[i]].verdict(&sources[i], i, env); err != nil {
 			return err
 		}
 	}
@@ -229,8 +239,8 @@ func run(ctx context.Context, env *stage.Env) error {
 	if hi > lo {
 		prog = env.Progress("extract bytes", totalBytes)
 		for fi, in := range inputs {
-			_, _, err := scan(ctx, in, c.MaxLineBytes, prog, func(r record) error {
-				if !want[loc{fi, r.line}] {
+			_, _, err := scan(ctx, in, c.MaxLineBytes, prog, mapRows(ctx, env, in, nil, func(r record) error {
+				if !want[loc{fi, r.line, r.elem}] {
 					return nil
 				}
 				p, bad := validate(cfg, in, r, hs)
@@ -239,7 +249,7 @@ func run(ctx context.Context, env *stage.Env) error {
 				}
 				problems = append(problems, p)
 				return nil
-			})
+			}))
 			if err != nil {
 				return err
 			}

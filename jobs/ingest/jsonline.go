@@ -152,7 +152,7 @@ func jsonValue(field string, raw []byte, join map[string]string) value {
 			}
 			parts = append(parts, v.s)
 		}
-		return value{s: strings.Join(parts, sep), present: true}
+		return value{s: strings.Join(parts, sep), present: true, list: true, elems: parts}
 	}
 	return value{present: true, badType: jsonKind(raw[0])}
 }

@@ -16,10 +16,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
@@ -48,6 +46,10 @@ type value struct {
 	badType string // non-empty: the field is of this non-string type
 	badUTF8 bool
 	note    string // why the value is not valid UTF-8, when known
+	// list: the value was a list, s its elements joined; elems holds
+	// them (nulls skipped), for lists: explode and where: [].
+	list  bool
+	elems []string
 }
 
 // record is one input row: its 1-based line (JSONL) or row (Parquet), and
@@ -59,6 +61,9 @@ type record struct {
 	// keys are the input fields the row has (a Parquet file's columns),
 	// so that a mapped field no row has is found (a typo in the map).
 	keys []string
+	// elem is the 1-based element of an exploded list this row holds
+	// (lists: explode), 0 for a row that is not one.
+	elem int
 }
 
 // expand lists a source's files: globs resolved against the config's
@@ -141,7 +146,8 @@ func formatOf(src *Source, uri string) (string, error) {
 // fieldOrder is the order fields are checked in.
 var fieldOrder = []string{"statement", "solution", "id", "subject", "origin", "source"}
 
-// fieldNames are the input fields a source maps, by problem field.
+// fieldNames are the input fields a source maps, by problem field: its
+// fields:, and the fields naming side files (files:).
 func fieldNames(src *Source) map[string]string {
 	m := map[string]string{}
 	for k, v := range map[string]string{
@@ -149,6 +155,11 @@ func fieldNames(src *Source) map[string]string {
 		"subject": src.Fields.Subject, "origin": src.Fields.Origin, "source": src.Fields.Source,
 	} {
 		if v != "" {
+			m[k] = v
+		}
+	}
+	for k, v := range src.Files { // the field holding a side file's path
+		if m[k] == "" && v != "" {
 			m[k] = v
 		}
 	}
@@ -233,7 +244,7 @@ func scanJSONL(ctx context.Context, in input, raw io.Reader, maxLine int, fn fun
 		return err
 	}
 	defer closeFn()
-	fields := fieldNames(in.src)
+	fields := extractNames(in.src)
 	br := bufio.NewReaderSize(r, readBuffer)
 	// One JSON array of rows is told from JSON lines by its content, not
 	// its name: both come named .json. Forcing format: jsonl keeps the
@@ -361,33 +372,10 @@ func scanParquet(ctx context.Context, in input, obj store.Object, fn func(record
 	if err != nil {
 		return stage.BadInput(err)
 	}
-	fields := fieldNames(in.src)
-	cols := map[string]int{}           // problem field → column index
-	for _, field := range fieldOrder { // fixed order: the same file always gives the same message
-		name, ok := fields[field]
-		if !ok {
-			continue
-		}
-		leaf, ok := f.Schema().Lookup(strings.Split(name, ".")...)
-		if !ok {
-			if field == "statement" || field == "solution" {
-				return stage.BadInput(fmt.Errorf("%s: column %q (field %s) missing; columns: %s", in.name, name, field, columnList(f.Schema())))
-			}
-			continue // optional fields may be absent from a file
-		}
-		if leaf.MaxRepetitionLevel > 0 {
-			return stage.BadInput(fmt.Errorf("%s: column %q (field %s) is a list, want a string", in.name, name, field))
-		}
-		switch leaf.Node.Type().Kind() {
-		case parquet.ByteArray, parquet.Int32, parquet.Int64:
-		default:
-			return stage.BadInput(fmt.Errorf("%s: column %q (field %s) has type %s, want a string", in.name, name, field, leaf.Node.Type()))
-		}
-		cols[field] = leaf.ColumnIndex
-	}
-	var colNames []string
-	for _, c := range f.Schema().Columns() {
-		colNames = append(colNames, strings.Join(c, "."))
+	fields := extractNames(in.src)
+	cols, keys, err := parquetColumns(in, f)
+	if err != nil {
+		return err
 	}
 	var line int64
 	buf := make([]parquet.Row, 256)
@@ -401,25 +389,8 @@ func scanParquet(ctx context.Context, in input, obj store.Object, fn func(record
 			n, err := rows.ReadRows(buf)
 			for _, row := range buf[:n] {
 				line++
-				vals := make(map[string]value, len(fields))
-				for field := range fields {
-					vals[field] = value{}
-				}
-				for _, v := range row {
-					for field, c := range cols {
-						if v.Column() != c || v.IsNull() {
-							continue
-						}
-						switch v.Kind() {
-						case parquet.ByteArray:
-							s := string(v.ByteArray())
-							vals[field] = value{s: s, present: true, badUTF8: !utf8.ValidString(s)}
-						case parquet.Int32, parquet.Int64:
-							vals[field] = value{s: strconv.FormatInt(v.Int64(), 10), present: true}
-						}
-					}
-				}
-				if ferr := fn(record{line: line, vals: vals, keys: colNames}); ferr != nil {
+				vals := parquetValues(row, cols, in.src.Join, fields)
+				if ferr := fn(record{line: line, vals: vals, keys: keys}); ferr != nil {
 					rows.Close()
 					return ferr
 				}

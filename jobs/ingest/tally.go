@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rs/zerolog"
-
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/stage"
 )
@@ -20,8 +18,9 @@ const maxSeenFields = 64
 // Every shard reads every input, so every shard counts the same and comes
 // to the same verdict: a broken source stops all of them, with one message.
 type tally struct {
-	names                    []string // the input fields the source maps
+	names                    []string // the input fields the source's config names (refs)
 	rows, rejected, excluded int64
+	filtered                 int64 // rows where: dropped, counted apart from rows
 	reasons                  map[string]int64
 	example                  map[string]dataset.Reject // the first reject of each reason
 	objects                  int64                     // rows whose fields could be read
@@ -30,23 +29,24 @@ type tally struct {
 }
 
 func newTally(src *Source) *tally {
-	return &tally{names: slices.Collect(maps.Values(fieldNames(src))), reasons: map[string]int64{}, example: map[string]dataset.Reject{}, mapped: map[string]bool{}, seen: map[string]bool{}}
+	var names []string
+	for _, r := range refs(src) {
+		names = append(names, r.name)
+	}
+	return &tally{names: names, reasons: map[string]int64{}, example: map[string]dataset.Reject{}, mapped: map[string]bool{}, seen: map[string]bool{}}
+}
+
+// filter counts a row that where: dropped: neither accepted nor
+// rejected, but its fields count as seen.
+func (t *tally) filter(r record) {
+	t.filtered++
+	t.keys(r)
 }
 
 // row counts one row; bad is its reject, if any.
 func (t *tally) row(r record, bad *dataset.Reject) {
 	t.rows++
-	if r.keys != nil {
-		t.objects++
-		for _, k := range r.keys {
-			if slices.Contains(t.names, k) {
-				t.mapped[k] = true
-			}
-			if len(t.seen) < maxSeenFields {
-				t.seen[k] = true
-			}
-		}
-	}
+	t.keys(r)
 	if bad == nil {
 		return
 	}
@@ -61,25 +61,60 @@ func (t *tally) row(r record, bad *dataset.Reject) {
 	t.reasons[bad.Reason]++
 }
 
+// keys notes the input fields a row has (nil: it could not be read).
+func (t *tally) keys(r record) {
+	if r.keys == nil {
+		return
+	}
+	t.objects++
+	for _, k := range r.keys {
+		if slices.Contains(t.names, k) {
+			t.mapped[k] = true
+		}
+		if len(t.seen) < maxSeenFields {
+			t.seen[k] = true
+		}
+	}
+}
+
 // verdict stops ingest (exit 2) on a source that cannot be what its config
-// meant: a mapped field that no row has (a typo such as unique_idd would
-// otherwise give every row a content-hash id, silently), no accepted row,
-// or more rejected rows than max_reject_share allows. Below the share, a
-// source with rejects is logged as a warning. Rows dropped by hand
-// (exclude) count for neither side.
-func (t *tally) verdict(src *Source, i int, log zerolog.Logger) error {
+// meant: an input field the config names (fields:, files:, a template, a
+// where: condition) that no row has (a typo such as unique_idd would
+// otherwise give every row a content-hash id, silently), no accepted row
+// (every row filtered included), or more rejected rows than
+// max_reject_share allows. Below the share, a source with rejects is
+// logged as a warning. Rows dropped by hand (exclude) count for neither
+// side; rows dropped by where: are counted apart, not as rejects.
+//
+// It also records the source's counts: logged whole (every shard reads
+// every input, so each logs the same), and in the shard's stats split by
+// the shard's range so that saber stats sums them to the source's.
+func (t *tally) verdict(src *Source, i int, env *stage.Env) error {
+	log := env.Log
 	if t.objects > 0 {
-		fields := fieldNames(src)
-		for _, field := range fieldOrder {
-			name, ok := fields[field]
-			if !ok || t.mapped[name] {
+		for _, r := range refs(src) {
+			if t.mapped[r.name] {
 				continue
 			}
-			return stage.BadInput(fmt.Errorf("source %s: ingest.sources[%d].fields.%s is %q, but no row of its files has that field; fields seen: %s",
-				src.Name, i, field, name, t.seenList()))
+			return stage.BadInput(fmt.Errorf("source %s: ingest.sources[%d].%s, but no row of its files has that field; fields seen: %s",
+				src.Name, i, r.what, t.seenList()))
 		}
 	}
 	rows, rejected := t.rows-t.excluded, t.rejected-t.excluded
+	accepted := rows - rejected
+	log.Info().Str("source", src.Name).Int64("accepted", accepted).Int64("filtered", t.filtered).
+		Int64("rejected", rejected).Int64("excluded", t.excluded).Msg("source read")
+	count := func(name string, n int64) {
+		lo, hi := env.Shard.Range(int(n))
+		env.Count(name, int64(hi-lo))
+	}
+	count("filtered", t.filtered)
+	count("source_"+src.Name+"_accepted", accepted)
+	count("source_"+src.Name+"_filtered", t.filtered)
+	count("source_"+src.Name+"_rejected", rejected)
+	if rows == 0 && t.filtered > 0 {
+		return stage.BadInput(fmt.Errorf("source %s: no row accepted, all %d filtered by ingest.sources[%d].where; loosen the conditions", src.Name, t.filtered, i))
+	}
 	if rows == 0 || rejected == 0 {
 		return nil
 	}
