@@ -96,7 +96,7 @@ func loadOntology(ctx context.Context, cfg *config.Config) (*ontology.DAG, *onto
 	}
 	dag, _, err := defaultontology.Load(src)
 	if err != nil {
-		return nil, nil, nil, stage.BadInput(fmt.Errorf("benchmark.ontology.file: %w (see benchmark.ontology.format, .edges and .fields)", err))
+		return nil, nil, nil, stage.BadInput(fmt.Errorf("benchmark.ontology.file: %w (see benchmark.ontology.format, benchmark.ontology.edges and benchmark.ontology.fields)", err))
 	}
 	dag, tree, err := build(dag, o.Roots)
 	return dag, tree, objs, err
