@@ -17,12 +17,15 @@ var Formats = []string{"json", "csv", "mathworld", "jskos", "skos"}
 // Source is an ontology file as its caller read it. Name is the file's
 // path or URI (its extension and the messages use it); Body its bytes;
 // Format one of Formats, or "" or "auto" to detect it. Edges reads the
-// MathWorld edges file; nil when none is configured.
+// MathWorld edges file; nil when none is configured. Fields, when set,
+// reads Body as a concept list of the user's own (JSON array, JSON lines
+// or CSV) through that field map; Format is then auto, json or csv.
 type Source struct {
 	Name   string
 	Body   []byte
 	Format string
 	Edges  func() ([]byte, error)
+	Fields *ontology.FieldMap
 }
 
 // Load is the one ontology loader of saber: `saber ontology` and every
@@ -31,6 +34,9 @@ type Source struct {
 // the format it was read as. Errors are the input's fault; the caller
 // wraps them with the setting that named the file.
 func Load(src Source) (*ontology.DAG, string, error) {
+	if src.Fields != nil {
+		return loadFieldMapped(src)
+	}
 	format, err := DetectFormat(src.Name, src.Body, src.Format)
 	if err != nil {
 		return nil, "", err
@@ -62,6 +68,38 @@ func Load(src Source) (*ontology.DAG, string, error) {
 	}
 	if err != nil {
 		return nil, format, fmt.Errorf("%s (read as %s): %w", src.Name, format, err)
+	}
+	return d, format, nil
+}
+
+// loadFieldMapped reads a concept list through src.Fields: CSV by a .csv
+// name or format csv, else JSON (an array or JSON lines, told apart by the
+// content). The published formats have fixed fields, so a field map with
+// one of them is an error rather than ignored.
+func loadFieldMapped(src Source) (*ontology.DAG, string, error) {
+	format := src.Format
+	switch format {
+	case "", "auto":
+		format = "json"
+		if strings.EqualFold(filepath.Ext(src.Name), ".csv") {
+			format = "csv"
+		}
+	case "json", "csv":
+	default:
+		return nil, format, fmt.Errorf("a field map reads json or csv concept lists, not the %s format, whose fields are fixed; drop the field map or the format", format)
+	}
+	if src.Edges != nil {
+		return nil, format, fmt.Errorf("an edges file goes with the mathworld format only, not a field-mapped concept list")
+	}
+	var d *ontology.DAG
+	var err error
+	if format == "csv" {
+		d, err = ontology.ReadConceptsCSV(bytes.NewReader(src.Body), *src.Fields)
+	} else {
+		d, err = ontology.ReadConceptsJSON(bytes.NewReader(src.Body), *src.Fields)
+	}
+	if err != nil {
+		return nil, format, fmt.Errorf("%s (read as a %s concept list through the field map): %w", src.Name, format, err)
 	}
 	return d, format, nil
 }

@@ -133,3 +133,115 @@ func TestLoadErrors(t *testing.T) {
 		}
 	}
 }
+
+// conceptMap is the field map of testdata/concepts.{json,csv}: integer
+// codes, a nested language-map label, list (JSON) or "|"-joined (CSV)
+// parents and keywords.
+var conceptMap = ontology.FieldMap{ID: "code", Label: "meta.name", Parents: "broader", Keywords: "keywords"}
+
+// TestLoadRestrictEveryFormat checks that restricting to chosen roots
+// works alike for every format Load reads: the published schemes (JSKOS,
+// SKOS) and field-mapped JSON and CSV concept lists. Each is loaded,
+// restricted to two roots, and must give those roots, only their
+// descendants, and the tree paths below them.
+func TestLoadRestrictEveryFormat(t *testing.T) {
+	csvMap := conceptMap
+	csvMap.Label, csvMap.Separator = "name", "|"
+	for _, tc := range []struct {
+		path   string
+		fields *ontology.FieldMap
+		format string // the format Load reports
+		roots  []string
+		nodes  int
+		depth  int
+		path3  string // a tree path that must be kept
+		gone   string // an id that must be dropped
+	}{
+		{"testdata/msc2020-sample.jsonl", nil, "jskos", []string{"11-XX", "05-XX"}, 12, 3, "11-XX > 11Axx > 11A41", "51-XX"},
+		{"testdata/skos-sample.jsonld", nil, "skos", []string{"ALG.POLY", "ex:geometry"}, 4, 2, "ALG.POLY > ex:roots", "ALG"},
+		{"testdata/concepts.json", &conceptMap, "json", []string{"100", "300"}, 5, 3, "100 > 110 > 111", "200"},
+		{"testdata/concepts.csv", &csvMap, "csv", []string{"100", "300"}, 5, 3, "300 > 310", "210"},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			body, err := os.ReadFile(tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, f, err := Load(Source{Name: tc.path, Body: body, Fields: tc.fields})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f != tc.format {
+				t.Errorf("read as %s, want %s", f, tc.format)
+			}
+			r, err := d.Restrict(tc.roots)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tree, err := ontology.BuildTree(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := r.Stats()
+			if got := strings.Join(r.Roots(), ","); got != strings.Join(tc.roots, ",") {
+				t.Errorf("roots %s, want %s", got, strings.Join(tc.roots, ","))
+			}
+			if s.Nodes != tc.nodes || s.MaxDepth != tc.depth {
+				t.Errorf("restricted: %d nodes, depth %d; want %d, %d", s.Nodes, s.MaxDepth, tc.nodes, tc.depth)
+			}
+			if _, ok := tree.Lookup(tc.path3); !ok {
+				t.Errorf("tree path %q missing", tc.path3)
+			}
+			for _, n := range r.Nodes {
+				if n.ID == tc.gone {
+					t.Errorf("node %s kept, but it is not below %v", tc.gone, tc.roots)
+				}
+			}
+		})
+	}
+}
+
+// TestLoadFieldMapped checks a field-mapped list's labels, keywords and
+// several parents, and that a field map refuses the formats with fixed
+// fields and names the field or parent at fault with the file.
+func TestLoadFieldMapped(t *testing.T) {
+	d, _ := loadFileFields(t, "testdata/concepts.json", &conceptMap)
+	s := d.Stats()
+	if s.Nodes != 7 || s.Roots != 3 || s.MultiParent != 1 || s.MaxDepth != 3 {
+		t.Errorf("stats %+v, want 7 nodes, 3 roots, 1 with several parents, depth 3", s)
+	}
+	if n := d.Nodes[1]; n.ID != "110" || n.Label != "Polynomials" || strings.Join(n.Keywords, ",") != "polynomial,root" {
+		t.Errorf("node 2 = %+v", n)
+	}
+	for _, tc := range []struct {
+		src  Source
+		want string
+	}{
+		{Source{Name: "m.jsonl", Format: "jskos", Body: []byte(`{"id": 1}`), Fields: &conceptMap}, "not the jskos format"},
+		{Source{Name: "m.json", Body: []byte(`[{"code": 1, "meta": {"name": "A"}, "keywords": []}]`), Fields: &conceptMap},
+			`m.json (read as a json concept list through the field map): ontology: concept list: the parents field "broader" is in no record`},
+		{Source{Name: "m.csv", Body: []byte("code,name,broader,keywords\n1,A,7,\n"), Fields: &ontology.FieldMap{ID: "code", Label: "name", Parents: "broader"}},
+			`m.csv (read as a csv concept list through the field map): ontology: concept list line 2: parent "7" of concept "1" is not the id of any record`},
+	} {
+		_, _, err := Load(tc.src)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want one containing %q", tc.src.Name, err, tc.want)
+		}
+	}
+}
+
+func loadFileFields(t *testing.T, path string, m *ontology.FieldMap) (*ontology.DAG, string) {
+	t.Helper()
+	body, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, f, err := Load(Source{Name: path, Body: body, Fields: m})
+	if err != nil {
+		t.Fatalf("Load(%s): %v", path, err)
+	}
+	if err := d.Validate(); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return d, f
+}

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	ontologyfile "github.com/saber-math/saber/artifacts/ontology"
+	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/ontology"
 )
@@ -20,6 +21,8 @@ unfolds into (every node duplicated once per root path, SPEC §3)
 
 Usage:
   saber ontology stats FILE [--edges FILE] [--format json|csv|mathworld|jskos|skos] [--roots id1,id2]
+  saber ontology stats FILE --fields id=code,label=name,parents=broader[,keywords=kw] [--separator ';']
+  saber ontology stats --config run.yaml   (benchmark.ontology, as the stages read it)
 
 Subcommands:
   stats    print the shape of the DAG and of its tree
@@ -62,6 +65,12 @@ Formats (by FILE's extension and content unless --format is given):
   mathworld  other .jsonl: a MathWorld nodes file with --edges, the crawl's TSV edges file
   csv        .csv: header parent,child,label[,keywords]; an empty parent declares a root
 
+A concept list of another shape (a JSON array of objects, JSON lines, or CSV
+with a header) is read through --fields, which names its id, label, parents
+and keywords fields (JSON paths such as meta.name allowed; parents and
+keywords lists, or strings split by --separator); --config reads
+benchmark.ontology (file, format, edges, fields, roots) from a run config.
+
 Prints the DAG's nodes, edges, roots, nodes with several parents, depth
 (nodes on the longest root path, a root is 1), branching and depth
 histogram, then the same for the tree (with its virtual root at depth 0 and
@@ -73,16 +82,42 @@ listed.
 	edgesPath := fs.String("edges", "", "MathWorld edges `FILE` (TSV), with a .jsonl nodes FILE")
 	format := fs.String("format", "", "input `format`: json, csv, mathworld, jskos or skos (default: by FILE's extension and content)")
 	rootsFlag := fs.String("roots", "", "comma-separated `ids` to restrict to; they become the roots")
+	fieldsFlag := fs.String("fields", "", "field map of a concept list: comma-separated `key=field` with keys id, label, parents, keywords")
+	sep := fs.String("separator", "", "with --fields: the `separator` of string-valued parents and keywords (default \";\")")
+	cfgPath := fs.String("config", "", "run config `FILE` whose benchmark.ontology to read instead of FILE and the flags")
 	pos, code, ok := parseInterleaved(fs, args)
 	if !ok {
 		return code
+	}
+	if *cfgPath != "" {
+		if len(pos) > 0 || *edgesPath != "" || *format != "" || *rootsFlag != "" || *fieldsFlag != "" || *sep != "" {
+			fmt.Fprintf(stderr, "saber %s: --config reads benchmark.ontology; give no FILE nor other flags with it\n", cmd)
+			return stage.ExitBadInput
+		}
+		cfg, _, err := loadConfig(*cfgPath)
+		if err != nil {
+			return fail(stderr, cmd, err)
+		}
+		d, t, err := readers.LoadOntologyDAG(context.Background(), cfg)
+		if err != nil {
+			return fail(stderr, cmd, err)
+		}
+		printOntologyStats(stdout, d.Stats(), t)
+		return stage.ExitOK
+	}
+	var fields *ontology.FieldMap
+	if *fieldsFlag != "" || *sep != "" {
+		var err error
+		if fields, err = parseFieldMap(*fieldsFlag, *sep); err != nil {
+			return fail(stderr, cmd, stage.BadInput(err))
+		}
 	}
 	if len(pos) != 1 {
 		fmt.Fprintf(stderr, "saber %s: want exactly one FILE, got %d arguments\n", cmd, len(pos))
 		fs.Usage()
 		return stage.ExitBadInput
 	}
-	d, err := readOntology(pos[0], *edgesPath, *format)
+	d, err := readOntology(pos[0], *edgesPath, *format, fields)
 	if err != nil {
 		return fail(stderr, cmd, err)
 	}
@@ -138,20 +173,48 @@ func parseInterleaved(fs *flag.FlagSet, args []string) (pos []string, code int, 
 
 // readOntology reads path with the one loader every caller shares
 // (artifacts/ontology.Load). Every error is bad input.
-func readOntology(path, edgesPath, format string) (*ontology.DAG, error) {
+func readOntology(path, edgesPath, format string, fields *ontology.FieldMap) (*ontology.DAG, error) {
 	body, err := os.ReadFile(path)
 	if err != nil {
 		return nil, stage.BadInput(err)
 	}
-	src := ontologyfile.Source{Name: path, Body: body, Format: format}
+	src := ontologyfile.Source{Name: path, Body: body, Format: format, Fields: fields}
 	if edgesPath != "" {
 		src.Edges = func() ([]byte, error) { return os.ReadFile(edgesPath) }
 	}
 	d, _, err := ontologyfile.Load(src)
 	if err != nil {
-		return nil, stage.BadInput(fmt.Errorf("%w (see --format and --edges)", err))
+		return nil, stage.BadInput(fmt.Errorf("%w (see --format, --edges and --fields)", err))
 	}
 	return d, nil
+}
+
+// parseFieldMap reads --fields (id=code,label=name,...) and --separator.
+func parseFieldMap(spec, sep string) (*ontology.FieldMap, error) {
+	m := &ontology.FieldMap{Separator: sep}
+	for _, kv := range strings.Split(spec, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		var dst *string
+		switch k {
+		case "id":
+			dst = &m.ID
+		case "label":
+			dst = &m.Label
+		case "parents":
+			dst = &m.Parents
+		case "keywords":
+			dst = &m.Keywords
+		}
+		if !ok || dst == nil || v == "" {
+			return nil, fmt.Errorf("--fields: %q is not key=field with key one of id, label, parents, keywords", kv)
+		}
+		*dst = v
+	}
+	return m, nil
 }
 
 func printOntologyStats(w io.Writer, ds ontology.Stats, t *ontology.Tree) {

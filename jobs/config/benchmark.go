@@ -36,6 +36,29 @@ type Ontology struct {
 	Format string `yaml:"format" json:"format"`
 	// Roots restricts the ontology to these node ids (the domains).
 	Roots []string `yaml:"roots" json:"roots"`
+	// Fields, when any of id, label, parents or keywords is set, reads File
+	// as a concept list of its own shape (a JSON array, JSON lines or CSV,
+	// one record per concept) through this field map; Format is then auto,
+	// json or csv.
+	Fields OntologyFields `yaml:"fields" json:"fields"`
+}
+
+// OntologyFields maps a concept list's field names (JSON paths such as
+// meta.name, or CSV header names) onto a concept's id, label, parents and
+// keywords. Id and label default to "id" and "label"; parents and keywords
+// may be lists or strings joined by Separator (default ";"); no parents
+// field makes every concept a root.
+type OntologyFields struct {
+	ID        string `yaml:"id" json:"id"`
+	Label     string `yaml:"label" json:"label"`
+	Parents   string `yaml:"parents" json:"parents"`
+	Keywords  string `yaml:"keywords" json:"keywords"`
+	Separator string `yaml:"separator" json:"separator"`
+}
+
+// Set reports whether the field map is in use.
+func (f OntologyFields) Set() bool {
+	return f.ID != "" || f.Label != "" || f.Parents != "" || f.Keywords != "" || f.Separator != ""
 }
 
 func (c *Config) defaultsBenchmark() {
@@ -60,6 +83,16 @@ func (c *Config) validateBenchmark(bad func(string, ...any)) {
 	case "auto", "json", "csv", "mathworld", "jskos", "skos":
 	default:
 		bad("benchmark.ontology.format: %q is not one of auto, json, csv, mathworld, jskos, skos", b.Ontology.Format)
+	}
+	if f := b.Ontology.Fields; f.Set() {
+		switch {
+		case b.Ontology.File == "":
+			bad("benchmark.ontology.fields: set only with benchmark.ontology.file (a JSON or CSV concept list)")
+		case b.Ontology.Format != "auto" && b.Ontology.Format != "json" && b.Ontology.Format != "csv":
+			bad("benchmark.ontology.fields: a field map reads json or csv concept lists; benchmark.ontology.format %q has fixed fields (drop one of the two)", b.Ontology.Format)
+		case b.Ontology.Edges != "":
+			bad("benchmark.ontology.fields: no benchmark.ontology.edges with a field map (parents come from fields.parents)")
+		}
 	}
 	if b.Ontology.Edges != "" && b.Ontology.File == "" {
 		bad("benchmark.ontology.edges: set only with benchmark.ontology.file (a MathWorld nodes file)")

@@ -47,6 +47,14 @@ func LoadOntology(ctx context.Context, cfg *config.Config) (*ontology.Tree, []la
 	return tree, files, err
 }
 
+// LoadOntologyDAG is LoadOntology with the DAG the tree was built from
+// (restricted to benchmark.ontology.roots), for `saber ontology stats
+// --config`, which prints both.
+func LoadOntologyDAG(ctx context.Context, cfg *config.Config) (*ontology.DAG, *ontology.Tree, error) {
+	dag, tree, _, err := loadOntology(ctx, cfg)
+	return dag, tree, err
+}
+
 func loadOntology(ctx context.Context, cfg *config.Config) (*ontology.DAG, *ontology.Tree, []layout.Object, error) {
 	o := cfg.Benchmark.Ontology
 	if o.File == "" {
@@ -76,6 +84,9 @@ func loadOntology(ctx context.Context, cfg *config.Config) (*ontology.DAG, *onto
 	}
 	objs := []layout.Object{obj}
 	src := defaultontology.Source{Name: o.File, Body: body, Format: o.Format}
+	if f := o.Fields; f.Set() {
+		src.Fields = &ontology.FieldMap{ID: f.ID, Label: f.Label, Parents: f.Parents, Keywords: f.Keywords, Separator: f.Separator}
+	}
 	if o.Edges != "" {
 		src.Edges = func() ([]byte, error) {
 			edges, eobj, err := read("benchmark.ontology.edges", o.Edges)
@@ -85,7 +96,7 @@ func loadOntology(ctx context.Context, cfg *config.Config) (*ontology.DAG, *onto
 	}
 	dag, _, err := defaultontology.Load(src)
 	if err != nil {
-		return nil, nil, nil, stage.BadInput(fmt.Errorf("benchmark.ontology.file: %w (see benchmark.ontology.format and benchmark.ontology.edges)", err))
+		return nil, nil, nil, stage.BadInput(fmt.Errorf("benchmark.ontology.file: %w (see benchmark.ontology.format, benchmark.ontology.edges and benchmark.ontology.fields)", err))
 	}
 	dag, tree, err := build(dag, o.Roots)
 	return dag, tree, objs, err

@@ -23,6 +23,10 @@ func TestOwnPhrasesLabelOnly(t *testing.T) {
 		{"Series (e.g. power series) and products", []string{"serie", "serie power serie and product"}},
 		{"Properties of the function f", []string{"propertie", "propertie of the function f"}},
 		{"Those which does not converge", []string{"converge", "those which doe not converge"}},
+		// Ordinals and quantifiers open the steps of most solutions.
+		{"General first-order partial differential equations", []string{"differential", "general first order partial differential equation", "partial"}},
+		{"Representations of solutions to partial differential equations", []string{"differential", "partial", "representation", "representation of solution to partial differential equation"}},
+		{"Several complex variables and analytic spaces", []string{"analytic", "complex", "several complex variable and analytic space", "variable"}},
 	}
 	for _, tt := range tests {
 		var got []string
