@@ -67,7 +67,7 @@ retrievers:
 // TestNeuralEvaluate runs the evaluate stage with an embedding retriever and
 // a reranker against the fake server (and the example plugin): every stored
 // score equals the one computed directly from the fake's vectors for the
-// setting's texts; the timings measure the batching (40 ms a request, 4
+// setting's texts; the timings measure the batching (80 ms a request, 4
 // texts a request, 2 requests at a time); and with 10% injected faults the
 // run completes with the same rows and the manifests count one retry per
 // fault.
@@ -82,7 +82,9 @@ func TestNeuralEvaluate(t *testing.T) {
 	srv := llmtest.NewServer(t, nil)
 
 	// 1. Clean run, with a fixed delay per request.
-	const delay = 40 * time.Millisecond
+	// Long enough that a loaded 2-core CI machine's overhead per round
+	// (≈10 ms seen) stays well inside the bound checkTimings allows.
+	const delay = 80 * time.Millisecond
 	srv.SetDelay(delay)
 	clean := neuralConfig(t, dir, "clean", srv.URL, plugin)
 	benchmark(t, clean)
@@ -221,9 +223,9 @@ func jaccard(q, d string) float64 {
 
 // checkTimings: a query with n candidates takes ⌈(1+n)/4⌉ embedding
 // requests (the query rides with the documents) or ⌈n/4⌉ rerank requests,
-// 2 at a time, each 40 ms at the fake: ⌈requests/2⌉ rounds of 40 ms (for
-// the usual n = 9: 3 requests, 2 rounds, 80 ms). The median ratio of
-// measured to expected time must lie within 20% of 1.
+// 2 at a time, each delay long at the fake: ⌈requests/2⌉ rounds of delay (for
+// the usual n = 9: 3 requests, 2 rounds). The median ratio of
+// measured to expected time must lie in [0.8, 1.4].
 func checkTimings(ctx context.Context, t *testing.T, cfg *config.Config, delay time.Duration) {
 	t.Helper()
 	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
@@ -258,8 +260,10 @@ func checkTimings(ctx context.Context, t *testing.T, cfg *config.Config, delay t
 		slices.Sort(xs)
 		med := xs[len(xs)/2]
 		t.Logf("%s: median measured/expected time %.3f over %d queries", r, med, len(xs))
-		if med < 0.8 || med > 1.2 {
-			t.Errorf("%s: median measured/expected time %.3f, want within 20%% of 1", r, med)
+		// Below 1.4: requests sent one at a time would take 1.5× the
+		// expected time or more (3 requests for 2 rounds at n = 9).
+		if med < 0.8 || med > 1.4 {
+			t.Errorf("%s: median measured/expected time %.3f, want in [0.8, 1.4] (1.5 or more: requests not sent 2 at a time)", r, med)
 		}
 	}
 	if len(ratios) != 2 {
