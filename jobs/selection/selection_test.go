@@ -22,7 +22,7 @@ import (
 	"github.com/saber-math/saber/shard"
 )
 
-var domains = []string{"Algebra", "Geometry", "Number Theory", "Combinatorics", "Calculus and Analysis"}
+var testDomains = []string{"Algebra", "Geometry", "Number Theory", "Combinatorics", "Calculus and Analysis"}
 
 // Thresholds the fixtures are selected at: on calibrate's grid (0.858 +
 // k·0.02, 0.211 + k·0.03), and 0.9 is a value pairs hit exactly.
@@ -42,7 +42,7 @@ func fabricate(t *testing.T, root store.Store, run string, nDocs, pairShards int
 	var topics []dataset.TopicRow
 	for i := range ids {
 		ids[i] = fmt.Sprintf("d%05d", i)
-		topics = append(topics, dataset.TopicRow{ID: ids[i], Domain: domains[i%len(domains)]})
+		topics = append(topics, dataset.TopicRow{ID: ids[i], Domain: testDomains[i%len(testDomains)]})
 	}
 	topics[3].Domain = "" // a document without topics: never a query
 	stagetest.PutOne(t, root, run, dataset.Topics, topics)
@@ -170,7 +170,7 @@ func eligible(byQuery map[string][]dataset.Pair) map[string]int {
 		var i int
 		fmt.Sscanf(q, "d%d", &i)
 		if c := counts(rows, tauTopic, tauSumm); i != 3 && c[0] >= 3 && c[1] >= 3 && c[2] >= 3 {
-			out[domains[i%len(domains)]]++
+			out[testDomains[i%len(testDomains)]]++
 		}
 	}
 	return out
@@ -246,7 +246,7 @@ func checkSelection(t *testing.T, ctx context.Context, cfg *config.Config, root 
 			t.Errorf("%s: query %+v: naive counts %v at (%v, %v)", cfg.Run, q, c, tt, ts)
 		}
 	}
-	for _, d := range domains {
+	for _, d := range testDomains {
 		if perDomain[d] != 4 {
 			t.Errorf("%s: %d queries in %s, want 4", cfg.Run, perDomain[d], d)
 		}
