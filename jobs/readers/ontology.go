@@ -121,10 +121,12 @@ func DomainOrder(ctx context.Context, env *stage.Env) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return domainOrder(tree, env.Config.Benchmark.Domains)
+	return DomainOrderOf(tree, env.Config.Benchmark.Domains)
 }
 
-func domainOrder(tree *ontology.Tree, configured []string) ([]string, error) {
+// DomainOrderOf is DomainOrder for a tree already read (the release's)
+// and benchmark.domains.
+func DomainOrderOf(tree *ontology.Tree, configured []string) ([]string, error) {
 	var top []string
 	for _, d := range tree.Children(tree.Root()) {
 		top = append(top, tree.Label(d))
