@@ -32,6 +32,12 @@
 // setting in `runs` that the config does not list (or the reverse), a query
 // without ratings, a rating outside [0, 5].
 //
+// Every Markdown and LaTeX table, report.md and leaderboard.json state which
+// backends and models produced the topics, summaries and judgments, from
+// the manifests of the shards that wrote them (readers.ReadProvenance), and
+// say plainly when any was offline that the numbers are not model
+// judgments.
+//
 // Files under <run>/reports/ (see the Report* constants): report.md (what
 // was scored, and an index), table1, table7, table8 and sensitivity as .md,
 // .csv and .tex, ndcg_per_query.csv, ndcg_by_domain.png and .svg,
@@ -80,15 +86,18 @@ import (
 // Stage is the report stage.
 var Stage = stage.Stage{
 	Name:    "report",
-	Summary: "nDCG@10 per retriever, setting and domain with bootstrap intervals; Tables 1, 7, 8, metric sensitivity, chart, leaderboard: runs, timings, ratings, queries → results, reports/",
+	Summary: "nDCG@10 per retriever, setting and domain with bootstrap intervals; Tables 1, 7, 8, metric sensitivity, chart, leaderboard: runs, timings, ratings, queries (and who made topics, summaries, judgments) → results, reports/",
 	Section: Section,
 	Uses: func(c *config.Config) []string {
 		// benchmark.ontology and benchmark.domains order the domains.
 		return append([]string{"seed", "evaluate.retrievers", "evaluate.settings", "evaluate.instructions", "benchmark.ontology", "benchmark.domains"}, c.RetrieverKeys()...)
 	},
 	Steps: []stage.Step{{
-		Name:    "reduce",
-		Inputs:  []string{dataset.Queries.Name, dataset.Ratings.Name, dataset.Runs.Name, dataset.Timings.Name},
+		Name: "reduce",
+		// topics, summaries, judgments: only their writers' manifests,
+		// for the provenance every report file states.
+		Inputs: []string{dataset.Queries.Name, dataset.Ratings.Name, dataset.Runs.Name, dataset.Timings.Name,
+			dataset.Topics.Name, dataset.Summaries.Name, dataset.Judgments.Name},
 		Outputs: []string{dataset.Results.Name},
 		Reports: Reports(),
 		Run:     run,
@@ -165,6 +174,9 @@ type model struct {
 	bench          *bench
 	sens           []sensitivity // per setting
 	hasTimings     bool
+	// prov names the backends and models of the topics, summaries and
+	// judgments the benchmark was built from.
+	prov readers.Provenance
 }
 
 func run(ctx context.Context, env *stage.Env) error {
@@ -174,7 +186,11 @@ func run(ctx context.Context, env *stage.Env) error {
 	if err != nil {
 		return err
 	}
-	m := &model{run: cfg.Run, k: rc.K, resamples: rc.Resamples, bench: b, domains: b.domains, queries: len(b.queries)}
+	prov, err := readers.ReadProvenance(ctx, env, dataset.Topics.Name, dataset.Summaries.Name, dataset.Judgments.Name)
+	if err != nil {
+		return err
+	}
+	m := &model{run: cfg.Run, k: rc.K, resamples: rc.Resamples, bench: b, domains: b.domains, queries: len(b.queries), prov: prov}
 	for _, s := range config.Settings {
 		if slices.Contains(cfg.Evaluate.Settings, s) {
 			m.settings = append(m.settings, s)
