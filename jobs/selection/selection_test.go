@@ -520,3 +520,21 @@ func TestSelectDomainsCaseInsensitive(t *testing.T) {
 		t.Errorf("domains %q, want %q", got, want)
 	}
 }
+
+// TestDomainNamesValidated: names that differ only in case are one domain,
+// so listing both is a config error naming the key.
+func TestDomainNamesValidated(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"benchmark: {domains: [Algebra, ALGEBRA]}\n", `benchmark.domains[1]: "ALGEBRA" listed twice (domains match case-insensitively)`},
+		{"select: {domain_counts: {Algebra: 1, algebra: 2}}\n", `select.domain_counts: "Algebra" and "algebra" name the same domain`},
+		{"benchmark: {domains: [Number Theory]}\nselect: {domain_counts: {number theory: 2, Geometry: 1}}\n", `select.domain_counts.Geometry: not one of benchmark.domains`},
+	} {
+		_, err := config.Parse([]byte("run: r\nroot: /tmp/x\n"+tc.yaml), Section)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err %v, want %q", tc.yaml, err, tc.want)
+		}
+	}
+	if _, err := config.Parse([]byte("run: r\nroot: /tmp/x\nbenchmark: {domains: [Number Theory]}\nselect: {domain_counts: {number theory: 2}}\n"), Section); err != nil {
+		t.Errorf("domain_counts naming a configured domain in another case: %v", err)
+	}
+}
