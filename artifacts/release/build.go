@@ -84,6 +84,11 @@ type Contents struct {
 	// Runs are the evaluated systems' rankings (TREC runs), by system.
 	Runs     map[System][]trec.RunLine
 	Settings []string
+	// Domains are the run's domains in the order the card lists them
+	// (benchmark.domains, else the ontology's top-level labels); queries'
+	// domains are matched to them case-insensitively, and any other comes
+	// after, alphabetically.
+	Domains []string
 	// Labellers are who produced the topics, summaries, judgments and the
 	// audit; Audit the audit's figures.
 	Labellers []Labeller

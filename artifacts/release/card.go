@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/lib/domains"
 )
 
 // cardHeader is the YAML header of the Hugging Face dataset card, fields
@@ -112,22 +113,17 @@ func (c *Contents) domains() ([]string, map[string]int) {
 	for _, q := range c.Queries {
 		n[q.Domain]++
 	}
-	names := make([]string, 0, len(n))
+	labels := make([]string, 0, len(n))
 	for d := range n {
-		names = append(names, d)
+		labels = append(labels, d)
 	}
-	order := []string{"Algebra", "Geometry", "Number Theory", "Combinatorics", "Calculus and Analysis"}
-	slices.SortFunc(names, func(a, b string) int {
-		ia, ib := slices.Index(order, a), slices.Index(order, b)
-		if ia < 0 {
-			ia = len(order)
-		}
-		if ib < 0 {
-			ib = len(order)
-		}
-		return cmp.Or(cmp.Compare(ia, ib), strings.Compare(a, b))
-	})
-	return names, n
+	slices.Sort(labels)
+	m := domains.Match(c.Domains, labels)
+	count := map[string]int{}
+	for d, k := range n {
+		count[m.Of[d]] += k
+	}
+	return m.Order, count
 }
 
 func (c *Contents) candidatesPerQuery() (int, int) {

@@ -313,3 +313,35 @@ func indexOf(files []File, p string) int {
 	}
 	return -1
 }
+
+// TestCardDomainOrder: the card lists the domains in the run's order
+// (Contents.Domains: benchmark.domains, else the ontology's), a query's
+// label matched case-insensitively and counted under the run's spelling,
+// any other label after, alphabetically.
+func TestCardDomainOrder(t *testing.T) {
+	for _, tc := range []struct {
+		order  []string
+		labels []string
+		want   string
+	}{
+		{[]string{"Geometry", "Algebra"}, []string{"Algebra", "Geometry"}, "2 queries (Geometry 1, Algebra 1)"},
+		{[]string{"Number theory", "Geometry"}, []string{"geometry", "NUMBER THEORY"}, "2 queries (Number theory 1, Geometry 1)"},
+		{[]string{"Geometry"}, []string{"Topology", "GEOMETRY"}, "2 queries (Geometry 1, Topology 1)"},
+		{nil, []string{"Geometry", "Algebra"}, "2 queries (Algebra 1, Geometry 1)"},
+	} {
+		c := sample()
+		c.Domains = tc.order
+		for i := range c.Queries {
+			c.Queries[i].Domain = tc.labels[i]
+		}
+		card := ""
+		for _, f := range build(t, c) {
+			if f.Kind == KindCard {
+				card = string(f.Data)
+			}
+		}
+		if !strings.Contains(card, tc.want) {
+			t.Errorf("order %q, labels %q: the card lacks %q", tc.order, tc.labels, tc.want)
+		}
+	}
+}

@@ -24,7 +24,7 @@ type Query struct {
 	ID        string   `parquet:"id" doc:"query id (a document id of the corpus it was drawn from)"`
 	Statement string   `parquet:"statement" doc:"the problem statement (LaTeX in Markdown)"`
 	Solution  string   `parquet:"solution" doc:"its worked solution"`
-	Domain    string   `parquet:"domain" doc:"its main domain: Algebra, Geometry, Number Theory, Combinatorics, Calculus and Analysis"`
+	Domain    string   `parquet:"domain" doc:"its main domain: a top-level label of the ontology (with the default ontology Algebra, Geometry, Number Theory, Combinatorics or Calculus and Analysis)"`
 	Topics    []string `parquet:"topics,list" doc:"its most specific ontology topics, as tree paths"`
 	Source    string   `parquet:"source" doc:"official, numina, aops or other"`
 	License   string   `parquet:"license" doc:"the licence of its text, its source's"`

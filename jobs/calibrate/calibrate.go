@@ -22,14 +22,15 @@ import (
 // Stage is the calibrate stage.
 var Stage = stage.Stage{
 	Name:    "calibrate",
-	Summary: "eligible queries per domain over a threshold grid; SPEC's rule picks the thresholds: pairs, topics → thresholds",
+	Summary: "eligible queries per domain over a threshold grid; SPEC's rule picks the thresholds: pairs, topics, summaries → thresholds",
 	Section: Section,
 	Uses: func(*config.Config) []string {
 		return []string{"benchmark.ontology", "benchmark.k", "benchmark.domains", "benchmark.topic_floor", "benchmark.summ_floor"}
 	},
 	Steps: []stage.Step{{
-		Name:    "reduce",
-		Inputs:  []string{dataset.Pairs.Name, dataset.Topics.Name},
+		Name: "reduce",
+		// summaries: only their writers' manifests, for the provenance.
+		Inputs:  []string{dataset.Pairs.Name, dataset.Topics.Name, dataset.Summaries.Name},
 		Outputs: []string{dataset.Thresholds.Name},
 		Reports: []string{ReportMarkdown, ReportCSV},
 		Run:     run,
@@ -55,6 +56,9 @@ type Result struct {
 	Choice   thresholds.Choice
 	K        int
 	Min      int64
+	// Provenance names the backends and models of the topics and
+	// summaries the pairs were scored from.
+	Provenance readers.Provenance
 }
 
 // Calibrate scans pairs and counts eligibility over the grid.
@@ -64,11 +68,15 @@ func Calibrate(ctx context.Context, env *stage.Env) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	prov, err := readers.ReadProvenance(ctx, env, dataset.Topics.Name, dataset.Summaries.Name)
+	if err != nil {
+		return nil, err
+	}
 	parts, err := env.Upstream(ctx, dataset.Pairs.Name)
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{
+	r := &Result{Provenance: prov,
 		Grid:    thresholds.Grid{Topic: cfg.TopicGrid.Values(), Summ: cfg.SummGrid.Values()},
 		Domains: domains, Queries: make([]int64, len(domains)),
 		K: env.Config.Benchmark.K, Min: int64(cfg.MinEligible),
@@ -196,6 +204,7 @@ func (r *Result) Markdown() []byte {
 	var b bytes.Buffer
 	f := r.Choice.Final
 	fmt.Fprintf(&b, "# Threshold calibration\n\n")
+	b.WriteString(r.Provenance.Markdown())
 	fmt.Fprintf(&b, "A query is eligible with at least K = %d documents in each category (topic-only, summary-only, both); "+
 		"a grid point is feasible for a domain with at least %d eligible queries. Rule (SPEC §3, paper App. B.2): "+
 		"each domain's pick is its feasible point with the largest τ_topic, then τ_summ; the final point is the minimum "+

@@ -33,6 +33,22 @@ var domains = []string{"Algebra", "Geometry", "Number Theory", "Combinatorics", 
 // category sizes around k.
 func fabricate(t *testing.T, root store.Store, run string, nDocs, pairShards int) {
 	t.Helper()
+	fabricateBy(t, root, run, nDocs, pairShards, offlineTag, offlineSumm)
+}
+
+// The configs tag and summarize record in their manifests, offline and
+// with an LLM.
+var (
+	offlineTag  = map[string]string{"tag.backend": "lexical"}
+	offlineSumm = map[string]string{"summarize.backend": "extractive"}
+	llmTag      = map[string]string{"tag.backend": "llm", "tag.llm.model": "tagger-7b", "llm.model": "base-model"}
+	llmSumm     = map[string]string{"summarize.backend": "llm", "llm.model": "base-model"}
+)
+
+// fabricateBy is fabricate with the manifests of topics and summaries
+// recording tagCfg and summCfg, as tag and summarize would.
+func fabricateBy(t *testing.T, root store.Store, run string, nDocs, pairShards int, tagCfg, summCfg map[string]string) {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(7, 7))
 	ids := make([]string, nDocs)
 	var topics []dataset.TopicRow
@@ -41,7 +57,8 @@ func fabricate(t *testing.T, root store.Store, run string, nDocs, pairShards int
 		topics = append(topics, dataset.TopicRow{ID: ids[i], Domain: domains[i%len(domains)]})
 	}
 	topics[3].Domain = "" // a document without topics: never a query
-	stagetest.PutOne(t, root, run, dataset.Topics, topics)
+	stagetest.PutBy(t, root, run, dataset.Topics, "tag", tagCfg, topics)
+	stagetest.PutBy(t, root, run, dataset.Summaries, "summarize", summCfg, []dataset.Summary{{ID: ids[0], CoreIdea: "x"}})
 	perQuery := make([][]dataset.Pair, nDocs)
 	for q := range ids {
 		// Category sizes 0..14 around k = 3, so some queries are eligible
@@ -246,5 +263,55 @@ func TestCalibrateDeterministic(t *testing.T) {
 	}
 	if th[0].Eligible != least || least < 3 {
 		t.Errorf("final row's eligible %d, want the least over the domains %d (≥ min_eligible 3)", th[0].Eligible, least)
+	}
+}
+
+// TestCalibrateProvenance: calibrate.md names the backend and model that
+// produced the topics and summaries, as their writers' manifests record
+// them (tag.llm.model over llm.model), and says plainly when any was
+// offline that the numbers are not model judgments — and only then.
+func TestCalibrateProvenance(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	root, _ := store.Open(ctx, dir, store.Options{})
+	const offline = "These numbers come from offline backends"
+	for _, tc := range []struct {
+		run           string
+		tag, summ     map[string]string
+		want, notWant []string
+	}{
+		{"off", offlineTag, offlineSumm,
+			[]string{"topics: tag lexical backend (offline)", "summaries: summarize extractive backend (offline)",
+				"**" + offline + " — topics (lexical), summaries (extractive) — and are not model judgments; set tag.backend, summarize.backend: llm"},
+			nil},
+		{"mixed", llmTag, offlineSumm,
+			[]string{"topics: tag llm backend, model tagger-7b", "summaries: summarize extractive backend (offline)", offline + " — summaries (extractive) —"},
+			[]string{"base-model"}},
+		{"llm", llmTag, llmSumm,
+			[]string{"topics: tag llm backend, model tagger-7b", "summaries: summarize llm backend, model base-model"},
+			[]string{offline, "offline"}},
+	} {
+		fabricateBy(t, root, tc.run, 300, 1, tc.tag, tc.summ)
+		if _, err := runStage(t, testConfig(t, dir, tc.run), root); err != nil {
+			t.Fatalf("%s: %v", tc.run, err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, tc.run, "reports", ReportMarkdown))
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := strings.SplitN(string(b), "\n\n", 3)[1] // the paragraph under the title
+		if !strings.HasPrefix(head, "**Provenance.** Labels from: ") {
+			t.Errorf("%s: calibrate.md does not open with the provenance:\n%s", tc.run, b)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(head, w) {
+				t.Errorf("%s: provenance lacks %q:\n%s", tc.run, w, head)
+			}
+		}
+		for _, w := range tc.notWant {
+			if strings.Contains(head, w) {
+				t.Errorf("%s: provenance holds %q:\n%s", tc.run, w, head)
+			}
+		}
 	}
 }

@@ -1,5 +1,7 @@
 package config
 
+import "github.com/saber-math/saber/lib/domains"
+
 // Benchmark holds the parameters that several benchmark stages read, so
 // that no stage reads another's section (paper §3.2–3.4, SPEC §3). Each
 // stage declares which of these keys it reads, and only those make it stale:
@@ -15,8 +17,9 @@ type Benchmark struct {
 	// K documents are drawn from each category (topic-only, summary-only,
 	// both); a query is eligible with at least K in each (paper: 50).
 	K int `yaml:"k" json:"k"`
-	// Domains are the top-level ontology labels queries are drawn from;
-	// default every top-level domain of the ontology.
+	// Domains are the top-level ontology labels queries are drawn from,
+	// matched case-insensitively, in the order every table lists them;
+	// default every top-level domain of the ontology, in its order.
 	Domains []string `yaml:"domains" json:"domains"`
 	// TopicFloor and SummFloor are the thresholds pairs keeps pairs above
 	// (strictly). They may sit below the final thresholds so calibration can
@@ -102,10 +105,12 @@ func (c *Config) validateBenchmark(bad func(string, ...any)) {
 	}
 	seen := map[string]bool{}
 	for i, d := range b.Domains {
-		if seen[d] {
-			bad("benchmark.domains[%d]: %q listed twice", i, d)
+		// Domains match the ontology's labels case-insensitively
+		// (lib/domains), so "algebra" and "Algebra" are one domain.
+		if seen[domains.Key(d)] {
+			bad("benchmark.domains[%d]: %q listed twice (domains match case-insensitively)", i, d)
 		}
-		seen[d] = true
+		seen[domains.Key(d)] = true
 	}
 	if b.TopicFloor <= 0 || b.TopicFloor >= 1 {
 		bad("benchmark.topic_floor: %v must be in (0, 1)", b.TopicFloor)

@@ -14,8 +14,8 @@ import (
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/domains"
 	"github.com/saber-math/saber/lib/ontology"
-	"github.com/saber-math/saber/lib/topics"
 )
 
 // Ontology reads the configured ontology (benchmark.ontology; the built-in
@@ -121,30 +121,51 @@ type domainProj struct {
 	Domain string `parquet:"domain"`
 }
 
-// Domains returns the domains queries are drawn from — benchmark.domains,
-// or every top-level domain of the configured ontology in SPEC §3's order —
-// and each document's main domain from `topics` ("" when it has none). A
-// configured domain the ontology lacks is bad input: it could never have a
-// query. extra are further domain names that must be among them (select's
-// domain_counts), with the key that names them.
-func Domains(ctx context.Context, env *stage.Env, extraKey string, extra []string) ([]string, map[string]string, error) {
+// DomainOrder returns the run's domains in the order every table lists
+// them: benchmark.domains in the configured order, else the configured
+// ontology's top-level labels in the ontology's order, each spelled as the
+// ontology spells it (lib/domains matches case-insensitively). A configured
+// domain the ontology lacks is bad input: it could never have a query. It
+// records the ontology files as the shard's inputs.
+func DomainOrder(ctx context.Context, env *stage.Env) ([]string, error) {
 	tree, err := Ontology(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	return DomainOrderOf(tree, env.Config.Benchmark.Domains)
+}
+
+// DomainOrderOf is DomainOrder for a tree already read (the release's)
+// and benchmark.domains.
+func DomainOrderOf(tree *ontology.Tree, configured []string) ([]string, error) {
+	var top []string
+	for _, d := range tree.Children(tree.Root()) {
+		top = append(top, tree.Label(d))
+	}
+	list, err := domains.Resolve(top, configured)
+	if err != nil {
+		return nil, stage.BadInput(fmt.Errorf("benchmark.domains: %w", err))
+	}
+	return list, nil
+}
+
+// Domains returns the domains queries are drawn from (DomainOrder) and each
+// document's main domain from `topics` ("" when it has none), spelled as
+// in that list when it matches one case-insensitively. extra are further
+// domain names that must be among them (select's domain_counts, matched
+// case-insensitively too), with the key that names them.
+func Domains(ctx context.Context, env *stage.Env, extraKey string, extra []string) ([]string, map[string]string, error) {
+	list, err := DomainOrder(ctx, env)
 	if err != nil {
 		return nil, nil, err
 	}
-	all := topics.DomainLabels(tree)
-	list := all
-	if want := env.Config.Benchmark.Domains; len(want) > 0 {
-		for _, d := range want {
-			if !slices.Contains(all, d) {
-				return nil, nil, stage.BadInput(fmt.Errorf("benchmark.domains: %q is not a top-level domain of the ontology (%s)", d, strings.Join(all, ", ")))
-			}
-		}
-		list = want
+	known := map[string]string{}
+	for _, d := range list {
+		known[domains.Key(d)] = d
 	}
 	for _, d := range slices.Sorted(slices.Values(extra)) {
-		if !slices.Contains(list, d) {
-			return nil, nil, stage.BadInput(fmt.Errorf("%s: %q is not one of the domains (%s)", extraKey, d, strings.Join(list, ", ")))
+		if _, ok := known[domains.Key(d)]; !ok {
+			return nil, nil, stage.BadInput(fmt.Errorf("%s: %q is not one of the domains (%s; matched case-insensitively)", extraKey, d, strings.Join(list, ", ")))
 		}
 	}
 	parts, err := env.Upstream(ctx, dataset.Topics.Name)
@@ -155,7 +176,11 @@ func Domains(ctx context.Context, env *stage.Env, extraKey string, extra []strin
 	for _, p := range parts {
 		err := stage.ScanPart(ctx, env, p, func(rows []domainProj) error {
 			for _, r := range rows {
-				dom[r.ID] = r.Domain
+				d := r.Domain
+				if c, ok := known[domains.Key(d)]; ok {
+					d = c
+				}
+				dom[r.ID] = d
 			}
 			return nil
 		})

@@ -36,7 +36,8 @@ var Stage = stage.Stage{
 	Name:    "release",
 	Summary: "the release folder: Parquet tables, BEIR, MTEB, TREC, dataset card, Croissant, licences, checksums → release/<version>/",
 	Section: Section,
-	Uses:    func(*config.Config) []string { return []string{"seed", "benchmark.ontology"} },
+	// benchmark.domains orders the card's domains.
+	Uses: func(*config.Config) []string { return []string{"seed", "benchmark.ontology", "benchmark.domains"} },
 	// The release is on the main line once its config names a date: a
 	// release never reads the clock, and a run that is not meant for
 	// publication (a test, a study) should not have to invent one.
@@ -184,7 +185,11 @@ func contents(ctx context.Context, env *stage.Env, cfg *Config) (*pkg.Contents, 
 		return nil, err
 	}
 
-	c := &pkg.Contents{Settings: cfg.Settings}
+	order, err := readers.DomainOrderOf(tree, env.Config.Benchmark.Domains)
+	if err != nil {
+		return nil, err
+	}
+	c := &pkg.Contents{Settings: cfg.Settings, Domains: order}
 	c.Meta = pkg.Meta{
 		Name: cfg.Name, Version: cfg.Version, Date: cfg.Date, License: cfg.License, Homepage: cfg.Homepage, Citation: cfg.Citation,
 		CodeVersion: stage.CodeVersion(), ConfigHash: env.ConfigHash(), Seed: env.RunSeed(),

@@ -8,7 +8,11 @@
 // ratings, with exponential gain 2^rel − 1 (the default) and linear gain rel
 // (QueryNDCG, over lib/ndcg). A domain's value is the mean over its queries
 // (a query's domain is the one `select` gave it); overall is the mean over
-// all queries. Each mean has a 95% percentile bootstrap interval from
+// all queries. Domains are listed in the run's order (readers.DomainOrder:
+// benchmark.domains, else the ontology's top-level labels in its order),
+// a query's label matched to them case-insensitively (lib/domains); a label
+// that matches none is kept as its own domain after the known ones,
+// alphabetically, with a warning, and queries without a domain come last. Each mean has a 95% percentile bootstrap interval from
 // report.resamples resamples of the queries (lib/ndcg.Bootstrap), seeded by
 // (run seed, "report", "bootstrap␀retriever␀setting␀gain␀scope"), so no
 // value depends on the order of anything else or on evaluate's shard count.
@@ -27,6 +31,12 @@
 // in score order, a query some retriever did not rank, a retriever or
 // setting in `runs` that the config does not list (or the reverse), a query
 // without ratings, a rating outside [0, 5].
+//
+// Every Markdown and LaTeX table, report.md and leaderboard.json state which
+// backends and models produced the topics, summaries and judgments, from
+// the manifests of the shards that wrote them (readers.ReadProvenance), and
+// say plainly when any was offline that the numbers are not model
+// judgments.
 //
 // Files under <run>/reports/ (see the Report* constants): report.md (what
 // was scored, and an index), table1, table7, table8 and sensitivity as .md,
@@ -66,6 +76,7 @@ import (
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/domains"
 	"github.com/saber-math/saber/lib/ndcg"
 	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/seed"
@@ -75,14 +86,18 @@ import (
 // Stage is the report stage.
 var Stage = stage.Stage{
 	Name:    "report",
-	Summary: "nDCG@10 per retriever, setting and domain with bootstrap intervals; Tables 1, 7, 8, metric sensitivity, chart, leaderboard: runs, timings, ratings, queries → results, reports/",
+	Summary: "nDCG@10 per retriever, setting and domain with bootstrap intervals; Tables 1, 7, 8, metric sensitivity, chart, leaderboard: runs, timings, ratings, queries (and who made topics, summaries, judgments) → results, reports/",
 	Section: Section,
 	Uses: func(c *config.Config) []string {
-		return append([]string{"seed", "evaluate.retrievers", "evaluate.settings", "evaluate.instructions"}, c.RetrieverKeys()...)
+		// benchmark.ontology and benchmark.domains order the domains.
+		return append([]string{"seed", "evaluate.retrievers", "evaluate.settings", "evaluate.instructions", "benchmark.ontology", "benchmark.domains"}, c.RetrieverKeys()...)
 	},
 	Steps: []stage.Step{{
-		Name:    "reduce",
-		Inputs:  []string{dataset.Queries.Name, dataset.Ratings.Name, dataset.Runs.Name, dataset.Timings.Name},
+		Name: "reduce",
+		// topics, summaries, judgments: only their writers' manifests,
+		// for the provenance every report file states.
+		Inputs: []string{dataset.Queries.Name, dataset.Ratings.Name, dataset.Runs.Name, dataset.Timings.Name,
+			dataset.Topics.Name, dataset.Summaries.Name, dataset.Judgments.Name},
 		Outputs: []string{dataset.Results.Name},
 		Reports: Reports(),
 		Run:     run,
@@ -105,11 +120,7 @@ func Reports() []string {
 // domains.
 const ScopeOverall = "overall"
 
-// DomainOrder is the order of the five domains in tables (SPEC §3); other
-// domains follow in alphabetical order.
-var DomainOrder = []string{"Algebra", "Geometry", "Number Theory", "Combinatorics", "Calculus and Analysis"}
-
-// NoDomain labels queries without a domain.
+// NoDomain labels queries without a domain; it comes last in the tables.
 const NoDomain = "(none)"
 
 // System is one retriever in one setting.
@@ -163,6 +174,9 @@ type model struct {
 	bench          *bench
 	sens           []sensitivity // per setting
 	hasTimings     bool
+	// prov names the backends and models of the topics, summaries and
+	// judgments the benchmark was built from.
+	prov readers.Provenance
 }
 
 func run(ctx context.Context, env *stage.Env) error {
@@ -172,7 +186,11 @@ func run(ctx context.Context, env *stage.Env) error {
 	if err != nil {
 		return err
 	}
-	m := &model{run: cfg.Run, k: rc.K, resamples: rc.Resamples, bench: b, domains: b.domains, queries: len(b.queries)}
+	prov, err := readers.ReadProvenance(ctx, env, dataset.Topics.Name, dataset.Summaries.Name, dataset.Judgments.Name)
+	if err != nil {
+		return err
+	}
+	m := &model{run: cfg.Run, k: rc.K, resamples: rc.Resamples, bench: b, domains: b.domains, queries: len(b.queries), prov: prov}
 	for _, s := range config.Settings {
 		if slices.Contains(cfg.Evaluate.Settings, s) {
 			m.settings = append(m.settings, s)
@@ -226,33 +244,39 @@ func readBench(ctx context.Context, env *stage.Env) (*bench, error) {
 		return nil, stage.BadInput(fmt.Errorf("queries: the benchmark has no queries"))
 	}
 	b := &bench{queries: qs, qIndex: make(map[string]int, len(qs))}
-	dIndex := map[string]int{}
-	var names []string
+	var labels []string
+	none := false
 	for i, q := range qs {
 		if _, dup := b.qIndex[q.ID]; dup {
 			return nil, stage.BadInput(fmt.Errorf("queries: query %s is listed twice", q.ID))
 		}
 		b.qIndex[q.ID] = i
-		d := q.Domain
-		if d == "" {
-			d = NoDomain
-		}
-		if _, ok := dIndex[d]; !ok {
-			dIndex[d] = -1
-			names = append(names, d)
+		if q.Domain == "" {
+			none = true
+		} else {
+			labels = append(labels, q.Domain)
 		}
 	}
-	b.domains = orderDomains(names)
-	for i, d := range b.domains {
-		dIndex[d] = i
+	order, err := readers.DomainOrder(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	m := domains.Match(order, labels)
+	if len(m.Unmatched) > 0 {
+		env.Log.Warn().Strs("domains", m.Unmatched).Strs("known", order).
+			Msg("queries have domains that match no domain of the ontology (benchmark.ontology) or of benchmark.domains, even case-insensitively; they are listed after the known ones, alphabetically (were the queries selected under another ontology?)")
+	}
+	b.domains = m.Order
+	if none {
+		b.domains = append(b.domains, NoDomain)
 	}
 	b.qDomain = make([]int, len(qs))
 	for i, q := range qs {
-		d := q.Domain
-		if d == "" {
-			d = NoDomain
+		d := NoDomain
+		if q.Domain != "" {
+			d = m.Of[q.Domain]
 		}
-		b.qDomain[i] = dIndex[d]
+		b.qDomain[i] = slices.Index(b.domains, d)
 	}
 
 	parts, err := env.Upstream(ctx, dataset.Ratings.Name)
@@ -310,24 +334,6 @@ func readBench(ctx context.Context, env *stage.Env) (*bench, error) {
 		}
 	}
 	return b, nil
-}
-
-// orderDomains puts the known domains first in DomainOrder, then the rest
-// alphabetically.
-func orderDomains(names []string) []string {
-	var out, rest []string
-	for _, d := range DomainOrder {
-		if slices.Contains(names, d) {
-			out = append(out, d)
-		}
-	}
-	for _, d := range names {
-		if !slices.Contains(DomainOrder, d) {
-			rest = append(rest, d)
-		}
-	}
-	slices.Sort(rest)
-	return append(out, rest...)
 }
 
 // group is one system's ranking of one query, as read from `runs`.

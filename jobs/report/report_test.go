@@ -56,6 +56,11 @@ type fabOptions struct {
 	retrievers []string
 	// timing edits each timing before it is written; false drops it.
 	timing func(*dataset.Timing) bool
+	// domains overrides testDomains: the queries' domain labels, in turn.
+	domains []string
+	// tag, summarize and judge are the configs the manifests of topics,
+	// summaries and judgments record (default: the offline backends).
+	tag, summarize, judge map[string]string
 }
 
 // fabricate writes queries and candidates (select's), ratings (rate's)
@@ -67,12 +72,15 @@ func fabricate(t *testing.T, root store.Store, run string, o fabOptions) *fake {
 	if o.retrievers == nil {
 		o.retrievers = testRetrievers
 	}
+	if o.domains == nil {
+		o.domains = testDomains
+	}
 	rng := rand.New(rand.NewPCG(3, 9))
 	f := &fake{ratings: map[string]map[string]float64{}, runs: map[System]map[string][]dataset.RunRow{}}
 	var cands []dataset.Candidate
 	var ratings []dataset.Rating
 	for i := 0; i < o.queries; i++ {
-		q := dataset.Query{ID: fmt.Sprintf("q%03d", i), Domain: testDomains[i%len(testDomains)]}
+		q := dataset.Query{ID: fmt.Sprintf("q%03d", i), Domain: o.domains[i%len(o.domains)]}
 		f.queries = append(f.queries, q)
 		f.ratings[q.ID] = map[string]float64{}
 		for j := 0; j < o.docs; j++ {
@@ -94,6 +102,17 @@ func fabricate(t *testing.T, root store.Store, run string, o fabOptions) *fake {
 	stagetest.PutOne(t, root, run, dataset.Queries, slices.Clone(f.queries))
 	stagetest.PutOne(t, root, run, dataset.Candidates, cands)
 	stagetest.PutOne(t, root, run, dataset.Ratings, ratings)
+	// The labels the benchmark rests on: report reads only their
+	// writers' manifests.
+	or := func(m, d map[string]string) map[string]string {
+		if m == nil {
+			return d
+		}
+		return m
+	}
+	stagetest.PutBy(t, root, run, dataset.Topics, "tag", or(o.tag, map[string]string{"tag.backend": "lexical"}), []dataset.TopicRow{{ID: "d000"}})
+	stagetest.PutBy(t, root, run, dataset.Summaries, "summarize", or(o.summarize, map[string]string{"summarize.backend": "extractive"}), []dataset.Summary{{ID: "d000"}})
+	stagetest.PutBy(t, root, run, dataset.Judgments, "judge", or(o.judge, map[string]string{"judge.backend": "lexical"}), []dataset.Judgment{{Query: "q000"}})
 
 	n := o.ranges * len(o.retrievers) * len(testSettings)
 	for ri, r := range o.retrievers {
@@ -593,16 +612,21 @@ func TestReportManifestConfig(t *testing.T) {
 		case strings.HasPrefix(k, "evaluate.") && !strings.HasPrefix(k, "evaluate.retrievers") &&
 			!strings.HasPrefix(k, "evaluate.settings") && !strings.HasPrefix(k, "evaluate.instructions"):
 			t.Errorf("manifest config holds %s, which report does not read", k)
-		case top != "report" && top != "evaluate" && top != "retrievers" && top != "seed":
+		case top == "benchmark" && !strings.HasPrefix(k, "benchmark.ontology.") && k != "benchmark.domains":
+			t.Errorf("manifest config holds %s; of benchmark, report reads only the ontology and the domains (their order)", k)
+		case top != "report" && top != "evaluate" && top != "retrievers" && top != "seed" && top != "benchmark":
 			t.Errorf("manifest config holds %s, outside what report declares", k)
 		}
 	}
 	if !maps.Equal(m.Config, Stage.ConfigValues(cfg)) || m.ConfigHash != config.HashValues(m.Config) {
 		t.Errorf("manifest config hash %s does not hash its values (%s)", m.ConfigHash, config.HashValues(m.Config))
 	}
-	// Inputs: every part of queries, ratings, runs and timings, read.
+	// Inputs: every part of queries, ratings, runs and timings, read, and
+	// of topics, summaries and judgments, unread (their manifests give
+	// the provenance).
 	wantInputs := map[string]string{}
-	for _, ds := range []string{dataset.Queries.Name, dataset.Ratings.Name, dataset.Runs.Name, dataset.Timings.Name} {
+	labels := []string{dataset.Topics.Name, dataset.Summaries.Name, dataset.Judgments.Name}
+	for _, ds := range append([]string{dataset.Queries.Name, dataset.Ratings.Name, dataset.Runs.Name, dataset.Timings.Name}, labels...) {
 		ms, err := layout.Complete(ctx, root, "r", ds)
 		if err != nil {
 			t.Fatal(err)
@@ -615,8 +639,8 @@ func TestReportManifestConfig(t *testing.T) {
 	}
 	gotInputs := map[string]string{}
 	for _, o := range m.Inputs {
-		if o.Unread || o.Dataset == "" || !strings.HasPrefix(o.Key, "r/"+o.Dataset+"/") {
-			t.Errorf("input %+v: want a read part of a run dataset", o)
+		if o.Unread != slices.Contains(labels, o.Dataset) || o.Dataset == "" || !strings.HasPrefix(o.Key, "r/"+o.Dataset+"/") {
+			t.Errorf("input %+v: want a part of a run dataset, read unless it holds labels", o)
 		}
 		gotInputs[o.Key] = o.SHA256
 	}

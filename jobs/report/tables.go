@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/ndcg"
 )
@@ -189,14 +190,19 @@ func (g grid) latex() string {
 type table struct {
 	name, title string
 	notes       []string // Markdown paragraphs (also LaTeX comments)
-	md, tex     grid
-	after       string     // Markdown after the table
-	csv         [][]string // header first
+	// prov, when set, heads the notes: who produced the labels.
+	prov    *readers.Provenance
+	md, tex grid
+	after   string     // Markdown after the table
+	csv     [][]string // header first
 }
 
 func (t table) write(ctx context.Context, env *stage.Env) error {
 	var md bytes.Buffer
 	fmt.Fprintf(&md, "# %s\n\n", t.title)
+	if t.prov != nil {
+		md.WriteString(t.prov.Markdown())
+	}
 	for _, n := range t.notes {
 		md.WriteString(n + "\n\n")
 	}
@@ -206,7 +212,11 @@ func (t table) write(ctx context.Context, env *stage.Env) error {
 	}
 	var tex bytes.Buffer
 	fmt.Fprintf(&tex, "%% %s\n%% Written by saber report (run %s); needs \\usepackage{booktabs}.\n", t.title, env.Config.Run)
-	for _, n := range t.notes {
+	notes := t.notes
+	if t.prov != nil {
+		notes = append([]string{t.prov.Text()}, notes...)
+	}
+	for _, n := range notes {
 		for _, l := range wrap(n, 76) {
 			tex.WriteString("% " + l + "\n")
 		}
@@ -502,8 +512,10 @@ type leaderboard struct {
 	Note      string   `json:"note"`
 	// LatencyQueries is the size of the latency sample
 	// (latency_queries.csv).
-	LatencyQueries int     `json:"latency_queries"`
-	Entries        []entry `json:"entries"`
+	LatencyQueries int `json:"latency_queries"`
+	// Provenance: who produced the topics, summaries and judgments.
+	Provenance readers.Provenance `json:"provenance"`
+	Entries    []entry            `json:"entries"`
 }
 
 type entry struct {
@@ -542,7 +554,7 @@ type settingItem struct {
 func (m *model) leaderboard() ([]byte, error) {
 	exp := ndcg.Exponential
 	lb := leaderboard{Benchmark: "SABER-Math", Run: m.run, Metric: fmt.Sprintf("nDCG@%d", m.k), Gain: exp.String(), Setting: m.main,
-		Queries: m.queries, Domains: m.domains, Resamples: m.resamples, Level: 0.95, LatencyQueries: len(m.latencyQueries),
+		Queries: m.queries, Domains: m.domains, Resamples: m.resamples, Level: 0.95, LatencyQueries: len(m.latencyQueries), Provenance: m.prov,
 		Note:    "Sorted by overall nDCG in the main setting, ties by name. median_seconds_per_query comes from evaluate's timings, a measurement that changes when evaluate is rerun: the median over the latency sample's queries (latency_queries.csv; timed_on latency_sample), or over every timed query where some of the sample were not timed (timed_on all). frontier: on the quality–latency Pareto frontier of its family (bi-encoder or cross-encoder).",
 		Entries: []entry{}}
 	for i, r := range m.retrievers {
@@ -601,6 +613,7 @@ func (m *model) perQuery() ([]byte, error) {
 func (m *model) index() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Evaluation report — run %s\n\n", m.run)
+	b.WriteString(m.prov.Markdown())
 	fmt.Fprintf(&b, "nDCG@%d (SPEC §3): per query, the ranking by score (descending, ties by document id ascending) against the query's own candidates' ratings; exponential gain 2^rel − 1 unless a file says linear; the mean over a domain's queries, or over all queries (overall); 95%% percentile bootstrap intervals from %d resamples of the queries.\n\n", m.k, m.resamples)
 	fmt.Fprintf(&b, "- Queries: %s\n- Retrievers (%d): %s\n- Settings: %s (main: %s)\n", m.queriesNote(), len(m.retrievers), strings.Join(m.retrievers, ", "), strings.Join(m.settings, ", "), m.main)
 	fmt.Fprintf(&b, "- Made by saber %s (every shard's manifest names the code that made it)\n\n", stage.CodeVersion())
@@ -630,6 +643,9 @@ func writeReports(ctx context.Context, env *stage.Env, m *model) error {
 		tables = append(tables, t9)
 	}
 	for _, t := range tables {
+		// Each table states its labels' provenance, for a reader who
+		// opens only that file.
+		t.prov = &m.prov
 		if err := t.write(ctx, env); err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/lib/domains"
 )
 
 // Section is select's part of the run config, `select:`. K and the domains
@@ -64,12 +65,17 @@ func (s *Config) Validate(core *config.Config, bad func(string, ...any)) {
 		names = append(names, d)
 	}
 	sort.Strings(names)
+	seen := map[string]string{}
 	for _, d := range names {
+		if o, dup := seen[domains.Key(d)]; dup {
+			bad("select.domain_counts: %q and %q name the same domain (domains match case-insensitively)", o, d)
+		}
+		seen[domains.Key(d)] = d
 		if s.DomainCounts[d] < 0 {
 			bad("select.domain_counts.%s: must be ≥ 0", d)
 		}
-		if len(b.Domains) > 0 && !slices.Contains(b.Domains, d) {
-			bad("select.domain_counts.%s: not one of benchmark.domains (%s)", d, strings.Join(b.Domains, ", "))
+		if len(b.Domains) > 0 && !slices.ContainsFunc(b.Domains, func(c string) bool { return domains.Key(c) == domains.Key(d) }) {
+			bad("select.domain_counts.%s: not one of benchmark.domains (%s; matched case-insensitively)", d, strings.Join(b.Domains, ", "))
 		}
 	}
 	if s.Total < 0 {
@@ -92,10 +98,17 @@ func (s *Config) Validate(core *config.Config, bad func(string, ...any)) {
 	}
 }
 
-// Wanted returns how many queries select draws from each domain.
+// Wanted returns how many queries select draws from each domain; a
+// domain_counts key names its domain case-insensitively, as
+// benchmark.domains does.
 func (s *Config) Wanted(domain string) int {
 	if n, ok := s.DomainCounts[domain]; ok {
 		return n
+	}
+	for d, n := range s.DomainCounts {
+		if domains.Key(d) == domains.Key(domain) {
+			return n
+		}
 	}
 	return s.PerDomain
 }

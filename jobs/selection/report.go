@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 )
 
@@ -16,10 +17,13 @@ import (
 // (select.json): eligibility per domain, candidates per category, overlap of
 // the two signals and the distribution of each similarity.
 type Report struct {
-	TauTopic   float64 `json:"tau_topic"`
-	TauSumm    float64 `json:"tau_summ"`
-	Calibrated bool    `json:"calibrated"`
-	K          int     `json:"k"`
+	// Provenance names the backends and models of the topics and
+	// summaries the pairs were scored from.
+	Provenance readers.Provenance `json:"provenance"`
+	TauTopic   float64            `json:"tau_topic"`
+	TauSumm    float64            `json:"tau_summ"`
+	Calibrated bool               `json:"calibrated"`
+	K          int                `json:"k"`
 
 	Domains []DomainRow `json:"domains"`
 	// NoDomain counts queries whose document has no domain among Domains.
@@ -176,7 +180,7 @@ func (r *Report) Markdown() []byte {
 	if r.Calibrated {
 		src = "calibrated: see calibrate.md"
 	}
-	fmt.Fprintf(&b, "# Benchmark selection\n\nThresholds: τ_topic = %.6g, τ_summ = %.6g (%s); K = %d per category.\n\n", r.TauTopic, r.TauSumm, src, r.K)
+	fmt.Fprintf(&b, "# Benchmark selection\n\n%sThresholds: τ_topic = %.6g, τ_summ = %.6g (%s); K = %d per category.\n\n", r.Provenance.Markdown(), r.TauTopic, r.TauSumm, src, r.K)
 	if r.Failed != "" {
 		fmt.Fprintf(&b, "**select stopped: %s**\n\n", r.Failed)
 	}

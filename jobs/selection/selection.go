@@ -31,14 +31,15 @@ import (
 // Stage is the select stage.
 var Stage = stage.Stage{
 	Name:    "select",
-	Summary: "the benchmark: queries per domain among the eligible, K candidates per category: pairs, topics, thresholds → queries, candidates",
+	Summary: "the benchmark: queries per domain among the eligible, K candidates per category: pairs, topics, summaries, thresholds → queries, candidates",
 	Section: Section,
 	Uses: func(*config.Config) []string {
 		return []string{"seed", "benchmark.ontology", "benchmark.k", "benchmark.domains", "benchmark.topic_floor", "benchmark.summ_floor"}
 	},
 	Steps: []stage.Step{{
-		Name:    "reduce",
-		Inputs:  []string{dataset.Pairs.Name, dataset.Topics.Name, dataset.Thresholds.Name},
+		Name: "reduce",
+		// summaries: only their writers' manifests, for the provenance.
+		Inputs:  []string{dataset.Pairs.Name, dataset.Topics.Name, dataset.Summaries.Name, dataset.Thresholds.Name},
 		Outputs: []string{dataset.Queries.Name, dataset.Candidates.Name},
 		Reports: []string{ReportMarkdown, ReportJSON},
 		Run:     run,
@@ -99,8 +100,13 @@ func run(ctx context.Context, env *stage.Env) error {
 	if err != nil {
 		return err
 	}
+	prov, err := readers.ReadProvenance(ctx, env, dataset.Topics.Name, dataset.Summaries.Name)
+	if err != nil {
+		return err
+	}
 	k := env.Config.Benchmark.K
 	rep := newReport(th, cfg.Thresholds == ThresholdsCalibrated, domains, k)
+	rep.Provenance = prov
 
 	// Pass 1: every query's category counts at the final thresholds.
 	byDomain := map[string][]eligibleQuery{}

@@ -2,11 +2,13 @@ package selection
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,7 +24,7 @@ import (
 	"github.com/saber-math/saber/shard"
 )
 
-var domains = []string{"Algebra", "Geometry", "Number Theory", "Combinatorics", "Calculus and Analysis"}
+var testDomains = []string{"Algebra", "Geometry", "Number Theory", "Combinatorics", "Calculus and Analysis"}
 
 // Thresholds the fixtures are selected at: on calibrate's grid (0.858 +
 // k·0.02, 0.211 + k·0.03), and 0.9 is a value pairs hit exactly.
@@ -37,15 +39,23 @@ const (
 // category sizes around k.
 func fabricate(t *testing.T, root store.Store, run string, nDocs, pairShards int) {
 	t.Helper()
+	fabricateBy(t, root, run, nDocs, pairShards, map[string]string{"tag.backend": "lexical"}, map[string]string{"summarize.backend": "extractive"})
+}
+
+// fabricateBy is fabricate with the manifests of topics and summaries
+// recording tagCfg and summCfg, as tag and summarize would.
+func fabricateBy(t *testing.T, root store.Store, run string, nDocs, pairShards int, tagCfg, summCfg map[string]string) {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(7, 7))
 	ids := make([]string, nDocs)
 	var topics []dataset.TopicRow
 	for i := range ids {
 		ids[i] = fmt.Sprintf("d%05d", i)
-		topics = append(topics, dataset.TopicRow{ID: ids[i], Domain: domains[i%len(domains)]})
+		topics = append(topics, dataset.TopicRow{ID: ids[i], Domain: testDomains[i%len(testDomains)]})
 	}
 	topics[3].Domain = "" // a document without topics: never a query
-	stagetest.PutOne(t, root, run, dataset.Topics, topics)
+	stagetest.PutBy(t, root, run, dataset.Topics, "tag", tagCfg, topics)
+	stagetest.PutBy(t, root, run, dataset.Summaries, "summarize", summCfg, []dataset.Summary{{ID: ids[0], CoreIdea: "x"}})
 	perQuery := make([][]dataset.Pair, nDocs)
 	for q := range ids {
 		// Category sizes 0..14 around k = 3, so some queries are eligible
@@ -170,7 +180,7 @@ func eligible(byQuery map[string][]dataset.Pair) map[string]int {
 		var i int
 		fmt.Sscanf(q, "d%d", &i)
 		if c := counts(rows, tauTopic, tauSumm); i != 3 && c[0] >= 3 && c[1] >= 3 && c[2] >= 3 {
-			out[domains[i%len(domains)]]++
+			out[testDomains[i%len(testDomains)]]++
 		}
 	}
 	return out
@@ -246,7 +256,7 @@ func checkSelection(t *testing.T, ctx context.Context, cfg *config.Config, root 
 			t.Errorf("%s: query %+v: naive counts %v at (%v, %v)", cfg.Run, q, c, tt, ts)
 		}
 	}
-	for _, d := range domains {
+	for _, d := range testDomains {
 		if perDomain[d] != 4 {
 			t.Errorf("%s: %d queries in %s, want 4", cfg.Run, perDomain[d], d)
 		}
@@ -337,7 +347,8 @@ func inputsOf(m *layout.Manifest) map[string][]layout.Object {
 
 // TestSelectThresholdSources: with select.thresholds: fixed, select reads
 // no `thresholds` (none exists here) and its manifest records none, only
-// pairs and topics; with the calibrated default it reads calibrate's and
+// pairs and topics (and summaries, unread: their writers' manifests give
+// the provenance); with the calibrated default it reads calibrate's and
 // records that part, hashed as read. At the same thresholds both give the
 // same benchmark, byte for byte. Calibrated without `thresholds` is bad
 // input that says how to get them.
@@ -359,8 +370,9 @@ func TestSelectThresholdSources(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := inputsOf(m)
-		if len(in[dataset.Thresholds.Name]) != 0 || len(in[dataset.Pairs.Name]) != 2 || len(in[dataset.Topics.Name]) != 1 || len(in) != 2 {
-			t.Errorf("fixed thresholds: manifest inputs %v, want the 2 pairs parts and topics, no thresholds", m.Inputs)
+		if len(in[dataset.Thresholds.Name]) != 0 || len(in[dataset.Pairs.Name]) != 2 || len(in[dataset.Topics.Name]) != 1 ||
+			len(in[dataset.Summaries.Name]) != 1 || !in[dataset.Summaries.Name][0].Unread || len(in) != 3 {
+			t.Errorf("fixed thresholds: manifest inputs %v, want the 2 pairs parts, topics and summaries (unread), no thresholds", m.Inputs)
 		}
 		if m.Config["select.thresholds"] != `"fixed"` || m.Config["select.tau_topic"] != fmt.Sprint(tauTopic) || m.Config["select.tau_summ"] != fmt.Sprint(tauSumm) {
 			t.Errorf("fixed thresholds: manifest config %v", m.Config)
@@ -398,12 +410,131 @@ func TestSelectThresholdSources(t *testing.T) {
 	if got := in[dataset.Thresholds.Name]; len(got) != 1 || got[0].Key != th.Key || got[0].SHA256 != th.SHA256 || got[0].Unread {
 		t.Errorf("calibrated thresholds: manifest records thresholds %+v, want the part read, %+v", got, th)
 	}
-	if len(in[dataset.Pairs.Name]) != 2 || len(in[dataset.Topics.Name]) != 1 || len(in) != 3 {
+	if len(in[dataset.Pairs.Name]) != 2 || len(in[dataset.Topics.Name]) != 1 || len(in[dataset.Summaries.Name]) != 1 || len(in) != 4 {
 		t.Errorf("calibrated thresholds: manifest inputs %v", m.Inputs)
 	}
 	for _, k := range []string{"queries/part-00000-of-00001.parquet", "candidates/part-00000-of-00001.parquet"} {
 		if fh[k] == "" || fh[k] != ch[k] {
 			t.Errorf("%s: fixed %q, calibrated at the same thresholds %q", k, fh[k], ch[k])
 		}
+	}
+}
+
+// TestSelectProvenance: select.md opens with the backend and model of the
+// topics and summaries, from their writers' manifests, and select.json
+// carries the same fields; with an offline backend both say plainly that
+// the numbers are not model judgments.
+func TestSelectProvenance(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	root, _ := store.Open(ctx, dir, store.Options{})
+	const offline = "These numbers come from offline backends"
+	for _, tc := range []struct {
+		run       string
+		tag, summ map[string]string
+		want      []string
+		offline   bool
+	}{
+		{"off", map[string]string{"tag.backend": "lexical"}, map[string]string{"summarize.backend": "extractive"},
+			[]string{"topics: tag lexical backend (offline)", "summaries: summarize extractive backend (offline)",
+				"**" + offline + " — topics (lexical), summaries (extractive) — and are not model judgments"}, true},
+		{"llm", map[string]string{"tag.backend": "llm", "llm.model": "m-large"}, map[string]string{"summarize.backend": "llm", "summarize.llm.model": "m-small", "llm.model": "m-large"},
+			[]string{"topics: tag llm backend, model m-large", "summaries: summarize llm backend, model m-small"}, false},
+	} {
+		fabricateBy(t, root, tc.run, 400, 1, tc.tag, tc.summ)
+		putThresholds(t, root, tc.run)
+		if _, err := runStage(t, testConfig(t, dir, tc.run, 1, ""), root, Stage); err != nil {
+			t.Fatalf("%s: %v", tc.run, err)
+		}
+		md, err := os.ReadFile(filepath.Join(dir, tc.run, "reports", ReportMarkdown))
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := strings.SplitN(string(md), "\n\n", 3)[1]
+		if !strings.HasPrefix(head, "**Provenance.** Labels from: ") {
+			t.Errorf("%s: select.md does not open with the provenance:\n%s", tc.run, md)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(head, w) {
+				t.Errorf("%s: select.md provenance lacks %q:\n%s", tc.run, w, head)
+			}
+		}
+		if got := strings.Contains(head, offline); got != tc.offline {
+			t.Errorf("%s: offline wording present %v, want %v:\n%s", tc.run, got, tc.offline, head)
+		}
+		js, err := os.ReadFile(filepath.Join(dir, tc.run, "reports", ReportJSON))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep Report
+		if err := json.Unmarshal(js, &rep); err != nil {
+			t.Fatal(err)
+		}
+		p := rep.Provenance
+		if len(p.Labellers) != 2 || p.Labellers[0].Labels != "topics" || p.Labellers[0].Backend != tc.tag["tag.backend"] ||
+			p.Labellers[1].Labels != "summaries" || p.Labellers[1].Backend != tc.summ["summarize.backend"] ||
+			p.Offline != tc.offline || p.Labellers[0].Offline != tc.offline || (p.Warning != "") != tc.offline || !strings.Contains(head, p.Note) {
+			t.Errorf("%s: select.json provenance %+v", tc.run, p)
+		}
+		if !tc.offline && (p.Labellers[0].Model != "m-large" || p.Labellers[1].Model != "m-small") {
+			t.Errorf("%s: models %q, %q; want m-large, m-small", tc.run, p.Labellers[0].Model, p.Labellers[1].Model)
+		}
+	}
+}
+
+// TestSelectDomainsCaseInsensitive: benchmark.domains and
+// select.domain_counts name the ontology's domains in any case; the
+// report lists them in the configured order, spelled as the ontology does.
+func TestSelectDomainsCaseInsensitive(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	root, _ := store.Open(ctx, dir, store.Options{})
+	fabricate(t, root, "ci", 400, 1)
+	putThresholds(t, root, "ci")
+	y := fmt.Sprintf("run: ci\nroot: %s\nseed: 1\nlog: {progress_seconds: 0}\n"+
+		"benchmark: {k: 3, domains: [number theory, ALGEBRA, Geometry]}\nselect: {per_domain: 4, domain_counts: {NUMBER THEORY: 2}}\n", dir)
+	path := filepath.Join(dir, "ci.yaml")
+	if err := os.WriteFile(path, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path, Section)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runStage(t, cfg, root, Stage); err != nil {
+		t.Fatal(err)
+	}
+	js, err := os.ReadFile(filepath.Join(dir, "ci", "reports", ReportJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep Report
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range rep.Domains {
+		got = append(got, fmt.Sprintf("%s:%d/%d", d.Domain, d.Selected, d.Wanted))
+	}
+	if want := []string{"Number Theory:2/2", "Algebra:4/4", "Geometry:4/4"}; !slices.Equal(got, want) {
+		t.Errorf("domains %q, want %q", got, want)
+	}
+}
+
+// TestDomainNamesValidated: names that differ only in case are one domain,
+// so listing both is a config error naming the key.
+func TestDomainNamesValidated(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"benchmark: {domains: [Algebra, ALGEBRA]}\n", `benchmark.domains[1]: "ALGEBRA" listed twice (domains match case-insensitively)`},
+		{"select: {domain_counts: {Algebra: 1, algebra: 2}}\n", `select.domain_counts: "Algebra" and "algebra" name the same domain`},
+		{"benchmark: {domains: [Number Theory]}\nselect: {domain_counts: {number theory: 2, Geometry: 1}}\n", `select.domain_counts.Geometry: not one of benchmark.domains`},
+	} {
+		_, err := config.Parse([]byte("run: r\nroot: /tmp/x\n"+tc.yaml), Section)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err %v, want %q", tc.yaml, err, tc.want)
+		}
+	}
+	if _, err := config.Parse([]byte("run: r\nroot: /tmp/x\nbenchmark: {domains: [Number Theory]}\nselect: {domain_counts: {number theory: 2}}\n"), Section); err != nil {
+		t.Errorf("domain_counts naming a configured domain in another case: %v", err)
 	}
 }
