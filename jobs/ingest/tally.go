@@ -16,9 +16,10 @@ import (
 // rows with ever new keys must not grow memory without end.
 const maxSeenFields = 64
 
-// tally counts what pass 1 made of one source's rows, over all its files.
-// Every shard reads every input, so every shard counts the same and comes
-// to the same verdict: a broken source stops all of them, with one message.
+// tally counts what ingest made of one source's rows, over all its files:
+// each map shard counts the fields of the rows of each span it reads
+// (IngestSpan), and the reduce adds the spans and the rejects up, so the
+// verdict is the whole source's, whatever the shard count.
 type tally struct {
 	names                    []string // the input fields the source maps
 	rows, rejected, excluded int64
@@ -47,6 +48,26 @@ func (t *tally) row(r record, bad *dataset.Reject) {
 			}
 		}
 	}
+	t.reject(bad)
+}
+
+// span counts the rows of one span a map shard read: their number, and
+// the fields its rows have.
+func (t *tally) span(sp *dataset.IngestSpan) {
+	t.rows += sp.Rows
+	t.objects += sp.Objects
+	for _, k := range sp.Mapped {
+		t.mapped[k] = true
+	}
+	for _, k := range sp.Seen {
+		if len(t.seen) < maxSeenFields {
+			t.seen[k] = true
+		}
+	}
+}
+
+// reject counts one reject (nil: none) of a row counted already.
+func (t *tally) reject(bad *dataset.Reject) {
 	if bad == nil {
 		return
 	}
