@@ -29,6 +29,11 @@ type Dataset[T any] struct {
 	// Measurement marks a dataset of wall times, which no rerun
 	// reproduces (timings), as opposed to results.
 	Measurement bool
+	// Staging marks a step's intermediate dataset, read once by the step
+	// that follows (ingest's map → reduce): written with zstd's fastest
+	// level, since compressing it hard costs the writer more CPU time than
+	// it saves anyone. Its bytes are as reproducible as any dataset's.
+	Staging bool
 	// Key names the columns rows are sorted by and identified by.
 	Key string
 	// Doc says what one row is, for FORMAT.md.
@@ -61,9 +66,13 @@ const rowGroupRows = 50_000
 // document ids are random hex, it stores 7.9 bytes a pair against 12.8 with
 // the default level and pages (make bench, 20K generated documents), which
 // is what keeps 283K documents' pairs under 5 GB; writing was no slower.
-func writerOptions() []parquet.WriterOption {
+func writerOptions(staging bool) []parquet.WriterOption {
+	level := zstd.SpeedBetterCompression
+	if staging {
+		level = zstd.SpeedFastest
+	}
 	return []parquet.WriterOption{
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedBetterCompression, Concurrency: 1}),
+		parquet.Compression(&zstd.Codec{Level: level, Concurrency: 1}),
 		parquet.PageBufferSize(1 << 20),
 		parquet.CreatedBy("saber", "", ""),
 		parquet.MaxRowsPerRowGroup(rowGroupRows),
@@ -75,6 +84,17 @@ func writerOptions() []parquet.WriterOption {
 // the shard manifest.
 func (d Dataset[T]) Write(ctx context.Context, st store.Store, key string, rows []T) (layout.Object, error) {
 	sort.SliceStable(rows, func(i, j int) bool { return d.Compare(&rows[i], &rows[j]) < 0 })
+	if d.Staging {
+		w, err := newWriter[T](ctx, st, key, true)
+		if err != nil {
+			return layout.Object{}, err
+		}
+		defer w.Abort()
+		if err := w.Write(rows); err != nil {
+			return layout.Object{}, err
+		}
+		return w.Close()
+	}
 	return WriteRows(ctx, st, key, rows)
 }
 
@@ -109,12 +129,16 @@ type Writer[T any] struct {
 // NewWriter starts key; Close commits it, Abort (after Close, a no-op)
 // drops it.
 func NewWriter[T any](ctx context.Context, st store.Store, key string) (*Writer[T], error) {
+	return newWriter[T](ctx, st, key, false)
+}
+
+func newWriter[T any](ctx context.Context, st store.Store, key string, staging bool) (*Writer[T], error) {
 	w, err := st.Create(ctx, key, store.Replace)
 	if err != nil {
 		return nil, err // the store's errors name the object
 	}
 	h := sha256.New()
-	return &Writer[T]{ctx: ctx, uri: st.URI(key), key: key, w: w, h: h, pw: parquet.NewGenericWriter[T](io.MultiWriter(w, h), writerOptions()...)}, nil
+	return &Writer[T]{ctx: ctx, uri: st.URI(key), key: key, w: w, h: h, pw: parquet.NewGenericWriter[T](io.MultiWriter(w, h), writerOptions(staging)...)}, nil
 }
 
 // Write appends rows. They are buffered to whole row groups, so that the
@@ -170,7 +194,7 @@ func (w *Writer[T]) Abort() { w.w.Abort() }
 // with the same options as every dataset part: equal rows give equal bytes.
 func Encode[T any](rows []T) ([]byte, error) {
 	var buf bytes.Buffer
-	pw := parquet.NewGenericWriter[T](&buf, writerOptions()...)
+	pw := parquet.NewGenericWriter[T](&buf, writerOptions(false)...)
 	for start := 0; start < len(rows); start += rowGroupRows {
 		end := min(start+rowGroupRows, len(rows))
 		if _, err := pw.Write(rows[start:end]); err != nil {

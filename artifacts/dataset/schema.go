@@ -462,11 +462,11 @@ var (
 		}}
 	Leaks = Dataset[Leak]{Name: "leaks", Version: 1, Key: "query, doc", Doc: "the audit's flagged pairs: a document stating a problem equivalent to its query",
 		Compare: func(a, b *Leak) int { return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc)) }}
-	IngestRows = Dataset[IngestRow]{Name: "ingest_rows", Version: 1, Key: "problem.id, file, start, line", Doc: "ingest's staging: each map shard's rows with where they were read",
+	IngestRows = Dataset[IngestRow]{Name: "ingest_rows", Version: 1, Staging: true, Key: "problem.id, file, start, line", Doc: "ingest's staging: each map shard's rows with where they were read",
 		Compare: func(a, b *IngestRow) int {
 			return cmp.Or(strings.Compare(a.Problem.ID, b.Problem.ID), cmp.Compare(a.File, b.File), cmp.Compare(a.Start, b.Start), cmp.Compare(a.Line, b.Line))
 		}}
-	IngestSpans = Dataset[IngestSpan]{Name: "ingest_spans", Version: 1, Key: "file, start", Doc: "ingest's staging: the spans of the inputs each map shard read",
+	IngestSpans = Dataset[IngestSpan]{Name: "ingest_spans", Version: 1, Staging: true, Key: "file, start", Doc: "ingest's staging: the spans of the inputs each map shard read",
 		Compare: func(a, b *IngestSpan) int { return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Start, b.Start)) }}
 	Release = Dataset[ReleaseFile]{Name: "release", Version: 1, Key: "path", Doc: "the files of the release folder, with their SHA-256, size and rows",
 		Compare: func(a, b *ReleaseFile) int { return strings.Compare(a.Path, b.Path) }}
