@@ -64,7 +64,7 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 		rr.Input, rr.File, rr.Line = in.src.Name, in.name, r.line
 		return dataset.Problem{}, &rr
 	}
-	fields := fieldNames(in.src)
+	fields := in.fields
 	text := func(field string, required bool) (string, *dataset.Reject) {
 		v := r.vals[field]
 		name := fields[field]

@@ -34,11 +34,12 @@ import (
 // input is one file of a source.
 type input struct {
 	src    *Source
-	name   string      // as shown in rejects and errors: relative to the config when under it
-	uri    string      // full location
-	file   layout.File // its store and key
-	key    string      // its base name, for its format and compression
-	format string      // jsonl, json or parquet (jsonl and json are told apart by content unless forced)
+	name   string            // as shown in rejects and errors: relative to the config when under it
+	uri    string            // full location
+	file   layout.File       // its store and key
+	key    string            // its base name, for its format and compression
+	format string            // jsonl, json or parquet (jsonl and json are told apart by content unless forced)
+	fields map[string]string // fieldNames(src), made once: judging a row must not build it again
 }
 
 // value is one field of one row as read from any format.
@@ -90,7 +91,7 @@ func expand(ctx context.Context, cfg *config.Config, src *Source) ([]input, erro
 					name = filepath.ToSlash(rel)
 				}
 			}
-			out = append(out, input{src: src, name: name, uri: u, file: f, key: path.Base(f.Key), format: format})
+			out = append(out, input{src: src, name: name, uri: u, file: f, key: path.Base(f.Key), format: format, fields: fieldNames(src)})
 		}
 	}
 	return out, nil
