@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -80,6 +81,29 @@ func TestShardsReadEachByteOnce(t *testing.T) {
 	defer func(v int64) { minSpan = v }(minSpan)
 	minSpan = 16 << 10 // split big.jsonl (about 600 KB) into many ranges
 	files, total, want := scaleCorpus(t)
+	statements := map[string]string{}
+	for _, name := range []string{"big.jsonl", "more.jsonl"} {
+		for _, l := range strings.Split(string(files[name]), "\n") {
+			var row struct{ ID, Statement string }
+			if json.Unmarshal([]byte(l), &row) == nil && row.Statement != "" {
+				if _, dup := statements[row.ID]; !dup {
+					statements[row.ID] = row.Statement
+				}
+			}
+		}
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(files["tail.jsonl.gz"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(zr)
+	for {
+		var row struct{ ID, Statement string }
+		if dec.Decode(&row) != nil {
+			break
+		}
+		statements[row.ID] = row.Statement
+	}
 	type result struct {
 		problems, rejects []byte
 		bytesRead         int64
@@ -140,6 +164,13 @@ func TestShardsReadEachByteOnce(t *testing.T) {
 		}
 		if len(rejs) != len(want) || len(probs) != 1500 {
 			t.Errorf("%d shards: %d problems, %d rejects %v", n, len(probs), len(rejs), got)
+		}
+		// Every problem is its row's, text and all (the reduce streams rows
+		// from several parts at once into one writer).
+		for _, p := range probs {
+			if p.Statement != statements[p.ID] {
+				t.Fatalf("%d shards: problem %s has statement %.60q, its row %.60q", n, p.ID, p.Statement, statements[p.ID])
+			}
 		}
 
 		// A rerun is a no-op; a grown input makes the map shards stale.
