@@ -154,10 +154,10 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 	for _, i := range []int{1, 2, 6} {
 		markDone(t, cfg, "ingest", "map", shard.Spec{Index: i, Count: 10})
 	}
-	// A shard with only some of its markers (problems, not rejects) is not
-	// done: it is submitted again.
-	m := &layout.Manifest{Stage: "ingest", Step: "map", Run: "demo", Dataset: "problems", Shard: 5, Shards: 10}
-	if err := layout.WriteDone(ctx, root, layout.DoneKey("demo", "problems", m.Spec()), m); err != nil {
+	// A shard with only some of its markers (ingest_rows, not
+	// ingest_spans) is not done: it is submitted again.
+	m := &layout.Manifest{Stage: "ingest", Step: "map", Run: "demo", Dataset: "ingest_rows", Shard: 5, Shards: 10}
+	if err := layout.WriteDone(ctx, root, layout.DoneKey("demo", "ingest_rows", m.Spec()), m); err != nil {
 		t.Fatal(err)
 	}
 	r := &fakeRunner{}
@@ -177,33 +177,36 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 		"ingest/map id=101 array=0,3%2 off=0 dep=[]",
 		"ingest/map id=102 array=0-1,3%2 off=4 dep=[]",
 		"ingest/map id=103 array=0-1%2 off=8 dep=[]",
-		"dedup/map id=104 array=0-2%2 off=0 dep=[101 102 103]",
-		"dedup/reduce id=105 array= off=0 dep=[101 102 103 104]",
-		"tag/map id=106 array=0%2 off=0 dep=[105]",
-		"summarize/map id=107 array=0%2 off=0 dep=[105]",
-		"pairs/map id=108 array=0%2 off=0 dep=[106 107]",
-		"calibrate/reduce id=109 array= off=0 dep=[106 108]",
-		"select/reduce id=110 array= off=0 dep=[106 108 109]",
-		"judge/map id=111 array=0%2 off=0 dep=[105 110]",
-		"rate/map id=112 array=0%2 off=0 dep=[110 111]",
+		// ingest's reduce reads what every map shard staged; dedup reads its problems.
+		"ingest/reduce id=104 array= off=0 dep=[101 102 103]",
+		"dedup/map id=105 array=0-2%2 off=0 dep=[104]",
+		"dedup/reduce id=106 array= off=0 dep=[104 105]",
+		"tag/map id=107 array=0%2 off=0 dep=[106]",
+		"summarize/map id=108 array=0%2 off=0 dep=[106]",
+		"pairs/map id=109 array=0%2 off=0 dep=[107 108]",
+		"calibrate/reduce id=110 array= off=0 dep=[107 109]",
+		"select/reduce id=111 array= off=0 dep=[107 109 110]",
+		"judge/map id=112 array=0%2 off=0 dep=[106 111]",
+		"rate/map id=113 array=0%2 off=0 dep=[111 112]",
 		// evaluate needs only select's outputs and the corpus: it runs beside judge and rate.
-		"evaluate/map id=113 array=0-3%2 off=0 dep=[105 110]",
-		"evaluate/map id=114 array=0-1%2 off=4 dep=[105 110]",
-		"audit/map id=115 array=0%2 off=0 dep=[105 110 112]",
+		"evaluate/map id=114 array=0-3%2 off=0 dep=[106 111]",
+		"evaluate/map id=115 array=0-1%2 off=4 dep=[106 111]",
+		"audit/map id=116 array=0%2 off=0 dep=[106 111 113]",
 		// The final reduce — report, the audit's reduce, release — is one
 		// job that runs the three in order, after everything they read.
-		"report/reduce id=116 array= off=0 dep=[105 106 107 109 110 111 112 113 114 115]",
-		"audit/reduce id=116 array= off=0 dep=[105 106 107 109 110 111 112 113 114 115]",
-		"release/reduce id=116 array= off=0 dep=[105 106 107 109 110 111 112 113 114 115]",
+		"report/reduce id=117 array= off=0 dep=[106 107 108 110 111 112 113 114 115 116]",
+		"audit/reduce id=117 array= off=0 dep=[106 107 108 110 111 112 113 114 115 116]",
+		"release/reduce id=117 array= off=0 dep=[106 107 108 110 111 112 113 114 115 116]",
 	}
 	if got := describe(subs); got != strings.Join(want, "\n") {
 		t.Fatalf("submissions:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
 	calls := sbatchCalls(r)
 	checkDependencyArgs(t, subs, calls)
-	reduce := calls[4]
-	if !strings.Contains(reduce, "--dependency=afterok:101:102:103:104 ") || strings.Contains(reduce, "--array") {
-		t.Errorf("reduce sbatch call: %s", reduce)
+	for i, dep := range map[int]string{3: "101:102:103", 5: "104:105"} { // ingest's reduce, dedup's
+		if reduce := calls[i]; !strings.Contains(reduce, "--dependency=afterok:"+dep+" ") || strings.Contains(reduce, "--array") {
+			t.Errorf("reduce sbatch call: %s", reduce)
+		}
 	}
 	fin, err := os.ReadFile(filepath.Join(LogDir(cfg), "sbatch", "final-reduce.sbatch"))
 	if err != nil {
@@ -312,7 +315,7 @@ func TestDryRunTouchesNoSlurmAndScriptsParse(t *testing.T) {
 		}
 	}
 	scripts, _ := filepath.Glob(filepath.Join(LogDir(cfg), "sbatch", "*.sbatch"))
-	if len(scripts) != 13 {
+	if len(scripts) != 14 {
 		t.Fatalf("scripts: %v", scripts)
 	}
 	for _, s := range scripts {

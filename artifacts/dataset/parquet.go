@@ -29,6 +29,11 @@ type Dataset[T any] struct {
 	// Measurement marks a dataset of wall times, which no rerun
 	// reproduces (timings), as opposed to results.
 	Measurement bool
+	// Staging marks a step's intermediate dataset, read once by the step
+	// that follows (ingest's map → reduce): written with zstd's fastest
+	// level, since compressing it hard costs the writer more CPU time than
+	// it saves anyone. Its bytes are as reproducible as any dataset's.
+	Staging bool
 	// Key names the columns rows are sorted by and identified by.
 	Key string
 	// Doc says what one row is, for FORMAT.md.
@@ -61,9 +66,13 @@ const rowGroupRows = 50_000
 // document ids are random hex, it stores 7.9 bytes a pair against 12.8 with
 // the default level and pages (make bench, 20K generated documents), which
 // is what keeps 283K documents' pairs under 5 GB; writing was no slower.
-func writerOptions() []parquet.WriterOption {
+func writerOptions(staging bool) []parquet.WriterOption {
+	level := zstd.SpeedBetterCompression
+	if staging {
+		level = zstd.SpeedFastest
+	}
 	return []parquet.WriterOption{
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedBetterCompression, Concurrency: 1}),
+		parquet.Compression(&zstd.Codec{Level: level, Concurrency: 1}),
 		parquet.PageBufferSize(1 << 20),
 		parquet.CreatedBy("saber", "", ""),
 		parquet.MaxRowsPerRowGroup(rowGroupRows),
@@ -75,43 +84,117 @@ func writerOptions() []parquet.WriterOption {
 // the shard manifest.
 func (d Dataset[T]) Write(ctx context.Context, st store.Store, key string, rows []T) (layout.Object, error) {
 	sort.SliceStable(rows, func(i, j int) bool { return d.Compare(&rows[i], &rows[j]) < 0 })
+	if d.Staging {
+		w, err := newWriter[T](ctx, st, key, true)
+		if err != nil {
+			return layout.Object{}, err
+		}
+		defer w.Abort()
+		if err := w.Write(rows); err != nil {
+			return layout.Object{}, err
+		}
+		return w.Close()
+	}
 	return WriteRows(ctx, st, key, rows)
 }
 
 // WriteRows writes rows in the order given.
 func WriteRows[T any](ctx context.Context, st store.Store, key string, rows []T) (layout.Object, error) {
-	uri := st.URI(key)
-	w, err := st.Create(ctx, key, store.Replace)
+	w, err := NewWriter[T](ctx, st, key)
 	if err != nil {
-		return layout.Object{}, err // the store's errors name the object
+		return layout.Object{}, err
 	}
 	defer w.Abort()
+	if err := w.Write(rows); err != nil {
+		return layout.Object{}, err
+	}
+	return w.Close()
+}
+
+// Writer streams rows, in the order given, into one object written with
+// Replace, for a writer that cannot hold all its rows at once (ingest's
+// reduce merges its map shards' rows in key order). Its bytes are those
+// WriteRows gives for the same rows.
+type Writer[T any] struct {
+	ctx  context.Context
+	uri  string
+	key  string
+	w    store.Writer
+	h    hash.Hash
+	pw   *parquet.GenericWriter[T]
+	rows int64
+	buf  []T
+}
+
+// NewWriter starts key; Close commits it, Abort (after Close, a no-op)
+// drops it.
+func NewWriter[T any](ctx context.Context, st store.Store, key string) (*Writer[T], error) {
+	return newWriter[T](ctx, st, key, false)
+}
+
+func newWriter[T any](ctx context.Context, st store.Store, key string, staging bool) (*Writer[T], error) {
+	w, err := st.Create(ctx, key, store.Replace)
+	if err != nil {
+		return nil, err // the store's errors name the object
+	}
 	h := sha256.New()
-	pw := parquet.NewGenericWriter[T](io.MultiWriter(w, h), writerOptions()...)
-	for start := 0; start < len(rows); start += rowGroupRows {
-		if err := ctx.Err(); err != nil {
+	return &Writer[T]{ctx: ctx, uri: st.URI(key), key: key, w: w, h: h, pw: parquet.NewGenericWriter[T](io.MultiWriter(w, h), writerOptions(staging)...)}, nil
+}
+
+// Write appends rows. They are buffered to whole row groups, so that the
+// bytes do not depend on how the rows were split across calls.
+func (w *Writer[T]) Write(rows []T) error {
+	for len(rows) > 0 {
+		n := min(len(rows), rowGroupRows-len(w.buf))
+		w.buf = append(w.buf, rows[:n]...)
+		rows = rows[n:]
+		if len(w.buf) == rowGroupRows {
+			if err := w.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (w *Writer[T]) flush() error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	if _, err := w.pw.Write(w.buf); err != nil {
+		return fmt.Errorf("write %s: %w", w.uri, err)
+	}
+	w.rows += int64(len(w.buf))
+	clear(w.buf)
+	w.buf = w.buf[:0]
+	return nil
+}
+
+// Close writes the last rows and commits the object.
+func (w *Writer[T]) Close() (layout.Object, error) {
+	if len(w.buf) > 0 {
+		if err := w.flush(); err != nil {
 			return layout.Object{}, err
 		}
-		end := min(start+rowGroupRows, len(rows))
-		if _, err := pw.Write(rows[start:end]); err != nil {
-			return layout.Object{}, fmt.Errorf("write %s: %w", uri, err)
-		}
 	}
-	if err := pw.Close(); err != nil {
-		return layout.Object{}, fmt.Errorf("write %s: %w", uri, err)
+	if err := w.pw.Close(); err != nil {
+		return layout.Object{}, fmt.Errorf("write %s: %w", w.uri, err)
 	}
-	info, err := w.Commit()
+	info, err := w.w.Commit()
 	if err != nil {
-		return layout.Object{}, fmt.Errorf("commit %s: %w", uri, err)
+		return layout.Object{}, fmt.Errorf("commit %s: %w", w.uri, err)
 	}
-	return layout.Object{URI: uri, Key: key, SHA256: hexSum(h), Size: info.Size, Rows: int64(len(rows))}, nil
+	return layout.Object{URI: w.uri, Key: w.key, SHA256: hexSum(w.h), Size: info.Size, Rows: w.rows}, nil
 }
+
+// Abort drops an object not yet committed.
+func (w *Writer[T]) Abort() { w.w.Abort() }
 
 // Encode returns rows as the bytes of a Parquet file, in the order given,
 // with the same options as every dataset part: equal rows give equal bytes.
 func Encode[T any](rows []T) ([]byte, error) {
 	var buf bytes.Buffer
-	pw := parquet.NewGenericWriter[T](&buf, writerOptions()...)
+	pw := parquet.NewGenericWriter[T](&buf, writerOptions(false)...)
 	for start := 0; start < len(rows); start += rowGroupRows {
 		end := min(start+rowGroupRows, len(rows))
 		if _, err := pw.Write(rows[start:end]); err != nil {

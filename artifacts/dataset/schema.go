@@ -71,6 +71,57 @@ const (
 	ReasonMissingFile = "missing_file"
 )
 
+// IngestRow is a row of `ingest_rows`, the staging dataset ingest's map
+// shards write and its reduce reads: one input row of the shard's share,
+// accepted (Reject.Reason empty) or rejected, with where it was read, so
+// that the reduce settles duplicate ids in source order. Key: (Problem.ID,
+// File, Start, Line): the reduce merges the shards' parts by id.
+type IngestRow struct {
+	// File is the input's index in the sources' expanded file list.
+	File int32 `parquet:"file"`
+	// Start is the first byte of the span of the file the row was read in
+	// (0 but for a byte range of a large JSONL file).
+	Start int64 `parquet:"start"`
+	// Line is the row's 1-based line (Parquet row, array element) within
+	// its span; the reduce adds the lines of the file's earlier spans.
+	Line int64 `parquet:"line"`
+	// Elem is the 1-based element of a list exploded into rows
+	// (lists: explode); 0 for a row read as one.
+	Elem    int32   `parquet:"elem"`
+	Problem Problem `parquet:"problem"`
+	Reject  Reject  `parquet:"reject"`
+}
+
+// IngestSpan is a row of `ingest_spans`, written by ingest's map shards:
+// one span of one input a shard read (a whole file or a byte range of a
+// large JSONL file), with what the reduce needs of it besides its rows.
+// Key: (File, Start).
+type IngestSpan struct {
+	// Source is the index of the input's source in ingest.sources.
+	Source int32  `parquet:"source"`
+	File   int32  `parquet:"file"`
+	Name   string `parquet:"name"`
+	// Start and End are the bytes the span owns: from its first line's
+	// first byte to its last line's end (the whole file when not split).
+	Start int64 `parquet:"start"`
+	End   int64 `parquet:"end"`
+	// Size is the file's size in bytes.
+	Size int64 `parquet:"size"`
+	// Lines counts its lines, blank ones too (rows, array elements).
+	Lines int64 `parquet:"lines"`
+	// Rows counts the rows staged (an exploded list gives one per
+	// element; filtered rows none), Objects the input rows whose fields
+	// could be read.
+	Rows    int64 `parquet:"rows"`
+	Objects int64 `parquet:"objects"`
+	// Filtered counts the rows where: dropped, in no dataset.
+	Filtered int64 `parquet:"filtered"`
+	// Mapped are the mapped input fields some row has; Seen the input
+	// fields rows have (at most 64), for the source's verdict.
+	Mapped []string `parquet:"mapped,list"`
+	Seen   []string `parquet:"seen,list"`
+}
+
 // Document is a row of `corpus`, written by dedup's reduce: the problems
 // that survive deduplication. Key: ID.
 type Document struct {
@@ -421,6 +472,12 @@ var (
 		}}
 	Leaks = Dataset[Leak]{Name: "leaks", Version: 1, Key: "query, doc", Doc: "the audit's flagged pairs: a document stating a problem equivalent to its query",
 		Compare: func(a, b *Leak) int { return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc)) }}
+	IngestRows = Dataset[IngestRow]{Name: "ingest_rows", Version: 1, Staging: true, Key: "problem.id, file, start, line, elem", Doc: "ingest's staging: each map shard's rows with where they were read",
+		Compare: func(a, b *IngestRow) int {
+			return cmp.Or(strings.Compare(a.Problem.ID, b.Problem.ID), cmp.Compare(a.File, b.File), cmp.Compare(a.Start, b.Start), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Elem, b.Elem))
+		}}
+	IngestSpans = Dataset[IngestSpan]{Name: "ingest_spans", Version: 1, Staging: true, Key: "file, start", Doc: "ingest's staging: the spans of the inputs each map shard read",
+		Compare: func(a, b *IngestSpan) int { return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Start, b.Start)) }}
 	Release = Dataset[ReleaseFile]{Name: "release", Version: 1, Key: "path", Doc: "the files of the release folder, with their SHA-256, size and rows",
 		Compare: func(a, b *ReleaseFile) int { return strings.Compare(a.Path, b.Path) }}
 )
@@ -428,7 +485,7 @@ var (
 // All lists every dataset, in the order of the pipeline's first writer.
 func All() []Info {
 	return []Info{
-		Problems.Info(), Rejects.Info(), Signatures.Info(), Corpus.Info(), Duplicates.Info(),
+		IngestRows.Info(), IngestSpans.Info(), Problems.Info(), Rejects.Info(), Signatures.Info(), Corpus.Info(), Duplicates.Info(),
 		Topics.Info(), TagRejects.Info(), Summaries.Info(), SummaryRejects.Info(), Pairs.Info(),
 		Thresholds.Info(), Queries.Info(), Candidates.Info(), Judgments.Info(), JudgeTimings.Info(),
 		Ratings.Info(), Runs.Info(), Timings.Info(), Results.Info(), Audit.Info(), Leaks.Info(), Release.Info(),

@@ -30,6 +30,12 @@ type Object struct {
 	// then the writer's; every other input's was taken from the bytes as
 	// they were read.
 	Unread bool `json:"unread,omitempty"`
+	// Offset and Length, when Length > 0, say the shard read only bytes
+	// [Offset, Offset+Length) of a file outside the run (an ingest shard's
+	// byte range of a large JSONL file): SHA256 is of those bytes, Size is
+	// still the whole file's, which is what staleness compares.
+	Offset int64 `json:"offset,omitempty"`
+	Length int64 `json:"length,omitempty"`
 }
 
 // Manifest marks a shard of a step done and says what it read, what it

@@ -64,7 +64,7 @@ func TestDemoRunsAndRerunIsNoOp(t *testing.T) {
 	}
 	// verify on the demo's run: every shard reproduces.
 	cfg := filepath.Join(dir, "run.yaml")
-	for _, args := range [][]string{{"--stage", "ingest", "--shard", "1/2"}, {"--stage", "dedup", "--shard", "0/2"}, {"--stage", "dedup", "--reduce"},
+	for _, args := range [][]string{{"--stage", "ingest", "--shard", "1/2"}, {"--stage", "ingest", "--reduce"}, {"--stage", "dedup", "--shard", "0/2"}, {"--stage", "dedup", "--reduce"},
 		{"--stage", "calibrate", "--reduce"}, {"--stage", "select", "--reduce"},
 		{"--stage", "judge", "--shard", "1/2"}, {"--stage", "rate", "--shard", "0/2"},
 		{"--stage", "evaluate", "--shard", "5/18"}, {"--stage", "report", "--reduce"},
@@ -83,7 +83,7 @@ func TestDemoRunsAndRerunIsNoOp(t *testing.T) {
 	}
 	// saber run on the finished demo does nothing.
 	out, code = saber(t, "run", "--config", cfg)
-	if code != 0 || !strings.Contains(out, "0 shards ran, 39 already done") {
+	if code != 0 || !strings.Contains(out, "0 shards ran, 40 already done") {
 		t.Errorf("run on a done demo: exit %d\n%s", code, out)
 	}
 }

@@ -338,7 +338,7 @@ func TestSlurmRunbookCommands(t *testing.T) {
 	script := filepath.Join(dir, "logs", "slurmtest", "sbatch", "ingest-map.sbatch")
 	id := strings.TrimSpace(strings.Split(run("sbatch", "--parsable", "--array=7", script), ";")[0])
 	// The shard is done once every dataset ingest writes has its marker
-	// (problems and rejects): submitting before then would send it again.
+	// (ingest_rows and ingest_spans): submitting before then would send it again.
 	ingest, err := pipeline.Lookup("ingest")
 	if err != nil {
 		t.Fatal(err)

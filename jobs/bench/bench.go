@@ -14,7 +14,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/saber-math/saber/artifacts/layout"
+	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/demo"
+	"github.com/saber-math/saber/jobs/ingest"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/synth"
@@ -42,7 +45,13 @@ type Row struct {
 	Rows      int
 	Wall      time.Duration
 	PeakRSSMB float64
+	// MBPerCore is ingest's input MB per CPU second of its map shards
+	// (goal ≥ 50 MB/s, issue 20); 0 for other stages.
+	MBPerCore float64
 }
+
+// ingestGoalMBPerCore is the goal for ingest's JSONL throughput per core.
+const ingestGoalMBPerCore = 50
 
 // Run runs the benchmarks and prints the table to out.
 func Run(ctx context.Context, opt Options, out io.Writer) ([]Row, error) {
@@ -130,10 +139,22 @@ func runCorpus(ctx context.Context, opt Options, name, dir, sources string, n in
 			return nil, err
 		}
 		var peak int64
+		var mapCPU time.Duration
 		for _, r := range runs {
 			peak = max(peak, r.MaxRSSKiB)
+			if r.Step == "map" {
+				mapCPU += r.CPU
+			}
 		}
-		rows = append(rows, Row{Corpus: name, Stage: st.Name, Rows: n, Wall: time.Since(start), PeakRSSMB: float64(peak) / 1024})
+		row := Row{Corpus: name, Stage: st.Name, Rows: n, Wall: time.Since(start), PeakRSSMB: float64(peak) / 1024}
+		if st.Name == "ingest" && mapCPU > 0 {
+			size, err := inputBytes(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			row.MBPerCore = float64(size) / 1e6 / mapCPU.Seconds()
+		}
+		rows = append(rows, row)
 	}
 	return rows, nil
 }
@@ -142,14 +163,39 @@ func runCorpus(ctx context.Context, opt Options, name, dir, sources string, n in
 func Print(out io.Writer, rows []Row) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(out, "\nmachine: %d cores, %s/%s, %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
-	fmt.Fprintln(tw, "corpus\tstage\trows\twall s\trows/s\tpeak RSS MiB\t")
+	fmt.Fprintln(tw, "corpus\tstage\trows\twall s\trows/s\tpeak RSS MiB\tMB/s per core\t")
 	for _, r := range rows {
 		rate := float64(r.Rows) / r.Wall.Seconds()
 		rss := "-"
 		if r.PeakRSSMB > 0 {
 			rss = fmt.Sprintf("%.0f", r.PeakRSSMB)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.0f\t%s\t\n", r.Corpus, r.Stage, r.Rows, r.Wall.Seconds(), rate, rss)
+		perCore := "-"
+		if r.MBPerCore > 0 {
+			perCore = fmt.Sprintf("%.1f (goal ≥ %d)", r.MBPerCore, ingestGoalMBPerCore)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.0f\t%s\t%s\t\n", r.Corpus, r.Stage, r.Rows, r.Wall.Seconds(), rate, rss, perCore)
 	}
 	tw.Flush()
+}
+
+// inputBytes is the size of every file ingest reads under cfg, as stored.
+func inputBytes(ctx context.Context, cfg *config.Config) (int64, error) {
+	var total int64
+	for _, src := range ingest.Section.Of(cfg).Sources {
+		for _, pat := range src.Paths {
+			files, err := layout.Files(ctx, cfg.Resolve(pat), cfg.Storage, nil)
+			if err != nil {
+				return 0, err
+			}
+			for _, f := range files {
+				info, err := f.Store.Stat(ctx, f.Key)
+				if err != nil {
+					return 0, err
+				}
+				total += info.Size
+			}
+		}
+	}
+	return total, nil
 }

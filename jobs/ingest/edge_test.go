@@ -322,25 +322,30 @@ func TestRejectShare(t *testing.T) {
 			}
 		})
 	}
-	// Each shard decides alone, and each decides the same: no shard of a
-	// broken source writes a manifest.
+	// The map shards stage their rows; the reduce, which sees the whole
+	// source, refuses it, and no problems manifest is written.
 	cfg := setup(t, map[string][]byte{"in.jsonl": []byte(goodRows(4) + bad(6))}, plainSource)
 	ctx := context.Background()
 	root, _ := store.Open(ctx, cfg.RootURI(), cfg.Storage)
 	for i := 0; i < 3; i++ {
 		spec := shard.Spec{Index: i, Count: 3}
-		_, err := stage.RunShard(ctx, cfg, Stage, Stage.Steps[0], spec, root, zerolog.Nop(), stage.Options{})
-		if stage.ExitCode(err) != stage.ExitBadInput {
-			t.Errorf("shard %s: %v, want exit 2", spec, err)
+		if _, err := stage.RunShard(ctx, cfg, Stage, Stage.Steps[0], spec, root, zerolog.Nop(), stage.Options{}); err != nil {
+			t.Fatalf("map shard %s: %v", spec, err)
 		}
-		if _, err := layout.ReadDone(ctx, root, layout.DoneKey(cfg.Run, "problems", spec)); err == nil {
-			t.Errorf("shard %s wrote a manifest", spec)
-		}
+	}
+	one := shard.Spec{Index: 0, Count: 1}
+	_, err := stage.RunShard(ctx, cfg, Stage, Stage.Steps[1], one, root, zerolog.Nop(), stage.Options{})
+	if stage.ExitCode(err) != stage.ExitBadInput || !strings.Contains(err.Error(), "source plain: 6 of 10 rows rejected") {
+		t.Errorf("reduce: %v, want exit 2 naming the source", err)
+	}
+	if _, err := layout.ReadDone(ctx, root, layout.DoneKey(cfg.Run, "problems", one)); err == nil {
+		t.Errorf("the reduce of a broken source wrote a manifest")
 	}
 }
 
-// TestStatsAddUp: the shards' stats sum to the input's true counts for any
-// shard count (saber stats adds them up).
+// TestStatsAddUp: the stats of problems' manifests sum to the input's true
+// counts for any shard count (saber stats adds them up); the reduce, which
+// writes problems as one part, counts them all.
 func TestStatsAddUp(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(goodRows(20))
@@ -358,7 +363,7 @@ func TestStatsAddUp(t *testing.T) {
 			ctx := context.Background()
 			root, _ := store.Open(ctx, cfg.RootURI(), cfg.Storage)
 			ms, err := layout.Complete(ctx, root, cfg.Run, "problems")
-			if err != nil || len(ms) != n {
+			if err != nil || len(ms) != 1 {
 				t.Fatalf("%d manifests, %v", len(ms), err)
 			}
 			sum := map[string]int64{}
@@ -440,7 +445,7 @@ func TestOversizeLine(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		rows := 0
-		if _, _, err := scan(ctx, ins[0], Section.Of(cfg).MaxLineBytes, prog, func(record) error { rows++; return nil }); err != nil || rows != 5 {
+		if _, err := scan(ctx, ins[0], span{whole: true}, Section.Of(cfg).MaxLineBytes, prog, func(record) error { rows++; return nil }); err != nil || rows != 5 {
 			t.Fatalf("scan: %d rows, %v", rows, err)
 		}
 		runtime.ReadMemStats(&after)

@@ -1,27 +1,34 @@
 // Package ingest is the first stage: it reads the configured sources (JSONL,
-// gzip or zstd JSONL, Parquet), maps their fields onto problem rows, and
-// writes `problems` and `rejects`.
+// gzip or zstd JSONL, JSON arrays, Parquet), maps their fields onto problem
+// rows, and writes `problems` and `rejects`.
 //
-// Every shard reads every input, because only the whole input decides which
-// occurrence of a duplicate id is "the second one" and which ids exist. Each
-// shard then writes its contiguous range of the sorted ids, and its range of
-// the sorted rejects. Pass 1 validates and collects ids; pass 2 re-reads and
-// keeps only this shard's rows, so memory holds one shard's text, not the
-// corpus.
+// The map shards each read only their share of the inputs: plan cuts the
+// input list, in source order, into units — whole files, and byte ranges of
+// large uncompressed JSONL files split at line boundaries — from the files'
+// sizes alone, and gives each shard a contiguous run of units balanced by
+// bytes, so the shards together read each input byte once. A shard judges
+// each row of its share and writes it, accepted or rejected, with its
+// place (file, span, line) to the staging dataset ingest_rows, sorted by
+// id, and what it read to ingest_spans.
+//
+// The reduce (one task) merges the shards' parts by id: the rows of an id
+// arrive together in source order, so the first occurrence is kept, as one
+// reader of every input would keep it, and the others are duplicate_id
+// rejects. It turns each span's local line numbers into the file's, comes
+// to each source's verdict (max_reject_share, no accepted row, a mapped
+// field no row has) from the spans' counts and the rejects, and writes
+// problems and rejects as one part each: their bytes do not depend on
+// ingest.shards.
 package ingest
 
 import (
-	"context"
-	"crypto/sha256"
 	"fmt"
 	"hash"
 	"slices"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
 )
@@ -31,20 +38,20 @@ var Stage = stage.Stage{
 	Name:    "ingest",
 	Summary: "read raw problem sources into the problems and rejects datasets",
 	Section: Section,
-	Steps: []stage.Step{{
-		Name:    "map",
-		Outputs: []string{dataset.Problems.Name, dataset.Rejects.Name},
-		Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
-		Run:     run,
-	}},
-}
-
-// loc is where a row was read: input index and line, and the element of
-// an exploded list (lists: explode; 0 for other rows).
-type loc struct {
-	file int
-	line int64
-	elem int
+	Steps: []stage.Step{
+		{
+			Name:    "map",
+			Outputs: []string{dataset.IngestRows.Name, dataset.IngestSpans.Name},
+			Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
+			Run:     mapShard,
+		},
+		{
+			Name:    "reduce",
+			Inputs:  []string{dataset.IngestRows.Name, dataset.IngestSpans.Name},
+			Outputs: []string{dataset.Problems.Name, dataset.Rejects.Name},
+			Run:     reduce,
+		},
+	},
 }
 
 // validate turns a record into a problem or the reason it is rejected.
@@ -62,7 +69,7 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 		rr.Input, rr.File, rr.Line, rr.Detail = in.src.Name, in.name, r.line, rr.Detail+elem
 		return dataset.Problem{}, &rr
 	}
-	fields := fieldNames(in.src)
+	fields := in.fields
 	text := func(field string, required bool) (string, *dataset.Reject) {
 		v := r.vals[field]
 		name := fields[field]
@@ -145,125 +152,3 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 
 // hashState reuses one SHA-256 for ids made from content.
 type hashState struct{ h hash.Hash }
-
-func run(ctx context.Context, env *stage.Env) error {
-	cfg := env.Config
-	sources := Section.Of(cfg).Sources
-	if len(sources) == 0 {
-		return stage.BadInput(fmt.Errorf("ingest.sources: no sources configured"))
-	}
-	var inputs []input
-	for i := range sources {
-		ins, err := expand(ctx, cfg, &sources[i])
-		if err != nil {
-			return err
-		}
-		inputs = append(inputs, ins...)
-	}
-	hs := hashState{h: sha256.New()}
-	var totalBytes int64
-	for _, in := range inputs {
-		info, err := in.file.Store.Stat(ctx, in.file.Key)
-		if err != nil {
-			return stage.BadInput(fmt.Errorf("stat %s: %w", in.uri, err))
-		}
-		totalBytes += info.Size
-	}
-
-	// Pass 1: validate every row, find first occurrences of ids, collect rejects.
-	c := Section.Of(cfg)
-	first := map[string]loc{}
-	var rejects []dataset.Reject
-	tallies := make(map[*Source]*tally, len(sources))
-	for i := range sources {
-		tallies[&sources[i]] = newTally(&sources[i])
-	}
-	prog := env.Progress("validate bytes", totalBytes)
-	for fi, in := range inputs {
-		t := tallies[in.src]
-		sum, size, err := scan(ctx, in, c.MaxLineBytes, prog, mapRows(ctx, env, in, t, func(r record) error {
-			p, bad := validate(cfg, in, r, hs)
-			if bad == nil {
-				if at, dup := first[p.ID]; dup {
-					bad = &dataset.Reject{
-						Input: in.src.Name, File: in.name, Line: r.line, ID: p.ID, Field: fieldNames(in.src)["id"],
-						Reason: dataset.ReasonDuplicateID, Detail: fmt.Sprintf("first seen at %s:%d", inputs[at.file].name, at.line),
-					}
-				} else {
-					first[p.ID] = loc{fi, r.line, r.elem}
-				}
-			}
-			t.row(r, bad)
-			if bad != nil {
-				rejects = append(rejects, *bad)
-			}
-			return nil
-		}))
-		if err != nil {
-			return err
-		}
-		env.AddFile(layout.Object{URI: in.uri, SHA256: sum, Size: size})
-	}
-	prog.Finish()
-	for i := range sources {
-		if err := tallies[&sources[i]].verdict(&sources[i], i, env); err != nil {
-			return err
-		}
-	}
-
-	ids := make([]string, 0, len(first))
-	for id := range first {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	lo, hi := env.Shard.Range(len(ids))
-	want := make(map[loc]bool, hi-lo)
-	for _, id := range ids[lo:hi] {
-		want[first[id]] = true
-	}
-	sort.SliceStable(rejects, func(i, j int) bool { return dataset.Rejects.Compare(&rejects[i], &rejects[j]) < 0 })
-	rlo, rhi := env.Shard.Range(len(rejects))
-	mine := rejects[rlo:rhi]
-	// Each shard counts its own rows, the ones it writes, so that the
-	// shards' stats add up to the input's (saber stats sums them).
-	env.Count("rows_read", int64(hi-lo+len(mine)))
-	for _, r := range mine {
-		env.Count("rejected_"+r.Reason, 1)
-	}
-	env.Count("problems_total", int64(hi-lo))
-	env.Log.Info().Int("inputs", len(inputs)).Int("problems", len(ids)).Int("rejects", len(rejects)).
-		Int("shard_problems", hi-lo).Int("shard_rejects", len(mine)).Msg("validated every input")
-
-	// Pass 2: re-read, keeping this shard's rows only.
-	problems := make([]dataset.Problem, 0, hi-lo)
-	if hi > lo {
-		prog = env.Progress("extract bytes", totalBytes)
-		for fi, in := range inputs {
-			_, _, err := scan(ctx, in, c.MaxLineBytes, prog, mapRows(ctx, env, in, nil, func(r record) error {
-				if !want[loc{fi, r.line, r.elem}] {
-					return nil
-				}
-				p, bad := validate(cfg, in, r, hs)
-				if bad != nil {
-					return fmt.Errorf("%s:%d: row changed between passes (file modified while reading?)", in.name, r.line)
-				}
-				problems = append(problems, p)
-				return nil
-			}))
-			if err != nil {
-				return err
-			}
-		}
-		prog.Finish()
-	}
-	if len(problems) != hi-lo {
-		return fmt.Errorf("pass 2 found %d of %d rows (inputs modified while reading?)", len(problems), hi-lo)
-	}
-	if err := stage.WriteOutput(ctx, env, dataset.Problems, problems); err != nil {
-		return err
-	}
-	if err := stage.WriteOutput(ctx, env, dataset.Rejects, mine); err != nil {
-		return err
-	}
-	return nil
-}

@@ -45,7 +45,8 @@ func setup(t *testing.T, files map[string][]byte, sources string) *config.Config
 	return cfg
 }
 
-// runShards runs every shard of ingest and returns all problems and rejects.
+// runShards runs every map shard of ingest, then its reduce, and returns
+// all problems and rejects (one part each, whatever the shard count).
 func runShards(t *testing.T, cfg *config.Config, n int) ([]dataset.Problem, []dataset.Reject, error) {
 	t.Helper()
 	ctx := context.Background()
@@ -53,23 +54,23 @@ func runShards(t *testing.T, cfg *config.Config, n int) ([]dataset.Problem, []da
 	if err != nil {
 		t.Fatal(err)
 	}
-	var probs []dataset.Problem
-	var rejs []dataset.Reject
 	for i := 0; i < n; i++ {
 		spec := shard.Spec{Index: i, Count: n}
 		if _, err := stage.RunShard(ctx, cfg, Stage, Stage.Steps[0], spec, root, zerolog.Nop(), stage.Options{}); err != nil {
 			return nil, nil, err
 		}
-		p, err := dataset.Read[dataset.Problem](ctx, root, layout.DataKey(cfg.Run, "problems", spec))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := dataset.Read[dataset.Reject](ctx, root, layout.DataKey(cfg.Run, "rejects", spec))
-		if err != nil {
-			t.Fatal(err)
-		}
-		probs = append(probs, p...)
-		rejs = append(rejs, r...)
+	}
+	one := shard.Spec{Index: 0, Count: 1}
+	if _, err := stage.RunShard(ctx, cfg, Stage, Stage.Steps[1], one, root, zerolog.Nop(), stage.Options{}); err != nil {
+		return nil, nil, err
+	}
+	probs, err := dataset.Read[dataset.Problem](ctx, root, layout.DataKey(cfg.Run, "problems", one))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rejs, err := dataset.Read[dataset.Reject](ctx, root, layout.DataKey(cfg.Run, "rejects", one))
+	if err != nil {
+		t.Fatal(err)
 	}
 	return probs, rejs, nil
 }
@@ -303,15 +304,20 @@ func TestManifestRecordsSourceFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []layout.Object
+	// Each map shard reads one of the two files (plan balances them by
+	// bytes) and records the other by its size alone, as unread: the plan
+	// is made from every size, so a change of any makes every shard stale.
+	var whole []layout.Object
 	for _, name := range []string{"in.jsonl", "more.jsonl.gz"} {
 		sum := sha256.Sum256(files[name])
-		want = append(want, layout.Object{URI: filepath.Join(cfg.Dir(), name), SHA256: fmt.Sprintf("%x", sum), Size: int64(len(files[name]))})
+		whole = append(whole, layout.Object{URI: filepath.Join(cfg.Dir(), name), SHA256: fmt.Sprintf("%x", sum), Size: int64(len(files[name]))})
 	}
 	for i := 0; i < 2; i++ {
 		spec := shard.Spec{Index: i, Count: 2}
+		want := []layout.Object{whole[0], whole[1]}
+		want[1-i] = layout.Object{URI: want[1-i].URI, Size: want[1-i].Size, Unread: true}
 		var hashes []string
-		for _, ds := range []string{"problems", "rejects"} {
+		for _, ds := range []string{"ingest_rows", "ingest_spans"} {
 			m, err := layout.ReadDone(ctx, root, layout.DoneKey(cfg.Run, ds, spec))
 			if err != nil {
 				t.Fatalf("%s %s: %v", ds, spec, err)
@@ -344,7 +350,17 @@ func TestManifestRecordsSourceFiles(t *testing.T) {
 			hashes = append(hashes, m.Hash)
 		}
 		if hashes[0] != hashes[1] {
-			t.Errorf("%s: the problems and rejects manifests differ in hash: %v", spec, hashes)
+			t.Errorf("%s: the ingest_rows and ingest_spans manifests differ in hash: %v", spec, hashes)
+		}
+	}
+	// The reduce reads only the staging datasets.
+	m, err := layout.ReadDone(ctx, root, layout.DoneKey(cfg.Run, "problems", shard.Spec{Index: 0, Count: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range m.Inputs {
+		if in.Dataset != "ingest_rows" && in.Dataset != "ingest_spans" {
+			t.Errorf("reduce input %+v, want only staging parts", in)
 		}
 	}
 }
@@ -430,7 +446,7 @@ func TestFolderSource(t *testing.T) {
 	}
 	ctx := context.Background()
 	root, _ := store.Open(ctx, cfg.RootURI(), cfg.Storage)
-	m, err := layout.ReadDone(ctx, root, layout.DoneKey("t", "problems", shard.Spec{Index: 0, Count: 1}))
+	m, err := layout.ReadDone(ctx, root, layout.DoneKey("t", "ingest_rows", shard.Spec{Index: 0, Count: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}

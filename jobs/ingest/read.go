@@ -32,11 +32,12 @@ import (
 // input is one file of a source.
 type input struct {
 	src    *Source
-	name   string      // as shown in rejects and errors: relative to the config when under it
-	uri    string      // full location
-	file   layout.File // its store and key
-	key    string      // its base name, for its format and compression
-	format string      // jsonl, json or parquet (jsonl and json are told apart by content unless forced)
+	name   string            // as shown in rejects and errors: relative to the config when under it
+	uri    string            // full location
+	file   layout.File       // its store and key
+	key    string            // its base name, for its format and compression
+	format string            // jsonl, json or parquet (jsonl and json are told apart by content unless forced)
+	fields map[string]string // fieldNames(src), made once: judging a row must not build it again
 }
 
 // value is one field of one row as read from any format.
@@ -95,7 +96,7 @@ func expand(ctx context.Context, cfg *config.Config, src *Source) ([]input, erro
 					name = filepath.ToSlash(rel)
 				}
 			}
-			out = append(out, input{src: src, name: name, uri: u, file: f, key: path.Base(f.Key), format: format})
+			out = append(out, input{src: src, name: name, uri: u, file: f, key: path.Base(f.Key), format: format, fields: fieldNames(src)})
 		}
 	}
 	return out, nil
@@ -178,42 +179,146 @@ func (c countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// scan reads every record of in, in order, reports the bytes read to prog,
-// and returns the SHA-256 of the file's bytes as stored (compressed files
-// hash compressed).
-func scan(ctx context.Context, in input, maxLine int, prog *stage.Progress, fn func(record) error) (sum string, size int64, err error) {
+// readSpan is what scan read of one span.
+type readSpan struct {
+	sum        string // SHA-256 of the bytes owned, as stored (compressed files hash compressed)
+	start, end int64  // the bytes the span owns
+	size       int64  // the file's size
+	lines      int64  // lines (rows, elements) read, blank lines too
+	rows       int64  // records handed to fn
+	reread     int64  // bytes before start read to find the first line (owned by the span before)
+}
+
+// scan reads every record of span sp of in, in order, and reports the
+// bytes read to prog. A whole file is read as it is stored; a byte range
+// of a JSONL file from its first line start at or after sp.start to the
+// end of the last line starting before sp.end, and no further (see
+// rangeReader), so that the spans of a file read each byte once, but for
+// the partial line each range skips to find its first line.
+func scan(ctx context.Context, in input, sp span, maxLine int, prog *stage.Progress, fn func(record) error) (rs readSpan, err error) {
 	obj, err := in.file.Store.Open(ctx, in.file.Key)
 	if err != nil {
 		if errors.Is(err, store.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EISDIR) {
-			return "", 0, stage.BadInput(fmt.Errorf("open %s: %w", in.uri, err))
+			return rs, stage.BadInput(fmt.Errorf("open %s: %w", in.uri, err))
 		}
-		return "", 0, fmt.Errorf("open %s: %w", in.uri, err)
+		return rs, fmt.Errorf("open %s: %w", in.uri, err)
 	}
 	defer obj.Close()
+	rs.size = obj.Size()
 	if obj.Size() == 0 {
-		return "", 0, stage.BadInput(fmt.Errorf("%s: empty file (0 bytes)", in.name))
+		return rs, stage.BadInput(fmt.Errorf("%s: empty file (0 bytes)", in.name))
+	}
+	if !sp.whole && obj.Size() != sp.size {
+		return rs, stage.BadInput(fmt.Errorf("%s: %d bytes now, %d when ingest planned its shards: the file changed while ingest ran; rerun ingest", in.name, obj.Size(), sp.size))
 	}
 	h := sha256.New()
-	var rows int64
-	count := func(r record) error { rows++; return fn(r) }
-	switch in.format {
-	case "parquet":
+	count := func(r record) error { rs.rows++; return fn(r) }
+	switch {
+	case in.format == "parquet":
 		if _, err := io.Copy(h, io.NewSectionReader(obj, 0, obj.Size())); err != nil {
-			return "", 0, fmt.Errorf("read %s: %w", in.uri, err)
+			return rs, fmt.Errorf("read %s: %w", in.uri, err)
 		}
-		err = scanParquet(ctx, in, obj, count)
+		rs.lines, err = scanParquet(ctx, in, obj, count)
 		prog.Add(obj.Size())
-	default:
+		rs.end = obj.Size()
+	case sp.whole:
 		raw := countingReader{r: io.NewSectionReader(obj, 0, obj.Size()), prog: prog}
-		err = scanJSONL(ctx, in, io.TeeReader(raw, h), maxLine, count)
+		rs.lines, err = scanJSONL(ctx, in, io.TeeReader(raw, h), 0, false, maxLine, count)
+		rs.end = obj.Size()
+	default:
+		start := sp.start
+		if start > 0 {
+			if start, err = lineStart(ctx, in, obj, sp.start); err != nil {
+				return rs, err
+			}
+			rs.reread = start - (sp.start - 1)
+		}
+		rr := &rangeReader{r: obj, pos: start, end: max(start, sp.end), size: obj.Size(), last: '\n'}
+		raw := countingReader{r: rr, prog: prog}
+		rs.lines, err = scanJSONL(ctx, in, io.TeeReader(raw, h), start, true, maxLine, count)
+		rs.start, rs.end = start, rr.pos
 	}
 	if err != nil {
-		return "", 0, err
+		return rs, err
 	}
-	if rows == 0 {
-		return "", 0, stage.BadInput(fmt.Errorf("%s: no rows", in.name))
+	if rs.rows == 0 && sp.whole {
+		return rs, stage.BadInput(fmt.Errorf("%s: no rows", in.name))
 	}
-	return hex.EncodeToString(h.Sum(nil)), obj.Size(), nil
+	rs.sum = hex.EncodeToString(h.Sum(nil))
+	return rs, nil
+}
+
+// lineStart is the offset of the first line that starts at or after at
+// (> 0): at itself when the byte before it ends a line, else just past the
+// next line feed (the file's size when there is none).
+func lineStart(ctx context.Context, in input, r io.ReaderAt, at int64) (int64, error) {
+	buf := make([]byte, 4<<10)
+	pos := at - 1
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		n, err := r.ReadAt(buf, pos)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return pos + int64(i) + 1, nil
+		}
+		pos += int64(n)
+		if errors.Is(err, io.EOF) {
+			return pos, nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("read %s: %w", in.uri, err)
+		}
+	}
+}
+
+// rangeReader yields bytes [pos, end) of r and then, when they do not end
+// with a line feed, the rest of the line up to and including its line
+// feed, fetched in small reads: a range reads past its end only to finish
+// its last line, never into the next range's lines.
+type rangeReader struct {
+	r              io.ReaderAt
+	pos, end, size int64
+	last           byte // the last byte yielded
+	done           bool
+}
+
+const tailRead = 512
+
+func (rr *rangeReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if rr.pos < rr.end {
+		n := int(min(int64(len(p)), rr.end-rr.pos))
+		n, err := rr.r.ReadAt(p[:n], rr.pos)
+		if n > 0 {
+			rr.pos += int64(n)
+			rr.last = p[n-1]
+			return n, nil
+		}
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF // the file is shorter than planned
+		}
+		return 0, err
+	}
+	if rr.done || rr.last == '\n' || rr.pos >= rr.size {
+		return 0, io.EOF
+	}
+	n := int(min(int64(len(p)), tailRead, rr.size-rr.pos))
+	n, err := rr.r.ReadAt(p[:n], rr.pos)
+	if n == 0 {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return 0, err
+	}
+	if i := bytes.IndexByte(p[:n], '\n'); i >= 0 {
+		n, rr.done = i+1, true
+	}
+	rr.pos += int64(n)
+	rr.last = p[n-1]
+	return n, nil
 }
 
 func decompress(in input, r io.Reader) (io.Reader, func(), error) {
@@ -238,10 +343,14 @@ func decompress(in input, r io.Reader) (io.Reader, func(), error) {
 	return r, func() {}, nil
 }
 
-func scanJSONL(ctx context.Context, in input, raw io.Reader, maxLine int, fn func(record) error) error {
+// scanJSONL reads the rows of a JSONL stream (or of one JSON array) and
+// returns the number of lines read. from is the stream's offset in the
+// file: a byte range after the first (from > 0) is plain JSON lines, and
+// the checks of the file's first line were made by the range before it.
+func scanJSONL(ctx context.Context, in input, raw io.Reader, from int64, split bool, maxLine int, fn func(record) error) (int64, error) {
 	r, closeFn, err := decompress(in, raw)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer closeFn()
 	fields := extractNames(in.src)
@@ -249,30 +358,35 @@ func scanJSONL(ctx context.Context, in input, raw io.Reader, maxLine int, fn fun
 	// One JSON array of rows is told from JSON lines by its content, not
 	// its name: both come named .json. Forcing format: jsonl keeps the
 	// file-level error below for a file that turns out to be an array.
-	switch array := isJSONArray(br); {
+	switch array := from == 0 && isJSONArray(br); {
+	case array && split:
+		return 0, stage.BadInput(fmt.Errorf("%s: one JSON array, but its name says JSON lines, so ingest split it into byte ranges; rename it to .json or set format: json", in.name))
 	case array && in.src.Format != "jsonl":
 		return scanJSONArray(ctx, in, br, maxLine, fields, fn)
 	case !array && in.format == "json":
-		return stage.BadInput(fmt.Errorf("%s: format: json is set, but the file does not start with '[' (one JSON array of rows); set format: auto or jsonl for JSON lines", in.name))
+		return 0, stage.BadInput(fmt.Errorf("%s: format: json is set, but the file does not start with '[' (one JSON array of rows); set format: auto or jsonl for JSON lines", in.name))
 	}
 	lr := newLineReader(ctx, br, maxLine)
 	var line int64
-	first := true // no non-blank line yet
+	first := from == 0 // no non-blank line yet
 	for {
 		if line%1024 == 0 {
 			if err := ctx.Err(); err != nil {
-				return err
+				return line, err
 			}
 		}
 		b, size, err := lr.next()
 		if errors.Is(err, io.EOF) {
-			return nil
+			return line, nil
 		}
 		if err != nil {
 			if cerr := ctx.Err(); cerr != nil {
-				return cerr
+				return line, cerr
 			}
-			return stage.BadInput(fmt.Errorf("%s: read after line %d: %w (truncated or corrupt file?)", in.name, line, err))
+			if from > 0 {
+				return line, stage.BadInput(fmt.Errorf("%s: read after line %d of the range from byte %d: %w (truncated or corrupt file?)", in.name, line, from, err))
+			}
+			return line, stage.BadInput(fmt.Errorf("%s: read after line %d: %w (truncated or corrupt file?)", in.name, line, err))
 		}
 		line++
 		// A UTF-8 byte-order mark opens files written by some Windows
@@ -285,7 +399,7 @@ func scanJSONL(ctx context.Context, in input, raw io.Reader, maxLine int, fn fun
 		if first {
 			first = false
 			if err := fileShape(in, b, t); err != nil {
-				return err
+				return line, err
 			}
 		}
 		rec := record{line: line, reject: &dataset.Reject{Reason: dataset.ReasonOversize,
@@ -294,7 +408,7 @@ func scanJSONL(ctx context.Context, in input, raw io.Reader, maxLine int, fn fun
 			rec = parseJSONLine(line, t, fields, in.src.Join)
 		}
 		if ferr := fn(rec); ferr != nil {
-			return ferr
+			return line, ferr
 		}
 	}
 }
@@ -302,27 +416,27 @@ func scanJSONL(ctx context.Context, in input, raw io.Reader, maxLine int, fn fun
 // scanJSONArray reads the elements of one JSON array as rows, each judged
 // as a JSONL line is (duplicate keys, lone surrogates, control characters),
 // its 1-based index in the array standing for the line in rejects.
-func scanJSONArray(ctx context.Context, in input, br *bufio.Reader, maxElem int, fields map[string]string, fn func(record) error) error {
+func scanJSONArray(ctx context.Context, in input, br *bufio.Reader, maxElem int, fields map[string]string, fn func(record) error) (int64, error) {
 	ar := newArrayReader(ctx, br, maxElem)
 	for {
 		if ar.n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
-				return err
+				return ar.n, err
 			}
 		}
 		b, size, err := ar.next()
 		if errors.Is(err, io.EOF) {
-			return nil
+			return ar.n, nil
 		}
 		if err != nil {
 			if cerr := ctx.Err(); cerr != nil {
-				return cerr
+				return ar.n, cerr
 			}
 			var bad errArray
 			if errors.As(err, &bad) {
-				return stage.BadInput(fmt.Errorf("%s: JSON array %w", in.name, err))
+				return ar.n, stage.BadInput(fmt.Errorf("%s: JSON array %w", in.name, err))
 			}
-			return stage.BadInput(fmt.Errorf("%s: read after element %d: %w (truncated or corrupt file?)", in.name, ar.n, err))
+			return ar.n, stage.BadInput(fmt.Errorf("%s: read after element %d: %w (truncated or corrupt file?)", in.name, ar.n, err))
 		}
 		rec := record{line: ar.n, reject: &dataset.Reject{Reason: dataset.ReasonOversize,
 			Detail: fmt.Sprintf("array element of %d bytes > ingest.max_line_bytes %d; skipped unread", size, maxElem)}}
@@ -330,7 +444,7 @@ func scanJSONArray(ctx context.Context, in input, br *bufio.Reader, maxElem int,
 			rec = parseJSONLine(ar.n, b, fields, in.src.Join)
 		}
 		if ferr := fn(rec); ferr != nil {
-			return ferr
+			return ar.n, ferr
 		}
 	}
 }
@@ -367,15 +481,15 @@ func fileShape(in input, b, t []byte) error {
 	return nil
 }
 
-func scanParquet(ctx context.Context, in input, obj store.Object, fn func(record) error) error {
+func scanParquet(ctx context.Context, in input, obj store.Object, fn func(record) error) (int64, error) {
 	f, err := dataset.OpenFile(obj, in.uri)
 	if err != nil {
-		return stage.BadInput(err)
+		return 0, stage.BadInput(err)
 	}
 	fields := extractNames(in.src)
 	cols, keys, err := parquetColumns(in, f)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var line int64
 	buf := make([]parquet.Row, 256)
@@ -384,7 +498,7 @@ func scanParquet(ctx context.Context, in input, obj store.Object, fn func(record
 		for {
 			if err := ctx.Err(); err != nil {
 				rows.Close()
-				return err
+				return line, err
 			}
 			n, err := rows.ReadRows(buf)
 			for _, row := range buf[:n] {
@@ -392,7 +506,7 @@ func scanParquet(ctx context.Context, in input, obj store.Object, fn func(record
 				vals := parquetValues(row, cols, in.src.Join, fields)
 				if ferr := fn(record{line: line, vals: vals, keys: keys}); ferr != nil {
 					rows.Close()
-					return ferr
+					return line, ferr
 				}
 			}
 			if err == io.EOF {
@@ -400,12 +514,12 @@ func scanParquet(ctx context.Context, in input, obj store.Object, fn func(record
 			}
 			if err != nil {
 				rows.Close()
-				return stage.BadInput(fmt.Errorf("%s: read row %d: %w", in.name, line+1, err))
+				return line, stage.BadInput(fmt.Errorf("%s: read row %d: %w", in.name, line+1, err))
 			}
 		}
 		rows.Close()
 	}
-	return nil
+	return line, nil
 }
 
 func columnList(s *parquet.Schema) string {

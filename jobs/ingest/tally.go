@@ -14,9 +14,10 @@ import (
 // rows with ever new keys must not grow memory without end.
 const maxSeenFields = 64
 
-// tally counts what pass 1 made of one source's rows, over all its files.
-// Every shard reads every input, so every shard counts the same and comes
-// to the same verdict: a broken source stops all of them, with one message.
+// tally counts what ingest made of one source's rows, over all its files:
+// each map shard counts the fields of the rows of each span it reads
+// (IngestSpan), and the reduce adds the spans and the rejects up, so the
+// verdict is the whole source's, whatever the shard count.
 type tally struct {
 	names                    []string // the input fields the source's config names (refs)
 	rows, rejected, excluded int64
@@ -47,6 +48,27 @@ func (t *tally) filter(r record) {
 func (t *tally) row(r record, bad *dataset.Reject) {
 	t.rows++
 	t.keys(r)
+	t.reject(bad)
+}
+
+// span counts the rows of one span a map shard read: their number, the
+// rows where: dropped, and the fields its rows have.
+func (t *tally) span(sp *dataset.IngestSpan) {
+	t.rows += sp.Rows
+	t.filtered += sp.Filtered
+	t.objects += sp.Objects
+	for _, k := range sp.Mapped {
+		t.mapped[k] = true
+	}
+	for _, k := range sp.Seen {
+		if len(t.seen) < maxSeenFields {
+			t.seen[k] = true
+		}
+	}
+}
+
+// reject counts one reject (nil: none) of a row counted already.
+func (t *tally) reject(bad *dataset.Reject) {
 	if bad == nil {
 		return
 	}
@@ -86,9 +108,8 @@ func (t *tally) keys(r record) {
 // logged as a warning. Rows dropped by hand (exclude) count for neither
 // side; rows dropped by where: are counted apart, not as rejects.
 //
-// It also records the source's counts: logged whole (every shard reads
-// every input, so each logs the same), and in the shard's stats split by
-// the shard's range so that saber stats sums them to the source's.
+// It also records the source's counts, in the reduce's log line and its
+// stats (saber stats).
 func (t *tally) verdict(src *Source, i int, env *stage.Env) error {
 	log := env.Log
 	if t.objects > 0 {
@@ -104,14 +125,10 @@ func (t *tally) verdict(src *Source, i int, env *stage.Env) error {
 	accepted := rows - rejected
 	log.Info().Str("source", src.Name).Int64("accepted", accepted).Int64("filtered", t.filtered).
 		Int64("rejected", rejected).Int64("excluded", t.excluded).Msg("source read")
-	count := func(name string, n int64) {
-		lo, hi := env.Shard.Range(int(n))
-		env.Count(name, int64(hi-lo))
-	}
-	count("filtered", t.filtered)
-	count("source_"+src.Name+"_accepted", accepted)
-	count("source_"+src.Name+"_filtered", t.filtered)
-	count("source_"+src.Name+"_rejected", rejected)
+	env.Count("filtered", t.filtered)
+	env.Count("source_"+src.Name+"_accepted", accepted)
+	env.Count("source_"+src.Name+"_filtered", t.filtered)
+	env.Count("source_"+src.Name+"_rejected", rejected)
 	if rows == 0 && t.filtered > 0 {
 		return stage.BadInput(fmt.Errorf("source %s: no row accepted, all %d filtered by ingest.sources[%d].where; loosen the conditions", src.Name, t.filtered, i))
 	}

@@ -48,8 +48,10 @@ type ShardRun struct {
 	Shard       shard.Spec
 	Skipped     bool
 	Wall        time.Duration
-	// MaxRSSKiB is the process's peak resident memory.
+	// MaxRSSKiB is the process's peak resident memory; CPU its user and
+	// system time (make bench's per-core throughput).
 	MaxRSSKiB int64
+	CPU       time.Duration
 	Log       string
 }
 
@@ -421,6 +423,7 @@ func runShard(ctx context.Context, bin string, st stage.Stage, step stage.Step, 
 	r.Wall = time.Since(start)
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.MaxRSSKiB = ru.Maxrss
+		r.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	if err != nil {
 		se := &ShardError{Run: r, Code: -1, Command: bin + " " + strings.Join(args, " "), Tail: stage.LogTail(logPath, 15)}

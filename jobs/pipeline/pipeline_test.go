@@ -168,8 +168,8 @@ func TestMATHRunRerunVerify(t *testing.T) {
 	dir := t.TempDir()
 	cfg, cfgPath := writeConfig(t, dir, "data", data+"/MATH_*.jsonl", 2, 3)
 	runs := runLocal(t, cfg, cfgPath)
-	if len(runs) != 2+3+1 {
-		t.Fatalf("ran %d shards, want 6", len(runs))
+	if len(runs) != 2+1+3+1 {
+		t.Fatalf("ran %d shards, want 7 (ingest map and reduce, dedup map and reduce)", len(runs))
 	}
 	before := snapshot(t, filepath.Join(dir, "data"))
 	for _, r := range runLocal(t, cfg, cfgPath) {

@@ -245,7 +245,7 @@ func TestStaleShardsAreNeverServed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("--rerun-stale: %v\n%s", err, out)
 	}
-	if ran["ingest"] != 0 || ran["dedup map"] != 2 || ran["dedup reduce"] != 1 || ran["tag"] != 2 || ran["report"] != 1 || ran["evaluate"] == 0 || ran["lengths"] != 0 {
+	if ran["ingest map"] != 0 || ran["ingest reduce"] != 0 || ran["dedup map"] != 2 || ran["dedup reduce"] != 1 || ran["tag"] != 2 || ran["report"] != 1 || ran["evaluate"] == 0 || ran["lengths"] != 0 {
 		t.Errorf("--rerun-stale ran %v", ran)
 	}
 	after := r.tree()

@@ -190,9 +190,16 @@ func (e *Env) RunSeed() uint64 {
 func (e *Env) Seed(key string) uint64 { return seed.Derive(e.RunSeed(), e.Stage, key) }
 
 // AddFile records a file outside the run that the shard read (a raw
-// source, an ontology), with the SHA-256 of its bytes as read.
+// source, an ontology), with the SHA-256 of its bytes as read. With Unread
+// set it records a file whose size alone decided the shard's work (ingest
+// plans every shard's share from every input's size), without a hash: a
+// change of its size still makes the shard stale, and a later AddFile of
+// the file as read replaces the record.
 func (e *Env) AddFile(o layout.Object) {
-	o.Dataset, o.Unread = "", false
+	o.Dataset = ""
+	if o.Unread {
+		o.SHA256 = ""
+	}
 	e.recordInput(o)
 }
 

@@ -1,0 +1,401 @@
+package ingest
+
+import (
+	"cmp"
+	"container/heap"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"iter"
+	"maps"
+	"slices"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/stage"
+)
+
+// inputsOf expands every source's paths, in source order.
+func inputsOf(ctx context.Context, cfg *config.Config) ([]input, error) {
+	sources := Section.Of(cfg).Sources
+	if len(sources) == 0 {
+		return nil, stage.BadInput(fmt.Errorf("ingest.sources: no sources configured"))
+	}
+	var inputs []input
+	for i := range sources {
+		ins, err := expand(ctx, cfg, &sources[i])
+		if err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, ins...)
+	}
+	return inputs, nil
+}
+
+// mapShard reads this shard's spans of the inputs (plan), judges each row
+// and writes them, accepted or rejected, with where they were read, to
+// ingest_rows, and what it read to ingest_spans. Every input is recorded,
+// by size, as an input of the shard: the plan is made from every size, so
+// any size change makes every shard stale.
+func mapShard(ctx context.Context, env *stage.Env) error {
+	cfg := env.Config
+	c := Section.Of(cfg)
+	inputs, err := inputsOf(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	sizes := make([]int64, len(inputs))
+	for i, in := range inputs {
+		info, err := in.file.Store.Stat(ctx, in.file.Key)
+		if err != nil {
+			return stage.BadInput(fmt.Errorf("stat %s: %w", in.uri, err))
+		}
+		sizes[i] = info.Size
+		env.AddFile(layout.Object{URI: in.uri, Size: info.Size, Unread: true})
+	}
+	srcIndex := map[*Source]int32{}
+	for i := range c.Sources {
+		srcIndex[&c.Sources[i]] = int32(i)
+	}
+	spans := plan(inputs, sizes, env.Shard.Count, env.Shard.Index)
+	var mine int64
+	for _, sp := range spans {
+		mine += sp.end - sp.start
+	}
+	hs := hashState{h: sha256.New()}
+	var rows []dataset.IngestRow
+	var spanRows []dataset.IngestSpan
+	var owned, reread int64
+	prog := env.Progress("read bytes", mine)
+	for _, sp := range spans {
+		in := inputs[sp.file]
+		t := newTally(in.src) // the fields of this span's rows
+		first := len(rows)
+		// mapRows applies the field map's where:, files:, templates and
+		// list explosion; a filtered row reaches only t (counted, not
+		// staged), an exploded row comes back once per element.
+		rs, err := scan(ctx, in, sp, c.MaxLineBytes, prog, mapRows(ctx, env, in, t, func(r record) error {
+			p, bad := validate(cfg, in, r, hs)
+			t.row(r, nil)
+			row := dataset.IngestRow{File: int32(sp.file), Line: r.line, Elem: int32(r.elem)}
+			if bad != nil {
+				row.Reject = *bad
+			} else {
+				row.Problem = p
+			}
+			rows = append(rows, row)
+			return nil
+		}))
+		if err != nil {
+			return err
+		}
+		for i := first; i < len(rows); i++ {
+			rows[i].Start = rs.start
+		}
+		o := layout.Object{URI: in.uri, SHA256: rs.sum, Size: rs.size}
+		if !sp.whole {
+			o.Offset, o.Length = rs.start, rs.end-rs.start
+		}
+		env.AddFile(o)
+		spanRows = append(spanRows, dataset.IngestSpan{
+			Source: srcIndex[in.src], File: int32(sp.file), Name: in.name, Start: rs.start, End: rs.end, Size: rs.size,
+			Lines: rs.lines, Rows: int64(len(rows) - first), Objects: t.objects, Filtered: t.filtered,
+			Mapped: slices.Sorted(maps.Keys(t.mapped)), Seen: slices.Sorted(maps.Keys(t.seen)),
+		})
+		owned += rs.end - rs.start
+		reread += rs.reread
+	}
+	prog.Finish()
+	// bytes_read are the input bytes this shard owns and read, so that the
+	// shards' sum is the inputs' size; bytes_reread those it read to find
+	// its first line in a byte range, owned by the range before.
+	env.Count("bytes_read", owned)
+	env.Count("bytes_reread", reread)
+	env.Count("spans", int64(len(spans)))
+	env.Count("rows_staged", int64(len(rows)))
+	env.Log.Info().Int("inputs", len(inputs)).Int("spans", len(spans)).Int64("bytes_read", owned).Int("rows", len(rows)).Msg("read this shard's share")
+	if err := stage.WriteOutput(ctx, env, dataset.IngestRows, rows); err != nil {
+		return err
+	}
+	return stage.WriteOutput(ctx, env, dataset.IngestSpans, spanRows)
+}
+
+// spanKey names a span: its file and first byte.
+type spanKey struct {
+	file  int32
+	start int64
+}
+
+// reduce settles duplicate ids across the map shards and writes problems
+// and rejects, one part each, whatever ingest.shards is. It merges the
+// shards' ingest_rows parts, each sorted by (id, file, start, line), so
+// the rows of one id arrive together in source order: the first is kept,
+// the others are duplicate_id rejects. Problems are written as they come,
+// in id order; the reduce holds one batch of rows per map part (a part of
+// up to 128 MiB is read whole, see dataset.ScanVerified), the rejects and
+// the spans, never the problems' text.
+func reduce(ctx context.Context, env *stage.Env) error {
+	c := Section.Of(env.Config)
+	spanParts, err := env.Upstream(ctx, dataset.IngestSpans.Name)
+	if err != nil {
+		return err
+	}
+	var spans []dataset.IngestSpan
+	for _, p := range spanParts {
+		rows, err := stage.ReadPart[dataset.IngestSpan](ctx, env, p)
+		if err != nil {
+			return err
+		}
+		spans = append(spans, rows...)
+	}
+	slices.SortFunc(spans, func(a, b dataset.IngestSpan) int { return dataset.IngestSpans.Compare(&a, &b) })
+	base, err := lineBases(spans)
+	if err != nil {
+		return err
+	}
+	names := map[int32]string{}
+	source := map[int32]int32{}
+	tallies := make([]*tally, len(c.Sources))
+	for i := range c.Sources {
+		tallies[i] = newTally(&c.Sources[i])
+	}
+	var rowsRead int64
+	for i := range spans {
+		sp := &spans[i]
+		if int(sp.Source) >= len(c.Sources) {
+			return stage.BadInput(fmt.Errorf("ingest_spans names source %d of %d: the map ran with another config; rerun ingest map with --force", sp.Source, len(c.Sources)))
+		}
+		names[sp.File], source[sp.File] = sp.Name, sp.Source
+		tallies[sp.Source].span(sp)
+		rowsRead += sp.Rows
+	}
+
+	rowParts, err := env.Upstream(ctx, dataset.IngestRows.Name)
+	if err != nil {
+		return err
+	}
+	m, err := newMerge(ctx, env, rowParts)
+	if err != nil {
+		return err
+	}
+	defer m.stop()
+	w, err := stage.StreamOutput(ctx, env, dataset.Problems)
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	type placed struct {
+		r    dataset.Reject
+		file int32
+	}
+	var rejects []placed
+	var kept int64
+	var prevID, prevFile string
+	var prevLine int64
+	for {
+		r, ok, err := m.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		line := base[spanKey{r.File, r.Start}] + r.Line
+		if r.Reject.Reason != "" {
+			rr := r.Reject
+			rr.Line = line
+			rejects = append(rejects, placed{rr, r.File})
+			continue
+		}
+		if kept > 0 && r.Problem.ID == prevID {
+			src := &c.Sources[source[r.File]]
+			rejects = append(rejects, placed{dataset.Reject{
+				Input: src.Name, File: names[r.File], Line: line, ID: r.Problem.ID, Field: fieldNames(src)["id"],
+				Reason: dataset.ReasonDuplicateID, Detail: fmt.Sprintf("first seen at %s:%d", prevFile, prevLine),
+			}, r.File})
+			continue
+		}
+		prevID, prevFile, prevLine = r.Problem.ID, names[r.File], line
+		if err := w.Write(r.Problem); err != nil {
+			return err
+		}
+		kept++
+	}
+	if err := m.err(); err != nil {
+		return err
+	}
+	if got := kept + int64(len(rejects)); got != rowsRead {
+		return fmt.Errorf("ingest_rows holds %d rows, ingest_spans counts %d (a bug, or staging changed under the reduce)", got, rowsRead)
+	}
+	// The tallies see rejects in source order, so each reason's example
+	// is its first occurrence, as one reader of every input would find.
+	slices.SortStableFunc(rejects, func(a, b placed) int { return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.r.Line, b.r.Line)) })
+	out := make([]dataset.Reject, len(rejects))
+	for i, p := range rejects {
+		out[i] = p.r
+		tallies[source[p.file]].reject(&out[i])
+	}
+	for i := range c.Sources {
+		if err := tallies[i].verdict(&c.Sources[i], i, env); err != nil {
+			return err
+		}
+	}
+	env.Count("rows_read", rowsRead)
+	env.Count("problems_total", kept)
+	for _, r := range out {
+		env.Count("rejected_"+r.Reason, 1)
+	}
+	env.Log.Info().Int("files", len(names)).Int64("problems", kept).Int("rejects", len(out)).Msg("settled duplicate ids")
+	if _, err := w.Close(); err != nil {
+		return err
+	}
+	return stage.WriteOutput(ctx, env, dataset.Rejects, out)
+}
+
+// lineBases checks that the spans, sorted by (file, start), tile every file
+// from its first byte to its last with no gap or overlap (the map shards
+// made one plan) and that a file split into ranges has rows, and returns
+// the lines before each span in its file.
+func lineBases(spans []dataset.IngestSpan) (map[spanKey]int64, error) {
+	base := make(map[spanKey]int64, len(spans))
+	replan := "the map shards did not read the same plan of the inputs (did an input change while they ran?); rerun ingest map with --force"
+	var lines, rows int64
+	for i, sp := range spans {
+		if i == 0 || sp.File != spans[i-1].File {
+			if sp.File != int32(0) && (i == 0 || sp.File != spans[i-1].File+1) {
+				return nil, stage.BadInput(fmt.Errorf("ingest_spans: no span of input %d: %s", sp.File-1, replan))
+			}
+			if sp.Start != 0 {
+				return nil, stage.BadInput(fmt.Errorf("ingest_spans: %s starts at byte %d: %s", sp.Name, sp.Start, replan))
+			}
+			lines, rows = 0, 0
+		} else if prev := spans[i-1]; sp.Start != prev.End {
+			return nil, stage.BadInput(fmt.Errorf("ingest_spans: %s read to byte %d, then from byte %d: %s", sp.Name, prev.End, sp.Start, replan))
+		}
+		base[spanKey{sp.File, sp.Start}] = lines
+		lines += sp.Lines
+		rows += sp.Rows + sp.Filtered // a file whose rows where: all dropped has rows
+		if i == len(spans)-1 || spans[i+1].File != sp.File {
+			if sp.End != sp.Size {
+				return nil, stage.BadInput(fmt.Errorf("ingest_spans: %s read to byte %d of %d: %s", sp.Name, sp.End, sp.Size, replan))
+			}
+			if rows == 0 {
+				return nil, stage.BadInput(fmt.Errorf("%s: no rows", sp.Name))
+			}
+		}
+	}
+	return base, nil
+}
+
+// merge yields the rows of several ingest_rows parts, each in key order,
+// in key order overall.
+type merge struct {
+	cursors []*cursor
+	h       cursorHeap
+}
+
+type cursor struct {
+	part  layout.Object
+	next  func() (dataset.IngestRow, bool)
+	stop  func()
+	err   error
+	head  dataset.IngestRow
+	valid bool
+}
+
+var errStopped = errors.New("stopped")
+
+func newMerge(ctx context.Context, env *stage.Env, parts []layout.Object) (*merge, error) {
+	m := &merge{}
+	for _, p := range parts {
+		c := &cursor{part: p}
+		var seq iter.Seq[dataset.IngestRow] = func(yield func(dataset.IngestRow) bool) {
+			err := stage.ScanPart(ctx, env, p, func(rows []dataset.IngestRow) error {
+				for _, r := range rows {
+					if !yield(r) {
+						return errStopped
+					}
+				}
+				return nil
+			})
+			if err != nil && !errors.Is(err, errStopped) {
+				c.err = err
+			}
+		}
+		c.next, c.stop = iter.Pull(seq)
+		m.cursors = append(m.cursors, c)
+		if err := m.advance(c); err != nil {
+			m.stop()
+			return nil, err
+		}
+		if c.valid {
+			m.h = append(m.h, c)
+		}
+	}
+	heap.Init(&m.h)
+	return m, nil
+}
+
+// advance moves c to its next row, checking the part is in key order.
+func (m *merge) advance(c *cursor) error {
+	prev, had := c.head, c.valid
+	c.head, c.valid = c.next()
+	if c.err != nil {
+		return c.err
+	}
+	if had && c.valid && dataset.IngestRows.Compare(&prev, &c.head) > 0 {
+		return fmt.Errorf("read %s: rows out of key order (a bug in the map, or the part was changed)", c.part.URI)
+	}
+	return nil
+}
+
+func (m *merge) next() (dataset.IngestRow, bool, error) {
+	if len(m.h) == 0 {
+		return dataset.IngestRow{}, false, nil
+	}
+	c := m.h[0]
+	r := c.head
+	if err := m.advance(c); err != nil {
+		return r, false, err
+	}
+	if c.valid {
+		heap.Fix(&m.h, 0)
+	} else {
+		heap.Pop(&m.h)
+	}
+	return r, true, nil
+}
+
+func (m *merge) err() error {
+	for _, c := range m.cursors {
+		if c.err != nil {
+			return c.err
+		}
+	}
+	return nil
+}
+
+func (m *merge) stop() {
+	for _, c := range m.cursors {
+		c.stop()
+	}
+}
+
+// cursorHeap orders cursors by their head row; no two rows share a key
+// (file, start and line place one row).
+type cursorHeap []*cursor
+
+func (h cursorHeap) Len() int { return len(h) }
+func (h cursorHeap) Less(i, j int) bool {
+	return dataset.IngestRows.Compare(&h[i].head, &h[j].head) < 0
+}
+func (h cursorHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *cursorHeap) Push(x any)   { *h = append(*h, x.(*cursor)) }
+func (h *cursorHeap) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return c
+}

@@ -1,0 +1,49 @@
+package stage
+
+import (
+	"context"
+	"slices"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
+)
+
+// OutputWriter streams this shard's part of a dataset, for a step that
+// produces its rows in the dataset's order and cannot hold them all (see
+// WriteOutput, which sorts a slice).
+type OutputWriter[T any] struct {
+	env *Env
+	ds  string
+	w   *dataset.Writer[T]
+}
+
+// StreamOutput starts this shard's part of ds; the step must declare it.
+// Rows must come in the dataset's order. Close records the part as an
+// output; Abort drops it.
+func StreamOutput[T any](ctx context.Context, env *Env, ds dataset.Dataset[T]) (*OutputWriter[T], error) {
+	if !slices.Contains(env.decl.Outputs, ds.Name) {
+		return nil, &UndeclaredError{Stage: env.Stage, Step: env.Step, What: "output dataset " + ds.Name}
+	}
+	w, err := dataset.NewWriter[T](ctx, env.Out, env.DataKey(ds.Name))
+	if err != nil {
+		return nil, err
+	}
+	return &OutputWriter[T]{env: env, ds: ds.Name, w: w}, nil
+}
+
+// Write appends rows.
+func (o *OutputWriter[T]) Write(rows ...T) error { return o.w.Write(rows) }
+
+// Close commits the part and records it.
+func (o *OutputWriter[T]) Close() (layout.Object, error) {
+	obj, err := o.w.Close()
+	if err != nil {
+		return obj, err
+	}
+	obj.Dataset = o.ds
+	o.env.AddOutput(obj)
+	return obj, nil
+}
+
+// Abort drops a part not yet closed.
+func (o *OutputWriter[T]) Abort() { o.w.Abort() }
