@@ -84,23 +84,16 @@ func writerOptions(staging bool) []parquet.WriterOption {
 // the shard manifest.
 func (d Dataset[T]) Write(ctx context.Context, st store.Store, key string, rows []T) (layout.Object, error) {
 	sort.SliceStable(rows, func(i, j int) bool { return d.Compare(&rows[i], &rows[j]) < 0 })
-	if d.Staging {
-		w, err := newWriter[T](ctx, st, key, true)
-		if err != nil {
-			return layout.Object{}, err
-		}
-		defer w.Abort()
-		if err := w.Write(rows); err != nil {
-			return layout.Object{}, err
-		}
-		return w.Close()
-	}
-	return WriteRows(ctx, st, key, rows)
+	return writeRows(ctx, st, key, rows, d.Staging)
 }
 
 // WriteRows writes rows in the order given.
 func WriteRows[T any](ctx context.Context, st store.Store, key string, rows []T) (layout.Object, error) {
-	w, err := NewWriter[T](ctx, st, key)
+	return writeRows(ctx, st, key, rows, false)
+}
+
+func writeRows[T any](ctx context.Context, st store.Store, key string, rows []T, staging bool) (layout.Object, error) {
+	w, err := newWriter[T](ctx, st, key, staging)
 	if err != nil {
 		return layout.Object{}, err
 	}
