@@ -108,7 +108,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--help"}, 0, "saber run — run stages locally"},
 		{[]string{"verify", "--config", good, "--stage", "dedup"}, 2, "--shard i/n or --reduce is required"},
 		{[]string{"verify", "--config", good, "--stage", "dedup", "--shard", "0/2"}, 2, "is not done"},
-		{[]string{"verify", "--config", good, "--stage", "ingest", "--reduce"}, 2, "has no reduce step"},
+		{[]string{"verify", "--config", good, "--stage", "tag", "--reduce"}, 2, "has no reduce step"},
 		{[]string{"synth", "--n", "2", "--seed", "3"}, 0, `"statement"`},
 		{[]string{"run", "--config", good, "--print-config"}, 0, "threshold: 0.8"},
 	}
