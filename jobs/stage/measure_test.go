@@ -61,11 +61,13 @@ func TestConcurrentFinishersOfAShard(t *testing.T) {
 	cfg := testConfig(t, "")
 	st := store.NewMem()
 	spec := shard.Spec{Index: 0, Count: 1}
+	firstWrote := make(chan struct{})
 	bothWrote := make(chan struct{})
 	firstDone := make(chan struct{})
 	var writers atomic.Int64
 	stg, step := timedStage(func() {
 		if writers.Add(1) == 1 {
+			close(firstWrote)
 			<-bothWrote // the first waits until the second has written its parts too
 			return
 		}
@@ -78,6 +80,9 @@ func TestConcurrentFinishersOfAShard(t *testing.T) {
 		close(firstDone)
 		errs <- err
 	}()
+	// The second starts once the first has written: which goroutine the
+	// scheduler runs first must not decide which one is "the first".
+	<-firstWrote
 	go func() {
 		_, err := RunShard(ctx, cfg, stg, step, spec, st, zerolog.Nop(), Options{})
 		errs <- err
