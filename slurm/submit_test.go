@@ -184,8 +184,8 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 		"tag/map id=107 array=0%2 off=0 dep=[106]",
 		"summarize/map id=108 array=0%2 off=0 dep=[106]",
 		"pairs/map id=109 array=0%2 off=0 dep=[107 108]",
-		"calibrate/reduce id=110 array= off=0 dep=[107 109]",
-		"select/reduce id=111 array= off=0 dep=[107 109 110]",
+		"calibrate/reduce id=110 array= off=0 dep=[107 108 109]",
+		"select/reduce id=111 array= off=0 dep=[107 108 109 110]",
 		"judge/map id=112 array=0%2 off=0 dep=[106 111]",
 		"rate/map id=113 array=0%2 off=0 dep=[111 112]",
 		// evaluate needs only select's outputs and the corpus: it runs beside judge and rate.
@@ -246,7 +246,7 @@ func TestSubmitDependsOnlyOnWritersSubmittedHere(t *testing.T) {
 	cfg, path := writeConfig(t, "slurm:\n  max_array_size: 100\n  defaults: {time: \"01:00:00\"}\n")
 	one := shard.Spec{Index: 0, Count: 1}
 	markDone(t, cfg, "dedup", "reduce", one)
-	for _, name := range []string{"tag", "pairs"} {
+	for _, name := range []string{"tag", "summarize", "pairs"} {
 		st, err := pipeline.Lookup(name)
 		if err != nil {
 			t.Fatal(err)
@@ -272,7 +272,7 @@ func TestSubmitDependsOnlyOnWritersSubmittedHere(t *testing.T) {
 		"judge/map id=102 array=0 off=0 dep=[101]",
 		"rate/map id=103 array=0 off=0 dep=[101 102]",
 		"evaluate/map id=104 array=0-5 off=0 dep=[101]",
-		"report/reduce id=105 array= off=0 dep=[101 103 104]",
+		"report/reduce id=105 array= off=0 dep=[101 102 103 104]",
 	}
 	if got := describe(subs); got != strings.Join(want, "\n") {
 		t.Fatalf("submissions:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
