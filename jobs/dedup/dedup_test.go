@@ -220,16 +220,7 @@ func TestAgainstBruteForce(t *testing.T) {
 			inter[j] = 0
 		}
 	}
-	cluster := map[string]string{}
-	for _, d := range dups {
-		cluster[d.Dropped] = d.Cluster
-	}
-	of := func(id string) string {
-		if c, ok := cluster[id]; ok {
-			return c
-		}
-		return id
-	}
+	of := clusterOf(dups)
 	together := 0
 	for _, p := range high {
 		if of(p.a) == of(p.b) {
@@ -466,16 +457,7 @@ func TestMATH500Recall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cluster := map[string]string{}
-	for _, d := range dups {
-		cluster[d.Dropped] = d.Cluster
-	}
-	of := func(id string) string {
-		if c, ok := cluster[id]; ok {
-			return c
-		}
-		return id
-	}
+	of := clusterOf(dups)
 	found := 0
 	for cp, o := range orig {
 		if of(cp) == of(o) {
@@ -487,5 +469,21 @@ func TestMATH500Recall(t *testing.T) {
 	t.Logf("MATH-500-style copies found: %d of %d", found, len(orig))
 	if found != len(orig) {
 		t.Errorf("found %d of %d copies, want all", found, len(orig))
+	}
+}
+
+// clusterOf returns the cluster of each id as dups record it: a dropped
+// row's cluster, and for any other id the id itself (a kept member names
+// its cluster).
+func clusterOf(dups []dataset.Duplicate) func(id string) string {
+	cluster := make(map[string]string, len(dups))
+	for _, d := range dups {
+		cluster[d.Dropped] = d.Cluster
+	}
+	return func(id string) string {
+		if c, ok := cluster[id]; ok {
+			return c
+		}
+		return id
 	}
 }
