@@ -165,7 +165,8 @@ func Guard(a, b string) GuardReason {
 	// re-post saying "calculate" for "compute" still asks the same.
 	// Both sides without figures, as FinalQuestion reads them.
 	na, nb := canonical(Normalize(text.Clean(a))), canonical(Normalize(text.Clean(b)))
-	qa, qb := canonical(FinalQuestion(a)), canonical(FinalQuestion(b))
+	fa, fb := finalSentence(a), finalSentence(b)
+	qa, qb := canonical(Normalize(fa)), canonical(Normalize(fb))
 	if strings.TrimSpace(qa) == "" || strings.TrimSpace(qb) == "" {
 		return "" // no words to ask with (maths only): nothing to compare
 	}
@@ -174,7 +175,7 @@ func Guard(a, b string) GuardReason {
 	}
 	// The same words may ask about other maths: "the graph of $y =
 	// |f(x)|$" and "of $y = f(|x|)$" normalise alike.
-	if ma, mb := mathOf(finalSentence(a)), mathOf(finalSentence(b)); ma != mb && ma != "" && mb != "" {
+	if ma, mb := mathOf(fa), mathOf(fb); ma != mb && ma != "" && mb != "" {
 		return GuardQuestion
 	}
 	return ""
