@@ -23,10 +23,36 @@ import (
 // join gives the separator a list-valued field's elements are joined with,
 // by problem field (DefaultJoin for a field not in it).
 func parseJSONLine(line int64, b []byte, fields, join map[string]string) record {
+	return parseRow(line, b, fields, join, nil)
+}
+
+// keyNames interns the decoded keys of a file's rows by their raw bytes:
+// rows repeat the same few keys, and decoding each key of each row into a
+// new string was a tenth of a map shard's allocations. It stops growing at
+// maxKeyNames, for files whose keys are data.
+type keyNames map[string]string
+
+const maxKeyNames = 1024
+
+func (kn keyNames) of(raw []byte) string {
+	if k, ok := kn[string(raw)]; ok {
+		return k
+	}
+	k := jsonKey(raw)
+	if kn != nil && len(kn) < maxKeyNames {
+		kn[string(raw)] = k
+	}
+	return k
+}
+
+// parseRow is parseJSONLine with the keys interned in names (nil: none).
+func parseRow(line int64, b []byte, fields, join map[string]string, names keyNames) record {
 	bad := func(reason, field, detail string) record {
 		return record{line: line, reject: &dataset.Reject{Field: field, Reason: reason, Detail: detail}}
 	}
-	if !json.Valid(b) {
+	var buf [16]member // most rows have fewer members: no allocation
+	members, ok := scanRow(b, buf[:0])
+	if !ok {
 		if !utf8.Valid(b) {
 			return bad(dataset.ReasonInvalidUTF8, "", "line is not valid UTF-8")
 		}
@@ -43,15 +69,14 @@ func parseJSONLine(line int64, b []byte, fields, join map[string]string) record 
 	if b[0] != '{' {
 		return bad(dataset.ReasonNotObject, "", fmt.Sprintf("line is a JSON %s, not an object", jsonKind(b[0])))
 	}
-	members := objectMembers(b)
 	keys := make([]string, len(members))
-	raws := make(map[string][]byte, len(fields)) // problem field → raw value
-	var seen map[string]bool                     // for objects too wide to compare keys pairwise
+	vals := make(map[string]value, len(fields))
+	var seen map[string]bool // for objects too wide to compare keys pairwise
 	if len(members) > 16 {
 		seen = make(map[string]bool, len(members))
 	}
 	for i, m := range members {
-		k := jsonKey(m.key)
+		k := names.of(m.key)
 		dup := seen[k]
 		if seen != nil {
 			seen[k] = true
@@ -64,7 +89,7 @@ func parseJSONLine(line int64, b []byte, fields, join map[string]string) record 
 		keys[i] = k
 		for field, name := range fields {
 			if name == k {
-				raws[field] = m.val
+				vals[field] = memberValue(field, m, join)
 			}
 		}
 	}
@@ -72,7 +97,7 @@ func parseJSONLine(line int64, b []byte, fields, join map[string]string) record 
 	// messages[0].content) reaches into nested values; a top-level key
 	// spelt with a dot wins, as it did before paths.
 	for field, name := range fields {
-		if _, ok := raws[field]; ok || slices.Contains(keys, name) {
+		if _, ok := vals[field]; ok || slices.Contains(keys, name) {
 			continue
 		}
 		steps, isPath := parsePath(name)
@@ -84,18 +109,14 @@ func parseJSONLine(line int64, b []byte, fields, join map[string]string) record 
 			return bad(dataset.ReasonDuplicateKey, field, fmt.Sprintf("key %q appears more than once in an object on the path %s, so its value is ambiguous", dup, name))
 		}
 		if found {
-			raws[field] = raw
+			vals[field] = memberValue(field, member{val: raw}, join)
 			keys = append(keys, name) // the tally counts the path as a field some row has
 		}
 	}
-	vals := make(map[string]value, len(fields))
 	for field := range fields {
-		raw, ok := raws[field]
-		if !ok || string(raw) == "null" {
+		if _, ok := vals[field]; !ok {
 			vals[field] = value{}
-			continue
 		}
-		vals[field] = jsonValue(field, raw, join)
 	}
 	return record{line: line, vals: vals, keys: keys}
 }
@@ -104,35 +125,67 @@ func parseJSONLine(line int64, b []byte, fields, join map[string]string) record 
 // given as a list) joined into one text: a blank line, a paragraph break.
 const DefaultJoin = "\n\n"
 
+// memberValue is jsonValue for a member scanRow has read (null: absent),
+// using what the scan found out about a string.
+func memberValue(field string, m member, join map[string]string) value {
+	switch {
+	case m.plain():
+		return value{s: string(m.val[1 : len(m.val)-1]), present: true}
+	case m.flags&fString != 0:
+		return stringValue(m.val, m.flags)
+	case string(m.val) == "null":
+		return value{}
+	}
+	return jsonValue(field, m.val, join)
+}
+
+// stringValue reads a raw JSON string, valid JSON, as text. flags say
+// which checks it needs: UTF-8 only when it has bytes ≥ 0x80, decoding
+// only when it has escapes, and the surrogate check only for \u escapes.
+func stringValue(raw []byte, flags uint8) value {
+	if flags&fNonASCII != 0 && !utf8.Valid(raw) {
+		// encoding/json would silently turn bad bytes into U+FFFD.
+		return value{present: true, badUTF8: true}
+	}
+	// Without an escape the text is the bytes between the quotes: valid
+	// JSON holds no raw control characters and utf8.Valid has refused bad
+	// bytes, so decoding could change nothing.
+	if flags&fEscape == 0 {
+		return value{s: string(raw[1 : len(raw)-1]), present: true}
+	}
+	if flags&fUEscape != 0 {
+		if esc := loneSurrogate(raw); esc != "" {
+			return value{present: true, badUTF8: true, note: "lone surrogate escape " + esc}
+		}
+	}
+	if s, ok := unquote(raw); ok {
+		return value{s: s, present: true}
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return value{present: true, badType: "string: " + err.Error()}
+	}
+	return value{s: s, present: true}
+}
+
 // jsonValue reads one mapped field's raw value (not null) as text: a
 // string as it is; a number as written and a boolean as true or false
 // (answers are often numbers; ids are too); a list of those joined by the
 // field's separator. Objects, and lists holding lists or objects, have no
 // one text and are the wrong type.
 func jsonValue(field string, raw []byte, join map[string]string) value {
+	if raw[0] == '"' {
+		flags := fString | fUEscape | fNonASCII // unknown: check both
+		if bytes.IndexByte(raw, '\\') >= 0 {
+			flags |= fEscape
+		}
+		return stringValue(raw, flags)
+	}
 	if !utf8.Valid(raw) {
 		// encoding/json would silently turn bad bytes into U+FFFD.
 		return value{present: true, badUTF8: true}
 	}
 	switch raw[0] {
-	case '"':
-		// Without an escape the text is the bytes between the quotes:
-		// json.Valid has refused raw control characters and utf8.Valid
-		// bad bytes, so decoding could change nothing.
-		if bytes.IndexByte(raw, '\\') < 0 {
-			return value{s: string(raw[1 : len(raw)-1]), present: true}
-		}
-		if esc := loneSurrogate(raw); esc != "" {
-			return value{present: true, badUTF8: true, note: "lone surrogate escape " + esc}
-		}
-		if s, ok := unquote(raw); ok {
-			return value{s: s, present: true}
-		}
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return value{present: true, badType: "string: " + err.Error()}
-		}
-		return value{s: s, present: true}
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return value{s: string(raw), present: true}
 	case 't', 'f':
@@ -176,31 +229,33 @@ func unquote(raw []byte) (string, bool) {
 		return "", false
 	}
 	b := raw[1 : len(raw)-1]
-	out := make([]byte, 0, len(b))
+	// A Builder hands its bytes over as the string: one copy, not two.
+	var out strings.Builder
+	out.Grow(len(b))
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\\')
 		if i < 0 {
-			out = append(out, b...)
+			out.Write(b)
 			break
 		}
-		out = append(out, b[:i]...)
+		out.Write(b[:i])
 		b = b[i:]
 		if len(b) < 2 {
 			return "", false
 		}
 		switch c := b[1]; c {
 		case '"', '\\', '/':
-			out = append(out, c)
+			out.WriteByte(c)
 		case 'b':
-			out = append(out, '\b')
+			out.WriteByte('\b')
 		case 'f':
-			out = append(out, '\f')
+			out.WriteByte('\f')
 		case 'n':
-			out = append(out, '\n')
+			out.WriteByte('\n')
 		case 'r':
-			out = append(out, '\r')
+			out.WriteByte('\r')
 		case 't':
-			out = append(out, '\t')
+			out.WriteByte('\t')
 		case 'u':
 			r, ok := hex4(b, 0)
 			if !ok {
@@ -217,7 +272,7 @@ func unquote(raw []byte) (string, bool) {
 					return "", false
 				}
 			}
-			out = utf8.AppendRune(out, r)
+			out.WriteRune(r)
 			b = b[n:]
 			continue
 		default:
@@ -225,7 +280,7 @@ func unquote(raw []byte) (string, bool) {
 		}
 		b = b[2:]
 	}
-	return string(out), true
+	return out.String(), true
 }
 
 // hex4 reads the \uXXXX escape at b[i:].
@@ -265,9 +320,6 @@ func jsonKind(c byte) string {
 	}
 	return "number"
 }
-
-// member is one key and value of a JSON object, both raw.
-type member struct{ key, val []byte }
 
 // objectMembers splits the top level of b, a valid JSON object (json.Valid
 // holds), into its members, in order. Validity makes the scan simple: a
@@ -403,7 +455,22 @@ func loneSurrogate(raw []byte) string {
 // a form feed in a statement is damage (often LaTeX's \f of \frac written
 // into JSON unescaped), and such bytes break every tool downstream.
 func controlChar(s string, text bool) (rune, int, bool) {
-	for i, r := range s {
+	// ASCII first, byte by byte (most text is ASCII, and decoding runes
+	// to ask unicode.IsControl was a tenth of judging a row); from the
+	// first byte ≥ 0x80 on, runes, for the C1 controls.
+	i := 0
+	for ; i < len(s) && s[i] < utf8.RuneSelf; i++ {
+		c := s[i]
+		if c >= 0x20 && c != 0x7f {
+			continue
+		}
+		if text && (c == '\n' || c == '\t' || c == '\r') {
+			continue
+		}
+		return rune(c), i, true
+	}
+	for j, r := range s[i:] {
+		i := i + j
 		if !unicode.IsControl(r) {
 			continue
 		}

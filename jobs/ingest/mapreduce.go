@@ -85,6 +85,9 @@ func mapShard(ctx context.Context, env *stage.Env) error {
 			} else {
 				row.Problem = p
 			}
+			if len(rows) == cap(rows) && len(rows) >= 4096 {
+				rows = slices.Grow(rows, moreRows(len(rows), prog.Done(), mine))
+			}
 			rows = append(rows, row)
 			return nil
 		}))
@@ -120,6 +123,22 @@ func mapShard(ctx context.Context, env *stage.Env) error {
 		return err
 	}
 	return stage.WriteOutput(ctx, env, dataset.IngestSpans, spanRows)
+}
+
+// moreRows is how many more rows to make room for when n rows came from
+// done of the shard's mine bytes: the rest at the same rate, and a little
+// over. The rows of a shard are held until they are sorted and written,
+// and letting append double a slice of ~700-byte rows cost a twentieth of
+// a map shard's CPU in copies and a third more memory than needed.
+func moreRows(n int, done, mine int64) int {
+	if done <= 0 || done >= mine {
+		return n // no rate yet, or past the estimate: double, as append would
+	}
+	more := int(float64(n) * float64(mine-done) / float64(done) * 1.02)
+	// At least a quarter more, so that an estimate that keeps falling
+	// short (the reader runs ahead of the rows) still grows geometrically;
+	// never beyond doubling, on a rate from a skewed start.
+	return min(max(more, n/4), n)
 }
 
 // spanKey names a span: its file and first byte.

@@ -52,3 +52,25 @@ func TestPlanTilesInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestMoreRows: room for the rest of the shard at the rate so far, at
+// least a quarter more (geometric growth when estimates fall short), at
+// most double.
+func TestMoreRows(t *testing.T) {
+	for _, c := range []struct {
+		n          int
+		done, mine int64
+		want       int
+	}{
+		{n: 8192, done: 0, mine: 100, want: 8192},   // no rate yet: double
+		{n: 8192, done: 100, mine: 100, want: 8192}, // past the estimate: double
+		{n: 8192, done: 50, mine: 100, want: 8192},  // half way: as many again, capped at double
+		{n: 8000, done: 80, mine: 100, want: 2040},  // a quarter to go: 2,000 and 2%
+		{n: 8000, done: 99, mine: 100, want: 2000},  // almost done: at least a quarter
+		{n: 8192, done: 10, mine: 100, want: 8192},  // a tenth done: capped at double
+	} {
+		if got := moreRows(c.n, c.done, c.mine); got != c.want {
+			t.Errorf("moreRows(%d, %d, %d) = %d, want %d", c.n, c.done, c.mine, got, c.want)
+		}
+	}
+}

@@ -354,6 +354,7 @@ func scanJSONL(ctx context.Context, in input, raw io.Reader, from int64, split b
 	}
 	defer closeFn()
 	fields := extractNames(in.src)
+	names := keyNames{}
 	br := bufio.NewReaderSize(r, readBuffer)
 	// One JSON array of rows is told from JSON lines by its content, not
 	// its name: both come named .json. Forcing format: jsonl keeps the
@@ -402,10 +403,12 @@ func scanJSONL(ctx context.Context, in input, raw io.Reader, from int64, split b
 				return line, err
 			}
 		}
-		rec := record{line: line, reject: &dataset.Reject{Reason: dataset.ReasonOversize,
-			Detail: fmt.Sprintf("line of %d bytes > ingest.max_line_bytes %d; skipped unread", size, maxLine)}}
+		var rec record
 		if size <= int64(maxLine) {
-			rec = parseJSONLine(line, t, fields, in.src.Join)
+			rec = parseRow(line, t, fields, in.src.Join, names)
+		} else {
+			rec = record{line: line, reject: &dataset.Reject{Reason: dataset.ReasonOversize,
+				Detail: fmt.Sprintf("line of %d bytes > ingest.max_line_bytes %d; skipped unread", size, maxLine)}}
 		}
 		if ferr := fn(rec); ferr != nil {
 			return line, ferr
@@ -418,6 +421,7 @@ func scanJSONL(ctx context.Context, in input, raw io.Reader, from int64, split b
 // its 1-based index in the array standing for the line in rejects.
 func scanJSONArray(ctx context.Context, in input, br *bufio.Reader, maxElem int, fields map[string]string, fn func(record) error) (int64, error) {
 	ar := newArrayReader(ctx, br, maxElem)
+	names := keyNames{}
 	for {
 		if ar.n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -438,10 +442,12 @@ func scanJSONArray(ctx context.Context, in input, br *bufio.Reader, maxElem int,
 			}
 			return ar.n, stage.BadInput(fmt.Errorf("%s: read after element %d: %w (truncated or corrupt file?)", in.name, ar.n, err))
 		}
-		rec := record{line: ar.n, reject: &dataset.Reject{Reason: dataset.ReasonOversize,
-			Detail: fmt.Sprintf("array element of %d bytes > ingest.max_line_bytes %d; skipped unread", size, maxElem)}}
+		var rec record
 		if size <= int64(maxElem) {
-			rec = parseJSONLine(ar.n, b, fields, in.src.Join)
+			rec = parseRow(ar.n, b, fields, in.src.Join, names)
+		} else {
+			rec = record{line: ar.n, reject: &dataset.Reject{Reason: dataset.ReasonOversize,
+				Detail: fmt.Sprintf("array element of %d bytes > ingest.max_line_bytes %d; skipped unread", size, maxElem)}}
 		}
 		if ferr := fn(rec); ferr != nil {
 			return ar.n, ferr

@@ -46,6 +46,13 @@ func (p *Progress) Add(n int64) {
 	}
 }
 
+// Done is how many units are done so far.
+func (p *Progress) Done() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.done
+}
+
 // Finish logs the final count and rate.
 func (p *Progress) Finish() {
 	p.mu.Lock()
