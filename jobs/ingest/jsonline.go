@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,30 +24,52 @@ import (
 // join gives the separator a list-valued field's elements are joined with,
 // by problem field (DefaultJoin for a field not in it).
 func parseJSONLine(line int64, b []byte, fields, join map[string]string) record {
-	return parseRow(line, b, fields, join, nil)
+	return newRowFields(fields, join).parse(line, b)
 }
 
-// keyNames interns the decoded keys of a file's rows by their raw bytes:
-// rows repeat the same few keys, and decoding each key of each row into a
-// new string was a tenth of a map shard's allocations. It stops growing at
-// maxKeyNames, for files whose keys are data.
-type keyNames map[string]string
+// rowFields is a field map made ready for parsing many rows of one file:
+// the problem fields each input key fills, the paths parsed, the fields in
+// a fixed order, and the decoded keys interned by their raw bytes (rows
+// repeat the same few keys, and decoding each key of each row into a new
+// string was a tenth of a map shard's allocations; the interning stops at
+// maxKeyNames, for files whose keys are data).
+type rowFields struct {
+	fields, join map[string]string
+	order        []string            // problem fields, sorted
+	byName       map[string][]string // input key → the problem fields it fills
+	paths        map[string][]step   // problem field → its path, when its name is one
+	names        map[string]string   // raw key → decoded key
+}
 
 const maxKeyNames = 1024
 
-func (kn keyNames) of(raw []byte) string {
-	if k, ok := kn[string(raw)]; ok {
+func newRowFields(fields, join map[string]string) *rowFields {
+	rf := &rowFields{fields: fields, join: join, byName: map[string][]string{}, paths: map[string][]step{}, names: map[string]string{}}
+	rf.order = slices.Sorted(maps.Keys(fields))
+	for _, field := range rf.order {
+		name := fields[field]
+		rf.byName[name] = append(rf.byName[name], field)
+		if steps, ok := parsePath(name); ok {
+			rf.paths[field] = steps
+		}
+	}
+	return rf
+}
+
+func (rf *rowFields) key(raw []byte) string {
+	if k, ok := rf.names[string(raw)]; ok {
 		return k
 	}
 	k := jsonKey(raw)
-	if kn != nil && len(kn) < maxKeyNames {
-		kn[string(raw)] = k
+	if len(rf.names) < maxKeyNames {
+		rf.names[string(raw)] = k
 	}
 	return k
 }
 
-// parseRow is parseJSONLine with the keys interned in names (nil: none).
-func parseRow(line int64, b []byte, fields, join map[string]string, names keyNames) record {
+// parse is parseJSONLine with the field map made ready.
+func (rf *rowFields) parse(line int64, b []byte) record {
+	fields, join := rf.fields, rf.join
 	bad := func(reason, field, detail string) record {
 		return record{line: line, reject: &dataset.Reject{Field: field, Reason: reason, Detail: detail}}
 	}
@@ -76,7 +99,7 @@ func parseRow(line int64, b []byte, fields, join map[string]string, names keyNam
 		seen = make(map[string]bool, len(members))
 	}
 	for i, m := range members {
-		k := names.of(m.key)
+		k := rf.key(m.key)
 		dup := seen[k]
 		if seen != nil {
 			seen[k] = true
@@ -87,21 +110,20 @@ func parseRow(line int64, b []byte, fields, join map[string]string, names keyNam
 			return bad(dataset.ReasonDuplicateKey, k, fmt.Sprintf("key %q appears more than once in the object, so its value is ambiguous", k))
 		}
 		keys[i] = k
-		for field, name := range fields {
-			if name == k {
-				vals[field] = memberValue(field, m, join)
-			}
+		for _, field := range rf.byName[k] {
+			vals[field] = memberValue(field, m, join)
 		}
 	}
 	// A mapped name that is no top-level key but a path (content.problem,
 	// messages[0].content) reaches into nested values; a top-level key
 	// spelt with a dot wins, as it did before paths.
-	for field, name := range fields {
-		if _, ok := vals[field]; ok || slices.Contains(keys, name) {
+	for _, field := range rf.order {
+		name := fields[field]
+		steps, isPath := rf.paths[field]
+		if !isPath {
 			continue
 		}
-		steps, isPath := parsePath(name)
-		if !isPath {
+		if _, ok := vals[field]; ok || slices.Contains(keys, name) {
 			continue
 		}
 		raw, found, dup := resolvePath(b, steps)
@@ -113,7 +135,7 @@ func parseRow(line int64, b []byte, fields, join map[string]string, names keyNam
 			keys = append(keys, name) // the tally counts the path as a field some row has
 		}
 	}
-	for field := range fields {
+	for _, field := range rf.order {
 		if _, ok := vals[field]; !ok {
 			vals[field] = value{}
 		}

@@ -354,7 +354,7 @@ func scanJSONL(ctx context.Context, in input, raw io.Reader, from int64, split b
 	}
 	defer closeFn()
 	fields := extractNames(in.src)
-	names := keyNames{}
+	rf := newRowFields(fields, in.src.Join)
 	br := bufio.NewReaderSize(r, readBuffer)
 	// One JSON array of rows is told from JSON lines by its content, not
 	// its name: both come named .json. Forcing format: jsonl keeps the
@@ -405,7 +405,7 @@ func scanJSONL(ctx context.Context, in input, raw io.Reader, from int64, split b
 		}
 		var rec record
 		if size <= int64(maxLine) {
-			rec = parseRow(line, t, fields, in.src.Join, names)
+			rec = rf.parse(line, t)
 		} else {
 			rec = record{line: line, reject: &dataset.Reject{Reason: dataset.ReasonOversize,
 				Detail: fmt.Sprintf("line of %d bytes > ingest.max_line_bytes %d; skipped unread", size, maxLine)}}
@@ -421,7 +421,7 @@ func scanJSONL(ctx context.Context, in input, raw io.Reader, from int64, split b
 // its 1-based index in the array standing for the line in rejects.
 func scanJSONArray(ctx context.Context, in input, br *bufio.Reader, maxElem int, fields map[string]string, fn func(record) error) (int64, error) {
 	ar := newArrayReader(ctx, br, maxElem)
-	names := keyNames{}
+	rf := newRowFields(fields, in.src.Join)
 	for {
 		if ar.n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -444,7 +444,7 @@ func scanJSONArray(ctx context.Context, in input, br *bufio.Reader, maxElem int,
 		}
 		var rec record
 		if size <= int64(maxElem) {
-			rec = parseRow(ar.n, b, fields, in.src.Join, names)
+			rec = rf.parse(ar.n, b)
 		} else {
 			rec = record{line: ar.n, reject: &dataset.Reject{Reason: dataset.ReasonOversize,
 				Detail: fmt.Sprintf("array element of %d bytes > ingest.max_line_bytes %d; skipped unread", size, maxElem)}}
