@@ -229,6 +229,19 @@ type Threshold struct {
 	MinEligible int32 `parquet:"min_eligible"`
 }
 
+// GridPoint is a row of `calibration`, written by calibrate: one domain's
+// eligible queries at one point of the threshold grid, the counts the
+// thresholds were chosen from (App. B.2), kept so that reports can show
+// the whole grid (a heat map per domain) without recounting the pairs.
+// Key: (Scope, TauTopic, TauSumm).
+type GridPoint struct {
+	// Scope is the domain.
+	Scope    string  `parquet:"scope"`
+	TauTopic float64 `parquet:"tau_topic"`
+	TauSumm  float64 `parquet:"tau_summ"`
+	Eligible int64   `parquet:"eligible"`
+}
+
 // Query is a row of `queries`, written by select: one benchmark query with
 // its category counts at the final thresholds. Key: ID.
 type Query struct {
@@ -428,6 +441,10 @@ var (
 		Compare: func(a, b *Pair) int { return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc)) }}
 	Thresholds = Dataset[Threshold]{Name: "thresholds", Version: 1, Key: "scope (final first)", Doc: "the calibrated thresholds, final and per domain",
 		Compare: compareThreshold}
+	Calibration = Dataset[GridPoint]{Name: "calibration", Version: 1, Key: "scope, tau_topic, tau_summ", Doc: "eligible queries per domain at every point of the threshold grid",
+		Compare: func(a, b *GridPoint) int {
+			return cmp.Or(strings.Compare(a.Scope, b.Scope), cmp.Compare(a.TauTopic, b.TauTopic), cmp.Compare(a.TauSumm, b.TauSumm))
+		}}
 	Queries = Dataset[Query]{Name: "queries", Version: 1, Key: "id", Doc: "the benchmark's queries",
 		Compare: func(a, b *Query) int { return strings.Compare(a.ID, b.ID) }}
 	Judgments = Dataset[Judgment]{Name: "judgments", Version: 1, Key: "query, round, match", Doc: "every pairwise comparison of the Swiss tournaments",
@@ -487,7 +504,7 @@ func All() []Info {
 	return []Info{
 		IngestRows.Info(), IngestSpans.Info(), Problems.Info(), Rejects.Info(), Signatures.Info(), Corpus.Info(), Duplicates.Info(),
 		Topics.Info(), TagRejects.Info(), Summaries.Info(), SummaryRejects.Info(), Pairs.Info(),
-		Thresholds.Info(), Queries.Info(), Candidates.Info(), Judgments.Info(), JudgeTimings.Info(),
+		Thresholds.Info(), Calibration.Info(), Queries.Info(), Candidates.Info(), Judgments.Info(), JudgeTimings.Info(),
 		Ratings.Info(), Runs.Info(), Timings.Info(), Results.Info(), Audit.Info(), Leaks.Info(), Release.Info(),
 	}
 }

@@ -22,7 +22,7 @@ import (
 // Stage is the calibrate stage.
 var Stage = stage.Stage{
 	Name:    "calibrate",
-	Summary: "eligible queries per domain over a threshold grid; SPEC's rule picks the thresholds: pairs, topics, summaries → thresholds",
+	Summary: "eligible queries per domain over a threshold grid; SPEC's rule picks the thresholds: pairs, topics, summaries → thresholds, calibration",
 	Section: Section,
 	Uses: func(*config.Config) []string {
 		return []string{"benchmark.ontology", "benchmark.k", "benchmark.domains", "benchmark.topic_floor", "benchmark.summ_floor"}
@@ -31,7 +31,7 @@ var Stage = stage.Stage{
 		Name: "reduce",
 		// summaries: only their writers' manifests, for the provenance.
 		Inputs:  []string{dataset.Pairs.Name, dataset.Topics.Name, dataset.Summaries.Name},
-		Outputs: []string{dataset.Thresholds.Name},
+		Outputs: []string{dataset.Thresholds.Name, dataset.Calibration.Name},
 		Reports: []string{ReportMarkdown, ReportCSV},
 		Run:     run,
 	}},
@@ -168,7 +168,24 @@ func run(ctx context.Context, env *stage.Env) error {
 	if err := stage.WriteReport(ctx, env, ReportMarkdown, r.Markdown()); err != nil {
 		return err
 	}
-	return stage.WriteOutput(ctx, env, dataset.Thresholds, rows)
+	if err := stage.WriteOutput(ctx, env, dataset.Thresholds, rows); err != nil {
+		return err
+	}
+	return stage.WriteOutput(ctx, env, dataset.Calibration, r.GridPoints())
+}
+
+// GridPoints returns the `calibration` rows: every domain's eligible
+// queries at every point of the grid.
+func (r *Result) GridPoints() []dataset.GridPoint {
+	out := make([]dataset.GridPoint, 0, len(r.Domains)*len(r.Grid.Topic)*len(r.Grid.Summ))
+	for d, name := range r.Domains {
+		for i, tt := range r.Grid.Topic {
+			for j, ts := range r.Grid.Summ {
+				out = append(out, dataset.GridPoint{Scope: name, TauTopic: tt, TauSumm: ts, Eligible: r.Eligible[d][i][j]})
+			}
+		}
+	}
+	return out
 }
 
 func key(domain string) string { return strings.ReplaceAll(strings.ToLower(domain), " ", "_") }

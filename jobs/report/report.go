@@ -41,7 +41,13 @@
 // Files under <run>/reports/ (see the Report* constants): report.md (what
 // was scored, and an index), table1, table7, table8 and sensitivity as .md,
 // .csv and .tex, ndcg_per_query.csv, ndcg_by_domain.png and .svg,
-// leaderboard.json, latency_queries.csv and frontier.png and .svg.
+// leaderboard.json, latency_queries.csv, frontier.png and .svg, and
+// index.html: one self-contained page with the leaderboard (sortable, with
+// intervals), the charts, the calibration grid of every domain as a heat
+// map, the selection per domain and category, the deduplication clusters,
+// the leakage audit and the provenance of the labels, read from the
+// datasets of the stages before (thresholds, calibration, candidates,
+// duplicates, audit, leaks).
 //
 // Latency (App. C.5): report.latency_queries (50) queries are drawn once
 // from the run seed (LatencySample: the smallest seed.Derive(seed,
@@ -56,7 +62,7 @@
 // Reproducibility: `results` and every report file except table1.* and
 // leaderboard.json depend only on runs, ratings, queries and the config, so
 // re-running report, or the whole pipeline, reproduces their bytes.
-// table1.*, leaderboard.json and frontier.* also show the median seconds per query from
+// table1.*, leaderboard.json, frontier.* and index.html also show the median seconds per query from
 // `timings`, which are measurements: re-running report on the same timings
 // (saber verify) reproduces them, but a rerun of evaluate measures new
 // times and changes those files, and only those.
@@ -96,8 +102,12 @@ var Stage = stage.Stage{
 		Name: "reduce",
 		// topics, summaries, judgments: only their writers' manifests,
 		// for the provenance every report file states.
+		// thresholds, calibration, candidates, duplicates, audit, leaks:
+		// for the page (index.html) that shows the whole run.
 		Inputs: []string{dataset.Queries.Name, dataset.Ratings.Name, dataset.Runs.Name, dataset.Timings.Name,
-			dataset.Topics.Name, dataset.Summaries.Name, dataset.Judgments.Name},
+			dataset.Topics.Name, dataset.Summaries.Name, dataset.Judgments.Name,
+			dataset.Thresholds.Name, dataset.Calibration.Name, dataset.Candidates.Name, dataset.Duplicates.Name,
+			dataset.Audit.Name, dataset.Leaks.Name},
 		Outputs: []string{dataset.Results.Name},
 		Reports: Reports(),
 		Run:     run,
@@ -113,7 +123,7 @@ func Reports() []string {
 		}
 	}
 	return append(out, ReportIndex, ReportPerQuery, ReportChart+".png", ReportChart+".svg",
-		ReportFrontier+".png", ReportFrontier+".svg", ReportLeaderboard, ReportLatencyQueries)
+		ReportFrontier+".png", ReportFrontier+".svg", ReportLeaderboard, ReportLatencyQueries, ReportHTML)
 }
 
 // ScopeOverall is the Scope of a result over all queries; other scopes are

@@ -102,6 +102,7 @@ func fabricate(t *testing.T, root store.Store, run string, o fabOptions) *fake {
 	stagetest.PutOne(t, root, run, dataset.Queries, slices.Clone(f.queries))
 	stagetest.PutOne(t, root, run, dataset.Candidates, cands)
 	stagetest.PutOne(t, root, run, dataset.Ratings, ratings)
+	putSiteInputs(t, root, run, o.domains)
 	// The labels the benchmark rests on: report reads only their
 	// writers' manifests.
 	or := func(m, d map[string]string) map[string]string {
@@ -381,7 +382,7 @@ func expectedFiles() []string {
 		}
 	}
 	return append(out, "reports/"+ReportIndex, "reports/"+ReportLatencyQueries, "reports/"+ReportFrontier+".png", "reports/"+ReportFrontier+".svg", "reports/"+ReportPerQuery, "reports/"+ReportChart+".png",
-		"reports/"+ReportChart+".svg", "reports/"+ReportLeaderboard, "results/part-00000-of-00001.parquet")
+		"reports/"+ReportChart+".svg", "reports/"+ReportLeaderboard, "reports/"+ReportHTML, "results/part-00000-of-00001.parquet")
 }
 
 func keys(m map[string]string) []string {
@@ -621,12 +622,13 @@ func TestReportManifestConfig(t *testing.T) {
 	if !maps.Equal(m.Config, Stage.ConfigValues(cfg)) || m.ConfigHash != config.HashValues(m.Config) {
 		t.Errorf("manifest config hash %s does not hash its values (%s)", m.ConfigHash, config.HashValues(m.Config))
 	}
-	// Inputs: every part of queries, ratings, runs and timings, read, and
-	// of topics, summaries and judgments, unread (their manifests give
-	// the provenance).
+	// Inputs: every part of queries, ratings, runs and timings and of the
+	// page's datasets, read, and of topics, summaries and judgments,
+	// unread (their manifests give the provenance).
 	wantInputs := map[string]string{}
 	labels := []string{dataset.Topics.Name, dataset.Summaries.Name, dataset.Judgments.Name}
-	for _, ds := range append([]string{dataset.Queries.Name, dataset.Ratings.Name, dataset.Runs.Name, dataset.Timings.Name}, labels...) {
+	for _, ds := range append([]string{dataset.Queries.Name, dataset.Ratings.Name, dataset.Runs.Name, dataset.Timings.Name,
+		dataset.Thresholds.Name, dataset.Calibration.Name, dataset.Candidates.Name, dataset.Duplicates.Name, dataset.Audit.Name, dataset.Leaks.Name}, labels...) {
 		ms, err := layout.Complete(ctx, root, "r", ds)
 		if err != nil {
 			t.Fatal(err)
@@ -659,4 +661,31 @@ func TestReportManifestConfig(t *testing.T) {
 	if !errors.As(err, &se) || stage.ExitCode(err) != stage.ExitBadInput || len(se.Why.Config) != 1 || se.Why.Config[0].Key != "report.k" {
 		t.Fatalf("report after changing report.k: err %v (exit %d), want a stale shard naming report.k, exit 2", err, stage.ExitCode(err))
 	}
+}
+
+// putSiteInputs writes the datasets of the stages before report that only
+// its page (index.html) reads: the thresholds and the calibration grid of
+// every domain, one duplicate cluster, an audit with one flagged pair and
+// its leak.
+func putSiteInputs(t *testing.T, root store.Store, run string, domains []string) {
+	t.Helper()
+	th := []dataset.Threshold{{Scope: dataset.ScopeFinal, TauTopic: 0.5, TauSumm: 0.6, Feasible: true, K: 5, MinEligible: 2, Eligible: 3}}
+	var grid []dataset.GridPoint
+	for d, name := range domains {
+		th = append(th, dataset.Threshold{Scope: name, TauTopic: 0.6, TauSumm: 0.6, Eligible: 4, EligibleAtFinal: 5, Feasible: true, K: 5, MinEligible: 2})
+		for _, tt := range []float64{0.4, 0.5, 0.6} {
+			for _, ts := range []float64{0.5, 0.6} {
+				grid = append(grid, dataset.GridPoint{Scope: name, TauTopic: tt, TauSumm: ts, Eligible: int64(10*d) + int64(10*(1-tt)+10*(1-ts))})
+			}
+		}
+	}
+	stagetest.PutOne(t, root, run, dataset.Thresholds, th)
+	stagetest.PutOne(t, root, run, dataset.Calibration, grid)
+	stagetest.PutOne(t, root, run, dataset.Duplicates, []dataset.Duplicate{
+		{Cluster: "d001", Kept: "d001", Dropped: "x1", DroppedSource: "forum", Similarity: 0.91},
+		{Cluster: "d001", Kept: "d001", Dropped: "x2", DroppedSource: "math", Similarity: 0.88}})
+	stagetest.PutOne(t, root, run, dataset.Audit, []dataset.AuditRow{
+		{Query: "q000", Doc: "d000", Rank: 1, Rating: 5, Verdict: "equivalent", Flagged: true, Score: 0.97, Reason: "same <problem> & numbers"},
+		{Query: "q001", Doc: "d003", Rank: 1, Rating: 5, Verdict: "distinct", Score: 0.2}})
+	stagetest.PutOne(t, root, run, dataset.Leaks, []dataset.Leak{{Query: "q000", Doc: "d000", Rank: 1, Rating: 5, Score: 0.97, Reason: "same problem"}})
 }

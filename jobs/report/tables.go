@@ -629,11 +629,12 @@ func (m *model) index() []byte {
 		{ReportLatencyQueries, "the latency sample (App. C.5): the queries whose timings give the median seconds per query"},
 		{ReportFrontier + ".png, .svg", "App. D.7: overall nDCG against median seconds per query, with the bi-encoder and cross-encoder Pareto frontiers (absent when nothing was timed)"},
 		{ReportPerQuery, "every retriever's nDCG on every query, in every setting and variant"},
+		{ReportHTML, "the whole run on one page, for a browser: leaderboard, charts, calibration grid, selection, deduplication, audit, provenance"},
 		{"../results/", "the `results` dataset: one row per retriever, setting, gain and scope"},
 	} {
 		fmt.Fprintf(&b, "| %s | %s |\n", f[0], f[1])
 	}
-	b.WriteString("\nReproducibility: every file here except table1.*, leaderboard.json and frontier.* depends only on runs, ratings, queries and the config, and a rerun reproduces its bytes. Those also show median seconds per query from `timings`, measurements that change when evaluate is rerun.\n")
+	b.WriteString("\nReproducibility: every file here except table1.*, leaderboard.json, frontier.* and index.html depends only on runs, ratings, queries and the config, and a rerun reproduces its bytes. Those also show median seconds per query from `timings`, measurements that change when evaluate is rerun.\n")
 	return b.Bytes()
 }
 
@@ -675,6 +676,9 @@ func writeReports(ctx context.Context, env *stage.Env, m *model) error {
 		return err
 	}
 	if err := writeFrontier(ctx, env, m); err != nil {
+		return err
+	}
+	if err := writeHTML(ctx, env, m); err != nil {
 		return err
 	}
 	return stage.WriteReport(ctx, env, ReportIndex, m.index())
