@@ -310,7 +310,7 @@ func rankPoolVectors(ctx context.Context, env *stage.Env, ret retrievers.Retriev
 	}
 	checked, err := checkNaive(qm, docs, targets, ranks, sample(len(qs), check))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ret.Name(), err)
+		return nil, &stage.BugError{Err: fmt.Errorf("%s: %w", ret.Name(), err)}
 	}
 	env.Count("checked_queries", int64(checked))
 	env.Log.Info().Int("checked", checked).Int("pool", docs.Rows).Int("dimensions", dim).Msg("full-pool ranks equal the naive computation on the sample")
