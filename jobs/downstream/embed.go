@@ -25,7 +25,6 @@ var EmbedStage = stage.Stage{
 	Summary:  "the deduplication pool (every unique query and candidate) embedded once per bi-encoder of downstream.retrievers: queries, candidates, corpus → pool_embeddings",
 	Optional: true,
 	Enabled:  Enabled,
-	Off:      Off,
 	Uses:     func(c *config.Config) []string { return retrieverKeys(c, BiEncoders(c)) },
 	Steps: []stage.Step{{
 		Name:    "map",

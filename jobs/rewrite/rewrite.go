@@ -52,7 +52,6 @@ var Stage = stage.Stage{
 	Section:  Section,
 	Optional: true,
 	Enabled:  downstream.Enabled,
-	Off:      downstream.Off,
 	Uses: func(c *config.Config) []string {
 		if Section.Of(c).Backend == "llm" {
 			return []string{"llm"}
