@@ -18,6 +18,8 @@
 //     \cdot ↔ \times, ...), the square of a single symbol becomes a
 //     product (x^2 → x \cdot x) and a fraction of short parts a slash
 //     (\frac{3}{m} → 3/m).
+//   - Numbers: an inline maths segment that is only a whole number up to
+//     20 is spelled out ($12$ → twelve).
 //   - Clauses: when the statement has two or more sentences before its
 //     last, the first two are exchanged (the question stays last).
 //
@@ -103,9 +105,41 @@ func Rewrite(statement string, seed uint64) string {
 	}
 	var b strings.Builder
 	for _, s := range segs {
+		if w, ok := numberWord(s); ok {
+			// "$12$ feet" → "twelve feet": the same number, no maths token.
+			b.WriteString(w)
+			continue
+		}
 		b.WriteString(s.open + s.text + s.close)
 	}
 	return reorder(b.String())
+}
+
+// numberWords are the words of the numbers numberWord spells out.
+var numberWords = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+	"eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"}
+
+// numberWord spells out an inline maths segment that is only a whole
+// number from 0 to 20 ($12$ → twelve): the same content, another surface.
+func numberWord(s segment) (string, bool) {
+	if !s.math || s.open != "$" {
+		return "", false
+	}
+	t := strings.TrimSpace(s.text)
+	n := 0
+	for _, c := range t {
+		if c < '0' || c > '9' {
+			return "", false
+		}
+		n = 10*n + int(c-'0')
+		if n > 20 {
+			return "", false
+		}
+	}
+	if t == "" || len(t) > 1 && t[0] == '0' {
+		return "", false
+	}
+	return numberWords[n], true
 }
 
 // segment is a run of text or of maths with its delimiters.
