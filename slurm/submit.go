@@ -293,7 +293,32 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 		batches = append(batches, []*pipeline.StepPlan{sp})
 	}
 	if len(group) > 0 {
-		batches = append(batches, group)
+		// The group goes right after the last job it reads from, so that
+		// a step reading what the final reduce writes (downstream's
+		// reduce reads report's results) is submitted after it and can
+		// wait for it.
+		var nodes []int
+		for _, m := range group {
+			nodes = append(nodes, m.Node)
+		}
+		anc := map[int]bool{}
+		for _, a := range g.Ancestors(nodes) {
+			anc[a] = true
+		}
+		at := 0
+		for k, b := range batches {
+			if anc[b[0].Node] {
+				at = k + 1
+			}
+		}
+		for _, b := range batches[:at] {
+			for _, a := range g.Ancestors([]int{b[0].Node}) {
+				if slices.Contains(nodes, a) {
+					return nil, fmt.Errorf("slurm: %s reads the final reduce's outputs but the final reduce reads its job's (a registry the final reduce cannot be one job of)", g.Nodes()[b[0].Node])
+				}
+			}
+		}
+		batches = slices.Insert(batches, at, group)
 	}
 	for _, members := range batches {
 		in := map[int]bool{}
@@ -434,8 +459,11 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 	return subs, nil
 }
 
-// finalReduce marks the one-task steps that only one-task steps follow:
-// the final reduce, which runs as one job.
+// finalReduce marks the one-task steps that only one-task steps follow
+// and that read, directly or not, only what main-line stages write: the
+// final reduce, which runs as one job. A reduce fed by an experiment off
+// the main line (downstream's, after rewrite and its own map) runs as its
+// own job, so the release never waits for the experiment.
 func finalReduce(g *pipeline.Graph) map[int]bool {
 	final := map[int]bool{}
 	for i, n := range g.Nodes() {
@@ -445,6 +473,12 @@ func finalReduce(g *pipeline.Graph) map[int]bool {
 		ok := true
 		for _, d := range g.Descendants([]int{i}) {
 			if g.Nodes()[d].Step.Sharded() {
+				ok = false
+				break
+			}
+		}
+		for _, a := range g.Ancestors([]int{i}) {
+			if st := g.Nodes()[a].Stage; st.Optional && st.Name != n.Stage.Name {
 				ok = false
 				break
 			}

@@ -418,6 +418,77 @@ type Result struct {
 	Hi        float64 `parquet:"ci_hi"`
 }
 
+// RewriteRow is a row of `rewrites`, written by rewrite (paper App. B.4):
+// a query's statement restated with the same mathematical content and a
+// different surface form. Every query has a row; an invalid rewrite (empty,
+// identical to the original, outside the length ratio, refused) is kept
+// with Valid false and its Reason, and the deduplication experiment leaves
+// its query out. Key: Query.
+type RewriteRow struct {
+	Query     string `parquet:"query"`
+	Statement string `parquet:"statement"`
+	Valid     bool   `parquet:"valid"`
+	// Reason is "" for a valid rewrite, else empty, identical,
+	// length_ratio or refused.
+	Reason string `parquet:"reason"`
+	// Ratio is the rewrite's length in runes over the original's.
+	Ratio float64 `parquet:"ratio"`
+	// Backend is offline (lib/rewrite) or llm; Model and PromptVersion
+	// are the llm backend's.
+	Backend       string `parquet:"backend"`
+	Model         string `parquet:"model"`
+	PromptVersion string `parquet:"prompt_version"`
+	AnswerSHA256  string `parquet:"answer_sha256"`
+}
+
+// PoolEmbedding is a row of `pool_embeddings`, written by embed: one
+// document of the deduplication pool (every unique query and candidate)
+// embedded as a document by one bi-encoder, computed once per model and
+// reused by every later ranking. Key: (Retriever, Doc).
+type PoolEmbedding struct {
+	// Retriever is the configured name, Model the server's model id.
+	Retriever string    `parquet:"retriever"`
+	Model     string    `parquet:"model"`
+	Doc       string    `parquet:"doc"`
+	Vector    []float32 `parquet:"vector"`
+}
+
+// DedupRank is a row of `dedup_ranks`, written by downstream's map (paper
+// §4.3, B.4, D.11): where one retriever, given a query's rewrite, ranks the
+// query's original. Scale is pool (every unique benchmark document) or
+// candidates (the query's own candidates and the original). Key:
+// (Retriever, Scale, Query).
+type DedupRank struct {
+	Retriever string `parquet:"retriever"`
+	Scale     string `parquet:"scale"`
+	Query     string `parquet:"query"`
+	// Rank is the original's 1-based rank (ties by document id).
+	Rank int32 `parquet:"rank"`
+	// Pool is the number of documents ranked.
+	Pool  int32   `parquet:"pool"`
+	Score float64 `parquet:"score"`
+}
+
+// DedupResult is a row of `dedup_results`, written by downstream's reduce
+// (Tables 2, 11, 12): one retriever's deduplication measures at one scale
+// beside its SABER-Math nDCG@10. Key: (Scale, Retriever).
+type DedupResult struct {
+	Scale     string `parquet:"scale"`
+	Retriever string `parquet:"retriever"`
+	Queries   int32  `parquet:"queries"`
+	// NDCG is the retriever's overall nDCG@10 from `results`
+	// (statement-full, the report's gain); HasNDCG is false when report
+	// did not score it.
+	NDCG    float64 `parquet:"ndcg"`
+	HasNDCG bool    `parquet:"has_ndcg"`
+	Median  float64 `parquet:"median_rank"`
+	// TopK are the percentages of queries with the original in the top k.
+	Top1  float64 `parquet:"top1"`
+	Top4  float64 `parquet:"top4"`
+	Top16 float64 `parquet:"top16"`
+	Top64 float64 `parquet:"top64"`
+}
+
 // The datasets, by name, with the order their rows are sorted in, their
 // key (the columns that order rows and identify one), their format version
 // and what a row is. FORMAT.md in artifacts/layout is generated from these
@@ -495,6 +566,20 @@ var (
 		}}
 	IngestSpans = Dataset[IngestSpan]{Name: "ingest_spans", Version: 1, Staging: true, Key: "file, start", Doc: "ingest's staging: the spans of the inputs each map shard read",
 		Compare: func(a, b *IngestSpan) int { return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Start, b.Start)) }}
+	Rewrites = Dataset[RewriteRow]{Name: "rewrites", Version: 1, Key: "query", Doc: "each query's statement rewritten with the same mathematics in another surface form (App. B.4)",
+		Compare: func(a, b *RewriteRow) int { return strings.Compare(a.Query, b.Query) }}
+	PoolEmbeddings = Dataset[PoolEmbedding]{Name: "pool_embeddings", Version: 1, Key: "retriever, doc", Doc: "every unique benchmark document embedded once per bi-encoder, for the full-pool deduplication ranking",
+		Compare: func(a, b *PoolEmbedding) int {
+			return cmp.Or(strings.Compare(a.Retriever, b.Retriever), strings.Compare(a.Doc, b.Doc))
+		}}
+	DedupRanks = Dataset[DedupRank]{Name: "dedup_ranks", Version: 1, Key: "retriever, scale, query", Doc: "the rank each retriever gives a query's original when searching with its rewrite, over the pool or the candidates",
+		Compare: func(a, b *DedupRank) int {
+			return cmp.Or(strings.Compare(a.Retriever, b.Retriever), strings.Compare(a.Scale, b.Scale), strings.Compare(a.Query, b.Query))
+		}}
+	DedupResults = Dataset[DedupResult]{Name: "dedup_results", Version: 1, Key: "scale, retriever", Doc: "median rank and top-k percentages of the deduplication experiment per retriever and scale (Tables 2, 11, 12)",
+		Compare: func(a, b *DedupResult) int {
+			return cmp.Or(strings.Compare(a.Scale, b.Scale), strings.Compare(a.Retriever, b.Retriever))
+		}}
 	Release = Dataset[ReleaseFile]{Name: "release", Version: 1, Key: "path", Doc: "the files of the release folder, with their SHA-256, size and rows",
 		Compare: func(a, b *ReleaseFile) int { return strings.Compare(a.Path, b.Path) }}
 )
@@ -506,6 +591,7 @@ func All() []Info {
 		Topics.Info(), TagRejects.Info(), Summaries.Info(), SummaryRejects.Info(), Pairs.Info(),
 		Thresholds.Info(), Calibration.Info(), Queries.Info(), Candidates.Info(), Judgments.Info(), JudgeTimings.Info(),
 		Ratings.Info(), Runs.Info(), Timings.Info(), Results.Info(), Audit.Info(), Leaks.Info(), Release.Info(),
+		Rewrites.Info(), PoolEmbeddings.Info(), DedupRanks.Info(), DedupResults.Info(),
 	}
 }
 

@@ -52,7 +52,8 @@ func TestDemoRunsAndRerunIsNoOp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo exit %d:\n%s", code, out)
 	}
-	for _, want := range []string{"rows in              803", "rejected             2", "duplicate clusters", "kept (corpus)", "planted near-dups"} {
+	for _, want := range []string{"rows in              803", "rejected             2", "duplicate clusters", "kept (corpus)", "planted near-dups",
+		"dedup retrieval", "reports/downstream.md", "pool       hash-embed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
@@ -68,7 +69,8 @@ func TestDemoRunsAndRerunIsNoOp(t *testing.T) {
 		{"--stage", "calibrate", "--reduce"}, {"--stage", "select", "--reduce"},
 		{"--stage", "judge", "--shard", "1/2"}, {"--stage", "rate", "--shard", "0/2"},
 		{"--stage", "evaluate", "--shard", "5/18"}, {"--stage", "report", "--reduce"},
-		{"--stage", "audit", "--shard", "0/1"}, {"--stage", "audit", "--reduce"}, {"--stage", "release", "--reduce"}} {
+		{"--stage", "audit", "--shard", "0/1"}, {"--stage", "audit", "--reduce"}, {"--stage", "release", "--reduce"},
+		{"--stage", "rewrite", "--shard", "1/2"}, {"--stage", "downstream", "--shard", "0/5"}, {"--stage", "downstream", "--reduce"}} {
 		out, code := saber(t, append([]string{"verify", "--config", cfg}, args...)...)
 		if code != 0 || !strings.Contains(out, "reproduces") {
 			t.Errorf("verify %v: exit %d\n%s", args, code, out)
@@ -83,7 +85,9 @@ func TestDemoRunsAndRerunIsNoOp(t *testing.T) {
 	}
 	// saber run on the finished demo does nothing.
 	out, code = saber(t, "run", "--config", cfg)
-	if code != 0 || !strings.Contains(out, "0 shards ran, 40 already done") {
+	// 40 on the main line, 9 of the deduplication experiment (rewrite 2,
+	// embed 1, downstream 5 retrievers and its reduce).
+	if code != 0 || !strings.Contains(out, "0 shards ran, 49 already done") {
 		t.Errorf("run on a done demo: exit %d\n%s", code, out)
 	}
 }

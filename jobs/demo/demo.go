@@ -19,9 +19,11 @@ import (
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/downstream"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/release"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/synth"
 	"github.com/saber-math/saber/shard"
 )
@@ -86,6 +88,15 @@ evaluate:
   settings: [statement-full, full-full, statement-statement]
 audit:
   shards: 1          # each query's top documents checked for leaks (offline; backend: llm asks the judge)
+rewrite:
+  shards: 2          # each query restated for the deduplication experiment (offline rewriter; backend: llm asks a model, prompt B.4)
+retrievers:
+  hash-embed:        # the demo's bi-encoder (feature-hashed tokens), served on a loopback port by saber demo through $SABER_LLM_BASE_URL
+    kind: embedding
+    model: saber-demo-hash-256
+downstream:
+  shards: 1          # query ranges per retriever; embed_shards: document ranges per bi-encoder
+  retrievers: [bm25, tfidf, jaccard, bm25-no-tok, hash-embed]  # search with each rewrite for its original (App. B.4, D.11)
 release:
   version: 0.1.0-demo
   date: 2026-12-01   # the release never reads the clock: same inputs, same bytes
@@ -133,6 +144,19 @@ func Run(ctx context.Context, opt Options, out io.Writer) error {
 	cfg, err := pipeline.LoadConfig(cfgPath)
 	if err != nil {
 		return err
+	}
+	// The demo's bi-encoder (retrievers.hash-embed, no base_url) reaches
+	// this server through the variable every stage process inherits.
+	if len(downstream.BiEncoders(cfg)) > 0 {
+		srv, err := StartEmbedServer()
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		if err := os.Setenv(llm.BaseURLEnv, srv.URL); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "serving the demo's embedding model %s at %s ($%s)\n", EmbedModel, srv.URL, llm.BaseURLEnv)
 	}
 	stages, err := pipeline.Select(cfg, "")
 	if err != nil {
@@ -377,6 +401,9 @@ func summarize(ctx context.Context, cfg *config.Config, scfg synth.Config, out i
 		return err
 	}
 	fmt.Fprintf(out, "  leakage audit        %d pairs audited, %d flagged  (%s)\n", aStats["pairs"], aStats["equivalent"], root.URI(cfg.Run+"/reports/audit.md"))
+	if err := summarizeDownstream(ctx, root, cfg, out); err != nil {
+		return err
+	}
 	version := release.Section.Of(cfg).Version
 	dir := root.URI(layout.ReleasePrefix(cfg.Run, version))
 	relStats, err := sumStats(ctx, root, cfg.Run, dataset.Release.Name)
@@ -424,4 +451,37 @@ func sumStats(ctx context.Context, root store.Store, run, ds string) (map[string
 		}
 	}
 	return total, nil
+}
+
+// summarizeDownstream prints where the deduplication experiment's tables
+// are and its full-pool rows, when the config runs it.
+func summarizeDownstream(ctx context.Context, root store.Store, cfg *config.Config, out io.Writer) error {
+	if !downstream.Enabled(cfg) {
+		return nil
+	}
+	rw, err := sumStats(ctx, root, cfg.Run, dataset.Rewrites.Name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  rewrites             %d queries, %d invalid (kept, left out)  (%s)\n", rw["queries"], rw["invalid"], root.URI(cfg.Run+"/rewrites/"))
+	emb, err := sumStats(ctx, root, cfg.Run, dataset.PoolEmbeddings.Name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  pool embeddings      %d vectors  (%s)\n", emb["documents"], root.URI(cfg.Run+"/pool_embeddings/"))
+	ranks, err := sumStats(ctx, root, cfg.Run, dataset.DedupRanks.Name)
+	if err != nil {
+		return err
+	}
+	res, err := readAll[dataset.DedupResult](ctx, root, cfg.Run, dataset.DedupResults.Name, dataset.DedupResults.Name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  dedup retrieval      %d ranks, full-pool scores checked naively on %d queries  (%s, %s, %s)\n", ranks["rows"], ranks["checked_queries"],
+		root.URI(cfg.Run+"/reports/"+downstream.ReportMD), root.URI(cfg.Run+"/reports/"+downstream.ReportCSV), root.URI(cfg.Run+"/reports/"+downstream.ReportTeX))
+	for _, r := range res {
+		fmt.Fprintf(out, "    %-10s %-14s median %6.1f  top-1 %5.1f%%  top-4 %5.1f%%  top-16 %5.1f%%  top-64 %5.1f%%  (%d queries)\n",
+			r.Scale, r.Retriever, r.Median, r.Top1, r.Top4, r.Top16, r.Top64, r.Queries)
+	}
+	return nil
 }

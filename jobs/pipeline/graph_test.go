@@ -42,6 +42,13 @@ func TestGraphIsDerived(t *testing.T) {
 		"audit map":     "dedup reduce, select, rate",
 		"audit reduce":  "dedup reduce, select, audit map",
 		"release":       "dedup reduce, tag, summarize, calibrate, select, judge, rate, evaluate, report, audit map, audit reduce",
+		// The deduplication experiment (off the main line): the rewrites
+		// and the pool embeddings need only the benchmark; the ranks need
+		// both; the tables need report's nDCG@10.
+		"rewrite":           "dedup reduce, select",
+		"embed":             "dedup reduce, select",
+		"downstream map":    "dedup reduce, select, rewrite, embed",
+		"downstream reduce": "select, report, rewrite, downstream map",
 	}
 	g := Default()
 	got := depsOf(g)
@@ -53,7 +60,7 @@ func TestGraphIsDerived(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("nodes %v", got)
 	}
-	if names := strings.Join(Names(), ","); names != "ingest,dedup,tag,summarize,pairs,calibrate,select,judge,rate,evaluate,report,audit,release" {
+	if names := strings.Join(Names(), ","); names != "ingest,dedup,tag,summarize,pairs,calibrate,select,judge,rate,evaluate,report,audit,release,rewrite,embed,downstream" {
 		t.Errorf("Names = %s", names)
 	}
 	rev := slices.Clone(Stages)
@@ -208,7 +215,15 @@ func TestReleaseIsOnTheMainLineOnceDated(t *testing.T) {
 			t.Fatal(err)
 		}
 		last := sel[len(sel)-1].Name
+		// The deduplication experiment stays off without
+		// downstream.retrievers, and says so in one line (rewrite and
+		// embed go with it).
 		off := Off(cfg, "")
+		if len(off) == 0 || off[len(off)-1] != "downstream: off (set downstream.retrievers to run the deduplication experiment (App. B.4))" {
+			t.Errorf("%q: off %q lacks the deduplication experiment", tt.yaml, off)
+		} else {
+			off = off[:len(off)-1]
+		}
 		if tt.on && (last != "release" || len(off) != 0) || !tt.on && (last == "release" || len(off) != 1 || !strings.Contains(off[0], "release: off (set release.date")) {
 			t.Errorf("%q: last stage %s, off %q", tt.yaml, last, off)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/saber-math/saber/jobs/calibrate"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/dedup"
+	"github.com/saber-math/saber/jobs/downstream"
 	"github.com/saber-math/saber/jobs/evaluate"
 	"github.com/saber-math/saber/jobs/ingest"
 	"github.com/saber-math/saber/jobs/judge"
@@ -23,6 +24,7 @@ import (
 	"github.com/saber-math/saber/jobs/rate"
 	"github.com/saber-math/saber/jobs/release"
 	"github.com/saber-math/saber/jobs/report"
+	"github.com/saber-math/saber/jobs/rewrite"
 	"github.com/saber-math/saber/jobs/selection"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/summarize"
@@ -47,6 +49,9 @@ var Stages = []stage.Stage{
 	report.Stage,
 	audit.Stage,
 	release.Stage,
+	rewrite.Stage,
+	downstream.EmbedStage,
+	downstream.Stage,
 }
 
 // graph is the registry's graph, checked when the package loads: a

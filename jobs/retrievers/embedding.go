@@ -37,9 +37,29 @@ func (e *embedding) Score(ctx context.Context, query string, docs []string) ([]f
 	if err != nil {
 		return nil, err
 	}
+	q, ds, err := e.vectors(ctx, &query, docs)
+	if err != nil {
+		return nil, err
+	}
+	scores := make([]float64, len(docs))
+	for i, d := range ds {
+		if len(d) != len(q) {
+			return nil, fmt.Errorf("%s: query vector has %d dimensions, document %d's %d", e.name, len(q), i, len(d))
+		}
+		scores[i] = Cosine(q, d)
+	}
+	return scores, nil
+}
+
+// vectors embeds the query (when not nil, formatted as a query) and the
+// documents (formatted as documents) as Score's doc describes, and returns
+// each text's mean vector.
+func (e *embedding) vectors(ctx context.Context, query *string, docs []string) ([]float64, [][]float64, error) {
 	var qp, dp []piece
-	for _, c := range Chunks(query, e.spec.MaxInput) {
-		qp = append(qp, piece{text: e.f.Query(c), owner: -1, extra: e.f.queryExtra})
+	if query != nil {
+		for _, c := range Chunks(*query, e.spec.MaxInput) {
+			qp = append(qp, piece{text: e.f.Query(c), owner: -1, extra: e.f.queryExtra})
+		}
 	}
 	for i, d := range docs {
 		for _, c := range Chunks(d, e.spec.MaxInput) {
@@ -61,17 +81,20 @@ func (e *embedding) Score(ctx context.Context, query string, docs []string) ([]f
 	}
 	vecs := make([][][]float32, len(slices))
 	workers := max(1, e.spec.InFlight/e.spec.BatchSize)
-	err = parallel.For(ctx, len(slices), workers, func(ctx context.Context, i int) error {
+	err := parallel.For(ctx, len(slices), workers, func(ctx context.Context, i int) error {
 		texts := make([]string, len(slices[i]))
 		for k, p := range slices[i] {
 			texts[k] = p.text
 		}
 		v, err := e.client.EmbedWith(ctx, texts, llm.EmbedOptions{Dimensions: e.spec.Dimensions, Extra: slices[i][0].extra})
+		if err == nil && len(v) != len(texts) {
+			err = fmt.Errorf("%s: the server returned %d vectors for %d texts", e.name, len(v), len(texts))
+		}
 		vecs[i] = v
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Mean vector per text.
 	sums := make([][]float64, len(docs)+1) // 0: the query, 1+i: document i
@@ -84,7 +107,7 @@ func (e *embedding) Score(ctx context.Context, query string, docs []string) ([]f
 				sums[o] = make([]float64, len(v))
 			}
 			if len(v) != len(sums[o]) || len(v) == 0 {
-				return nil, fmt.Errorf("%s: the server returned vectors of %d and %d dimensions", e.name, len(v), len(sums[o]))
+				return nil, nil, fmt.Errorf("%s: the server returned vectors of %d and %d dimensions", e.name, len(v), len(sums[o]))
 			}
 			for j, x := range v {
 				sums[o][j] += float64(x)
@@ -97,16 +120,57 @@ func (e *embedding) Score(ctx context.Context, query string, docs []string) ([]f
 			sums[o][j] /= float64(counts[o])
 		}
 	}
-	q := sums[0]
-	scores := make([]float64, len(docs))
-	for i := range docs {
-		d := sums[i+1]
-		if len(d) != len(q) {
-			return nil, fmt.Errorf("%s: query vector has %d dimensions, document %d's %d", e.name, len(q), i, len(d))
-		}
-		scores[i] = Cosine(q, d)
+	return sums[0], sums[1:], nil
+}
+
+// Embedder is a bi-encoder whose query and document vectors can be had
+// apart, so that a pool's documents are embedded once and ranked for many
+// queries (the full-pool deduplication experiment). Kind embedding
+// retrievers implement it; their Score is the cosine of these vectors.
+type Embedder interface {
+	Retriever
+	// Model is the server's model id.
+	Model() string
+	// EmbedQuery is the query's vector: rewritten (if configured), with
+	// the instruction and query template, chunks averaged.
+	EmbedQuery(ctx context.Context, query string) ([]float32, error)
+	// EmbedDocuments are the documents' vectors, with the document
+	// template, chunks averaged.
+	EmbedDocuments(ctx context.Context, docs []string) ([][]float32, error)
+}
+
+func (e *embedding) Model() string { return e.spec.Model }
+
+func (e *embedding) EmbedQuery(ctx context.Context, query string) ([]float32, error) {
+	query, err := e.rewrite(ctx, query)
+	if err != nil {
+		return nil, err
 	}
-	return scores, nil
+	q, _, err := e.vectors(ctx, &query, nil)
+	if err != nil {
+		return nil, err
+	}
+	return to32(q), nil
+}
+
+func (e *embedding) EmbedDocuments(ctx context.Context, docs []string) ([][]float32, error) {
+	_, ds, err := e.vectors(ctx, nil, docs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(ds))
+	for i, d := range ds {
+		out[i] = to32(d)
+	}
+	return out, nil
+}
+
+func to32(v []float64) []float32 {
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(x)
+	}
+	return out
 }
 
 // Cosine is a·b / (‖a‖·‖b‖), summed in index order; 0 when either vector is

@@ -18,6 +18,11 @@
 // distinct, reasoning first and a final \boxed{equivalent} or
 // \boxed{distinct}.
 //
+// B.4, the rewrite of the deduplication experiment (paper App. B.4, which
+// names the model and the goal but gives no prompt), is ours: the same
+// mathematical content, renamed variables, restated story, reformulated
+// notation, no solving and no hints, the answer between <rewrite> tags.
+//
 // A template's Version goes into every cache key (llm.Request.PromptVersion).
 // Changing a template's text therefore means a new file and a new version,
 // never an edit: the tests pin each version's SHA-256.
@@ -40,6 +45,7 @@ const (
 	Summary = "summary" // F.2 short solution summaries
 	Judge   = "judge"   // F.3 pairwise relevance judging
 	Audit   = "audit"   // A.1 (ours) duplicate-leakage audit of a query–document pair
+	Rewrite = "rewrite" // B.4 (ours) a query restated for the deduplication experiment
 )
 
 //go:embed templates/*.txt
@@ -51,6 +57,7 @@ var registry = map[string]struct{ file, version string }{
 	Summary: {"templates/f2-summary.v1.txt", "f2.v1"},
 	Judge:   {"templates/f3-pairwise-judge.v1.txt", "f3.v1"},
 	Audit:   {"templates/a1-leakage-audit.v1.txt", "a1.v1"},
+	Rewrite: {"templates/b4-rewrite.v1.txt", "b4.v1"},
 }
 
 // TopicsData fills the "topics" prompt (F.1).
@@ -70,6 +77,11 @@ type JudgeData struct {
 	TargetProblem, TargetSolution   string
 	Sample1Problem, Sample1Solution string
 	Sample2Problem, Sample2Solution string
+}
+
+// RewriteData fills the "rewrite" prompt (B.4): the statement to restate.
+type RewriteData struct {
+	Problem string
 }
 
 // AuditData fills the "audit" prompt (A.1): a query and one of its top
