@@ -18,6 +18,7 @@ func TestVersionsPinned(t *testing.T) {
 		Summary: {"f2.v1", "12fc13ccf9964e158e25738841bbe70f787e77f4864697426ba4787d819704bc"},
 		Judge:   {"f3.v1", "d008e7c897d46d7bc384a1dd87de8cc1cfe3bbc0ba87a40cab78e45aaf6176be"},
 		Audit:   {"a1.v1", "0a56b0eee976cb729451e8d7bfac7250a4f589989ef428b47842c720526611f4"},
+		Format:  {"f5.v1", "fbf97b9d2eea0889612373ed3962b7dbd707f572fcd03c3ebe05d42079fe2c46"},
 	}
 	if got := Names(); len(got) != len(want) {
 		t.Fatalf("Names() = %v", got)
