@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -239,6 +240,8 @@ type Scatter struct {
 	// the legend.
 	Lines  []Series
 	Legend Legend
+	// Muted names groups drawn in grey (the systems below a frontier).
+	Muted []string
 }
 
 // Render draws the chart.
@@ -285,6 +288,9 @@ func (c Scatter) Render(format string, w, h vg.Length) ([]byte, error) {
 			return nil, fmt.Errorf("chart: group %q: %w", g, err)
 		}
 		sc.Color = plotutil.Color(i)
+		if slices.Contains(c.Muted, g) {
+			sc.Color = color.Gray{Y: 0x99}
+		}
 		sc.Shape = plotutil.Shape(i)
 		sc.Radius = vg.Points(3)
 		p.Add(sc)
