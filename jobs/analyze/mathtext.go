@@ -197,36 +197,44 @@ func mathText(ctx context.Context, env *stage.Env, b *bench) (*mathTextResult, e
 	return res, nil
 }
 
-// scoreRetriever scores both sides of every kept query with one retriever.
+// scoreRetriever builds a retriever and scores both sides of every kept
+// query with it.
 func scoreRetriever(ctx context.Context, env *stage.Env, reg *retrievers.Registry, name string, kept []split, docs [][]string, configured int) ([]analysis.MathTextQuery, error) {
 	ret, err := reg.Build(ctx, name)
 	if err != nil {
 		return nil, stage.BadInput(fmt.Errorf("analyze.retrievers: %s: %w", name, err))
 	}
 	defer ret.Close()
+	out, err := scoreSides(ctx, ret, kept, docs, workers(configured, reg.Workers(name)))
+	if rec, ok := ret.(retrievers.LLMRecorder); ok {
+		for _, c := range rec.LLMClients() {
+			env.RecordLLM(c)
+		}
+	}
+	return out, err
+}
+
+// scoreSides scores query i's maths part and its words part against
+// docs[i] and keeps each side's mean.
+func scoreSides(ctx context.Context, ret retrievers.Retriever, kept []split, docs [][]string, workers int) ([]analysis.MathTextQuery, error) {
 	out := make([]analysis.MathTextQuery, len(kept))
-	err = parallel.For(ctx, len(kept), workers(configured, reg.Workers(name)), func(ctx context.Context, i int) error {
+	err := parallel.For(ctx, len(kept), workers, func(ctx context.Context, i int) error {
 		s := kept[i]
 		qctx := retrievers.WithQueryID(ctx, s.query)
 		var means [2]float64
 		for side, q := range []string{s.maths, s.words} {
 			scores, err := ret.Score(qctx, q, docs[i])
 			if err != nil {
-				return fmt.Errorf("retriever %s, query %s: %w", name, s.query, err)
+				return fmt.Errorf("retriever %s, query %s: %w", ret.Name(), s.query, err)
 			}
 			if len(scores) != len(docs[i]) {
-				return fmt.Errorf("retriever %s, query %s: %d scores for %d documents", name, s.query, len(scores), len(docs[i]))
+				return fmt.Errorf("retriever %s, query %s: %d scores for %d documents", ret.Name(), s.query, len(scores), len(docs[i]))
 			}
 			means[side] = analysis.Mean(scores)
 		}
 		out[i] = analysis.MathTextQuery{Query: s.query, Domain: s.domain, Ratio: s.ratio, MathMean: means[0], TextMean: means[1]}
 		return nil
 	})
-	if rec, ok := ret.(retrievers.LLMRecorder); ok {
-		for _, c := range rec.LLMClients() {
-			env.RecordLLM(c)
-		}
-	}
 	if err != nil {
 		return nil, err
 	}

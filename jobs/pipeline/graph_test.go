@@ -41,6 +41,7 @@ func TestGraphIsDerived(t *testing.T) {
 		"report":        "tag, summarize, select, judge, rate, evaluate",
 		"audit map":     "dedup reduce, select, rate",
 		"audit reduce":  "dedup reduce, select, audit map",
+		"analyze":       "dedup reduce, tag, summarize, select, judge, rate, report",
 		"release":       "dedup reduce, tag, summarize, calibrate, select, judge, rate, evaluate, report, audit map, audit reduce",
 	}
 	g := Default()
@@ -53,7 +54,7 @@ func TestGraphIsDerived(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("nodes %v", got)
 	}
-	if names := strings.Join(Names(), ","); names != "ingest,dedup,tag,summarize,pairs,calibrate,select,judge,rate,evaluate,report,audit,release" {
+	if names := strings.Join(Names(), ","); names != "ingest,dedup,tag,summarize,pairs,calibrate,select,judge,rate,evaluate,report,audit,analyze,release" {
 		t.Errorf("Names = %s", names)
 	}
 	rev := slices.Clone(Stages)
