@@ -192,10 +192,11 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 		"evaluate/map id=114 array=0-3%2 off=0 dep=[106 111]",
 		"evaluate/map id=115 array=0-1%2 off=4 dep=[106 111]",
 		"audit/map id=116 array=0%2 off=0 dep=[106 111 113]",
-		// The final reduce — report, the audit's reduce, release — is one
-		// job that runs the three in order, after everything they read.
+		// The final reduce — report, the audit's reduce, analyze, release —
+		// is one job that runs the four in order, after everything they read.
 		"report/reduce id=117 array= off=0 dep=[106 107 108 110 111 112 113 114 115 116]",
 		"audit/reduce id=117 array= off=0 dep=[106 107 108 110 111 112 113 114 115 116]",
+		"analyze/reduce id=117 array= off=0 dep=[106 107 108 110 111 112 113 114 115 116]",
 		"release/reduce id=117 array= off=0 dep=[106 107 108 110 111 112 113 114 115 116]",
 	}
 	if got := describe(subs); got != strings.Join(want, "\n") {

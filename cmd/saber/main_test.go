@@ -68,7 +68,7 @@ func TestDemoRunsAndRerunIsNoOp(t *testing.T) {
 		{"--stage", "calibrate", "--reduce"}, {"--stage", "select", "--reduce"},
 		{"--stage", "judge", "--shard", "1/2"}, {"--stage", "rate", "--shard", "0/2"},
 		{"--stage", "evaluate", "--shard", "5/18"}, {"--stage", "report", "--reduce"},
-		{"--stage", "audit", "--shard", "0/1"}, {"--stage", "audit", "--reduce"}, {"--stage", "release", "--reduce"}} {
+		{"--stage", "audit", "--shard", "0/1"}, {"--stage", "audit", "--reduce"}, {"--stage", "analyze", "--reduce"}, {"--stage", "release", "--reduce"}} {
 		out, code := saber(t, append([]string{"verify", "--config", cfg}, args...)...)
 		if code != 0 || !strings.Contains(out, "reproduces") {
 			t.Errorf("verify %v: exit %d\n%s", args, code, out)
@@ -76,14 +76,14 @@ func TestDemoRunsAndRerunIsNoOp(t *testing.T) {
 	}
 	// saber stats reads what every stage recorded.
 	out, code = saber(t, "stats", "--config", cfg)
-	for _, want := range []string{"ingest map (2 shards)", "rows_read", "dedup reduce (1 shards)", "clusters", "tag map (2 shards)", "topics_total", "summarize map", "core_idea_words_total", "pairs map", "pairs_both", "select reduce", "candidates", "judge map", "invalid", "rate map", "max_iterations", "evaluate map", "report reduce", "audit map", "leaks", "release reduce", "leaks_accepted", "invalid share"} {
+	for _, want := range []string{"ingest map (2 shards)", "rows_read", "dedup reduce (1 shards)", "clusters", "tag map (2 shards)", "topics_total", "summarize map", "core_idea_words_total", "pairs map", "pairs_both", "select reduce", "candidates", "judge map", "invalid", "rate map", "max_iterations", "evaluate map", "report reduce", "audit map", "leaks", "analyze reduce", "mathtext_kept", "release reduce", "leaks_accepted", "invalid share"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("saber stats lacks %q (exit %d):\n%s", want, code, out)
 		}
 	}
 	// saber run on the finished demo does nothing.
 	out, code = saber(t, "run", "--config", cfg)
-	if code != 0 || !strings.Contains(out, "0 shards ran, 40 already done") {
+	if code != 0 || !strings.Contains(out, "0 shards ran, 41 already done") {
 		t.Errorf("run on a done demo: exit %d\n%s", code, out)
 	}
 }
