@@ -214,9 +214,9 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(fin)
-	iReport, iAudit, iRelease := strings.Index(text, "/report' --config"), strings.Index(text, "/audit' --config"), strings.Index(text, "/release' --config")
-	if !strings.Contains(text, "--job-name=saber-demo-final-reduce") || iReport < 0 || iAudit < iReport || iRelease < iAudit || strings.Count(text, "--reduce &") != 3 {
-		t.Errorf("final-reduce.sbatch does not run report, audit's reduce and release in order:\n%s", text)
+	iReport, iAudit, iAnalyze, iRelease := strings.Index(text, "/report' --config"), strings.Index(text, "/audit' --config"), strings.Index(text, "/analyze' --config"), strings.Index(text, "/release' --config")
+	if !strings.Contains(text, "--job-name=saber-demo-final-reduce") || iReport < 0 || iAudit < iReport || iAnalyze < iAudit || iRelease < iAnalyze || strings.Count(text, "--reduce &") != 4 {
+		t.Errorf("final-reduce.sbatch does not run report, audit's reduce, analyze and release in order:\n%s", text)
 	}
 	for off, name := range map[int]string{0: "ingest-map.sbatch", 4: "ingest-map-from-4.sbatch", 8: "ingest-map-from-8.sbatch"} {
 		b, err := os.ReadFile(filepath.Join(LogDir(cfg), "sbatch", name))
