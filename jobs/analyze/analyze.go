@@ -35,13 +35,11 @@
 package analyze
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"runtime"
 	"slices"
-	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
@@ -280,9 +278,4 @@ func pct(s analysis.Share) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f", p)
-}
-
-// byRatingDesc sorts ratings as everywhere: rating descending, then id.
-func byRatingDesc(a, b analysis.Rated) int {
-	return cmp.Or(cmp.Compare(b.Rating, a.Rating), strings.Compare(a.Doc, b.Doc))
 }

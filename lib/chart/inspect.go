@@ -263,7 +263,7 @@ func (l Layout) Readable(tol float64) error {
 			// Lines of one wrapped label share its centre.
 			sameLabel := math.Abs((a.MinX+a.MaxX)/2-(b.MinX+b.MaxX)/2) < 1
 			if !sameLabel && a.MinX < b.MaxX-tol && b.MinX < a.MaxX-tol && a.MinY < b.MaxY-tol && b.MinY < a.MaxY-tol {
-				errs = append(errs, fmt.Errorf("X tick labels %q and %q overlap", a.S, b.S))
+				errs = append(errs, fmt.Errorf("the X tick labels %q and %q overlap", a.S, b.S))
 			}
 		}
 	}
