@@ -84,7 +84,7 @@ func TestGraphIsDerived(t *testing.T) {
 			}
 		}
 	}
-	if d := g.names(g.Descendants([]int{mustFind(t, g, "dedup", "reduce")})); strings.Join(d, ",") != "tag,summarize,pairs,calibrate,select,judge,rate,evaluate,report,audit map,audit reduce,release" {
+	if d := g.names(g.Descendants([]int{mustFind(t, g, "dedup", "reduce")})); strings.Join(d, ",") != "tag,summarize,pairs,calibrate,select,judge,rate,evaluate,report,audit map,audit reduce,analyze,release" {
 		t.Errorf("downstream of dedup reduce: %v", d)
 	}
 	if a := g.names(g.Ancestors([]int{mustFind(t, g, "evaluate", "map")})); strings.Join(a, ",") != "ingest map,ingest reduce,dedup map,dedup reduce,tag,summarize,pairs,calibrate,select" {
