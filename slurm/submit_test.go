@@ -192,10 +192,11 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 		"evaluate/map id=114 array=0-3%2 off=0 dep=[106 111]",
 		"evaluate/map id=115 array=0-1%2 off=4 dep=[106 111]",
 		"audit/map id=116 array=0%2 off=0 dep=[106 111 113]",
-		// The final reduce — report, the audit's reduce, release — is one
-		// job that runs the three in order, after everything they read.
+		// The final reduce — report, the audit's reduce, analyze, release —
+		// is one job that runs the four in order, after everything they read.
 		"report/reduce id=117 array= off=0 dep=[106 107 108 110 111 112 113 114 115 116]",
 		"audit/reduce id=117 array= off=0 dep=[106 107 108 110 111 112 113 114 115 116]",
+		"analyze/reduce id=117 array= off=0 dep=[106 107 108 110 111 112 113 114 115 116]",
 		"release/reduce id=117 array= off=0 dep=[106 107 108 110 111 112 113 114 115 116]",
 		// The deduplication experiment, off the main line, never holds up
 		// the final reduce: its reduce, which reads report's results, is
@@ -220,9 +221,9 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(fin)
-	iReport, iAudit, iRelease := strings.Index(text, "/report' --config"), strings.Index(text, "/audit' --config"), strings.Index(text, "/release' --config")
-	if !strings.Contains(text, "--job-name=saber-demo-final-reduce") || iReport < 0 || iAudit < iReport || iRelease < iAudit || strings.Count(text, "--reduce &") != 3 {
-		t.Errorf("final-reduce.sbatch does not run report, audit's reduce and release in order:\n%s", text)
+	iReport, iAudit, iAnalyze, iRelease := strings.Index(text, "/report' --config"), strings.Index(text, "/audit' --config"), strings.Index(text, "/analyze' --config"), strings.Index(text, "/release' --config")
+	if !strings.Contains(text, "--job-name=saber-demo-final-reduce") || iReport < 0 || iAudit < iReport || iAnalyze < iAudit || iRelease < iAnalyze || strings.Count(text, "--reduce &") != 4 {
+		t.Errorf("final-reduce.sbatch does not run report, audit's reduce, analyze and release in order:\n%s", text)
 	}
 	for off, name := range map[int]string{0: "ingest-map.sbatch", 4: "ingest-map-from-4.sbatch", 8: "ingest-map-from-8.sbatch"} {
 		b, err := os.ReadFile(filepath.Join(LogDir(cfg), "sbatch", name))

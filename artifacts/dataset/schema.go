@@ -489,6 +489,25 @@ type DedupResult struct {
 	Top64 float64 `parquet:"top64"`
 }
 
+// MathTextRow is a row of `mathtext`, written by analyze (paper §4.2, App.
+// D.10): one retriever's mean score of one query's maths-only part and of
+// its words-only part against the full text of the query's best-rated
+// candidates. Key: (Retriever, Query).
+type MathTextRow struct {
+	Retriever string `parquet:"retriever"`
+	Query     string `parquet:"query"`
+	Domain    string `parquet:"domain"`
+	// MathRatio is the share of the query's tokens that are maths.
+	MathRatio float64 `parquet:"math_ratio"`
+	MathScore float64 `parquet:"math_score"`
+	TextScore float64 `parquet:"text_score"`
+	// MathWins: MathScore > TextScore (a tie is no win).
+	MathWins bool `parquet:"math_wins"`
+	// Docs is the candidates scored (analyze.top, fewer when the query
+	// has fewer).
+	Docs int32 `parquet:"docs"`
+}
+
 // The datasets, by name, with the order their rows are sorted in, their
 // key (the columns that order rows and identify one), their format version
 // and what a row is. FORMAT.md in artifacts/layout is generated from these
@@ -580,6 +599,10 @@ var (
 		Compare: func(a, b *DedupResult) int {
 			return cmp.Or(strings.Compare(a.Scale, b.Scale), strings.Compare(a.Retriever, b.Retriever))
 		}}
+	MathText = Dataset[MathTextRow]{Name: "mathtext", Version: 1, Key: "retriever, query", Doc: "each retriever's scores of each query's maths-only and words-only parts against its best-rated candidates (§4.2, App. D.10)",
+		Compare: func(a, b *MathTextRow) int {
+			return cmp.Or(strings.Compare(a.Retriever, b.Retriever), strings.Compare(a.Query, b.Query))
+		}}
 	Release = Dataset[ReleaseFile]{Name: "release", Version: 1, Key: "path", Doc: "the files of the release folder, with their SHA-256, size and rows",
 		Compare: func(a, b *ReleaseFile) int { return strings.Compare(a.Path, b.Path) }}
 )
@@ -590,7 +613,7 @@ func All() []Info {
 		IngestRows.Info(), IngestSpans.Info(), Problems.Info(), Rejects.Info(), Signatures.Info(), Corpus.Info(), Duplicates.Info(),
 		Topics.Info(), TagRejects.Info(), Summaries.Info(), SummaryRejects.Info(), Pairs.Info(),
 		Thresholds.Info(), Calibration.Info(), Queries.Info(), Candidates.Info(), Judgments.Info(), JudgeTimings.Info(),
-		Ratings.Info(), Runs.Info(), Timings.Info(), Results.Info(), Audit.Info(), Leaks.Info(), Release.Info(),
+		Ratings.Info(), Runs.Info(), Timings.Info(), Results.Info(), Audit.Info(), Leaks.Info(), MathText.Info(), Release.Info(),
 		Rewrites.Info(), PoolEmbeddings.Info(), DedupRanks.Info(), DedupResults.Info(),
 	}
 }

@@ -69,7 +69,7 @@ func TestDemoRunsAndRerunIsNoOp(t *testing.T) {
 		{"--stage", "calibrate", "--reduce"}, {"--stage", "select", "--reduce"},
 		{"--stage", "judge", "--shard", "1/2"}, {"--stage", "rate", "--shard", "0/2"},
 		{"--stage", "evaluate", "--shard", "5/18"}, {"--stage", "report", "--reduce"},
-		{"--stage", "audit", "--shard", "0/1"}, {"--stage", "audit", "--reduce"}, {"--stage", "release", "--reduce"},
+		{"--stage", "audit", "--shard", "0/1"}, {"--stage", "audit", "--reduce"}, {"--stage", "analyze", "--reduce"}, {"--stage", "release", "--reduce"},
 		{"--stage", "rewrite", "--shard", "1/2"}, {"--stage", "downstream", "--shard", "0/5"}, {"--stage", "downstream", "--reduce"}} {
 		out, code := saber(t, append([]string{"verify", "--config", cfg}, args...)...)
 		if code != 0 || !strings.Contains(out, "reproduces") {
@@ -78,16 +78,16 @@ func TestDemoRunsAndRerunIsNoOp(t *testing.T) {
 	}
 	// saber stats reads what every stage recorded.
 	out, code = saber(t, "stats", "--config", cfg)
-	for _, want := range []string{"ingest map (2 shards)", "rows_read", "dedup reduce (1 shards)", "clusters", "tag map (2 shards)", "topics_total", "summarize map", "core_idea_words_total", "pairs map", "pairs_both", "select reduce", "candidates", "judge map", "invalid", "rate map", "max_iterations", "evaluate map", "report reduce", "audit map", "leaks", "release reduce", "leaks_accepted", "invalid share"} {
+	for _, want := range []string{"ingest map (2 shards)", "rows_read", "dedup reduce (1 shards)", "clusters", "tag map (2 shards)", "topics_total", "summarize map", "core_idea_words_total", "pairs map", "pairs_both", "select reduce", "candidates", "judge map", "invalid", "rate map", "max_iterations", "evaluate map", "report reduce", "audit map", "leaks", "analyze reduce", "mathtext_kept", "release reduce", "leaks_accepted", "invalid share"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("saber stats lacks %q (exit %d):\n%s", want, code, out)
 		}
 	}
 	// saber run on the finished demo does nothing.
 	out, code = saber(t, "run", "--config", cfg)
-	// 40 on the main line, 9 of the deduplication experiment (rewrite 2,
-	// embed 1, downstream 5 retrievers and its reduce).
-	if code != 0 || !strings.Contains(out, "0 shards ran, 49 already done") {
+	// 41 on the main line (analyze included), 9 of the deduplication
+	// experiment (rewrite 2, embed 1, downstream 5 retrievers and its reduce).
+	if code != 0 || !strings.Contains(out, "0 shards ran, 50 already done") {
 		t.Errorf("run on a done demo: exit %d\n%s", code, out)
 	}
 }

@@ -97,6 +97,8 @@ retrievers:
 downstream:
   shards: 1          # query ranges per retriever; embed_shards: document ranges per bi-encoder
   retrievers: [bm25, tfidf, jaccard, bm25-no-tok, hash-embed]  # search with each rewrite for its original (App. B.4, D.11)
+analyze:             # maths vs words, signal groups, distributions, score over time (reports/analyze.md)
+  release_dates: input/release_dates.csv  # the CSV saber mteb reads; here the year each lexical method was published
 release:
   version: 0.1.0-demo
   date: 2026-12-01   # the release never reads the clock: same inputs, same bytes
@@ -106,6 +108,19 @@ release:
 const extraJSONL = `{"problem": "Prove that there are infinitely many primes of the form $4k+3$.", "solution": "Suppose there are finitely many, $p_1, \\dots, p_m$. Consider $N = 4p_1\\cdots p_m - 1$, which is $3 \\bmod 4$ and so has a prime factor $3 \\bmod 4$ not in the list."}
 {"problem": "Find all real $x$ with $x^2 = 4$.", "solution": ""}
 {"problem": "What is $1+1$?", "solution": "It is $\\boxed{2}$."
+`
+
+// releaseDatesCSV dates the demo's retrievers for the score over time (App.
+// D.8), in the format `saber mteb` reads: the lexical methods' years of
+// publication (Jaccard 1901, TF-IDF 1972, BM25 at TREC-3 in 1994), the
+// day set to the first of the month, and no MTEB score.
+const releaseDatesCSV = `retriever,mteb_score,release_date
+bm25,,1994-11-01
+bm25-no-tok,,1994-11-01
+tfidf,,1972-01-01
+tfidf-no-tok,,1972-01-01
+jaccard,,1901-01-01
+jaccard-no-tok,,1901-01-01
 `
 
 // Run writes the inputs and config (once), runs the pipeline and prints a summary.
@@ -122,6 +137,12 @@ func Run(ctx context.Context, opt Options, out io.Writer) error {
 		}
 		if err := WriteFile(filepath.Join(opt.Dir, "input", "extra.jsonl"), func(w io.Writer) error {
 			_, err := io.WriteString(w, extraJSONL)
+			return err
+		}); err != nil {
+			return err
+		}
+		if err := WriteFile(filepath.Join(opt.Dir, "input", "release_dates.csv"), func(w io.Writer) error {
+			_, err := io.WriteString(w, releaseDatesCSV)
 			return err
 		}); err != nil {
 			return err
@@ -403,6 +424,17 @@ func summarize(ctx context.Context, cfg *config.Config, scfg synth.Config, out i
 	fmt.Fprintf(out, "  leakage audit        %d pairs audited, %d flagged  (%s)\n", aStats["pairs"], aStats["equivalent"], root.URI(cfg.Run+"/reports/audit.md"))
 	if err := summarizeDownstream(ctx, root, cfg, out); err != nil {
 		return err
+	}
+	mt, err := sumStats(ctx, root, cfg.Run, dataset.MathText.Name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  analyses             %s\n", root.URI(cfg.Run+"/reports/analyze.md"))
+	fmt.Fprintf(out, "    maths vs words     %d queries kept, %d without maths, %d without words  (%s, table10.md)\n", mt["mathtext_kept"], mt["mathtext_no_maths"], mt["mathtext_no_words"],
+		root.URI(cfg.Run+"/reports/mathtext.md"))
+	for _, a := range []struct{ what, file, also string }{{"signal groups", "signal_groups.md", ".csv, .png, .svg"}, {"distributions", "distribution.md", ".csv, .png, .svg"},
+		{"example query", "example_query.md", ".csv"}, {"score over time", "score_over_time.md", ".csv, .png, .svg"}} {
+		fmt.Fprintf(out, "    %-18s %s (%s)\n", a.what, root.URI(cfg.Run+"/reports/"+a.file), a.also)
 	}
 	version := release.Section.Of(cfg).Version
 	dir := root.URI(layout.ReleasePrefix(cfg.Run, version))

@@ -41,6 +41,7 @@ func TestGraphIsDerived(t *testing.T) {
 		"report":        "tag, summarize, select, judge, rate, evaluate",
 		"audit map":     "dedup reduce, select, rate",
 		"audit reduce":  "dedup reduce, select, audit map",
+		"analyze":       "dedup reduce, tag, summarize, select, judge, rate, report",
 		"release":       "dedup reduce, tag, summarize, calibrate, select, judge, rate, evaluate, report, audit map, audit reduce",
 		// The deduplication experiment (off the main line): the rewrites
 		// and the pool embeddings need only the benchmark; the ranks need
@@ -60,7 +61,7 @@ func TestGraphIsDerived(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("nodes %v", got)
 	}
-	if names := strings.Join(Names(), ","); names != "ingest,dedup,tag,summarize,pairs,calibrate,select,judge,rate,evaluate,report,audit,release,rewrite,embed,downstream" {
+	if names := strings.Join(Names(), ","); names != "ingest,dedup,tag,summarize,pairs,calibrate,select,judge,rate,evaluate,report,audit,analyze,release,rewrite,embed,downstream" {
 		t.Errorf("Names = %s", names)
 	}
 	rev := slices.Clone(Stages)
@@ -90,7 +91,7 @@ func TestGraphIsDerived(t *testing.T) {
 			}
 		}
 	}
-	if d := g.names(g.Descendants([]int{mustFind(t, g, "dedup", "reduce")})); strings.Join(d, ",") != "tag,summarize,pairs,calibrate,select,judge,rate,evaluate,report,audit map,audit reduce,release" {
+	if d := g.names(g.Descendants([]int{mustFind(t, g, "dedup", "reduce")})); strings.Join(d, ",") != "tag,summarize,pairs,calibrate,select,judge,rate,evaluate,report,audit map,audit reduce,analyze,release" {
 		t.Errorf("downstream of dedup reduce: %v", d)
 	}
 	if a := g.names(g.Ancestors([]int{mustFind(t, g, "evaluate", "map")})); strings.Join(a, ",") != "ingest map,ingest reduce,dedup map,dedup reduce,tag,summarize,pairs,calibrate,select" {

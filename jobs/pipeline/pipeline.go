@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/saber-math/saber/jobs/analyze"
 	"github.com/saber-math/saber/jobs/audit"
 	"github.com/saber-math/saber/jobs/calibrate"
 	"github.com/saber-math/saber/jobs/config"
@@ -48,6 +49,7 @@ var Stages = []stage.Stage{
 	evaluate.Stage,
 	report.Stage,
 	audit.Stage,
+	analyze.Stage,
 	release.Stage,
 	rewrite.Stage,
 	downstream.EmbedStage,

@@ -13,7 +13,6 @@ import (
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/chart"
 	"github.com/saber-math/saber/lib/ndcg"
-	"gonum.org/v1/plot/vg"
 )
 
 // ReportFrontier is the quality–latency figure (App. D.7), .png and .svg.
@@ -164,7 +163,7 @@ func writeFrontier(ctx context.Context, env *stage.Env, m *model) error {
 	if !ok {
 		return nil
 	}
-	png, svg, err := chart.RenderBoth(c, 8*vg.Inch, 5*vg.Inch)
+	png, svg, err := chart.RenderBoth(c, frontierWidth, frontierHeight)
 	if err != nil {
 		return fmt.Errorf("frontier chart: %w", err)
 	}

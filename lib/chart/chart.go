@@ -21,13 +21,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"image/color"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Formats Render accepts.
@@ -131,16 +135,24 @@ func (c Line) Render(format string, w, h vg.Length) ([]byte, error) {
 			p.Legend.Add(s.Name, thumb...)
 		}
 	}
+	if c.Points {
+		pad(&p.X, c.LogX)
+		pad(&p.Y, c.LogY)
+	}
 	if c.YFromZero && !c.LogY {
 		p.Y.Min = math.Min(p.Y.Min, 0)
 	}
 	return render(p, format, w, h)
 }
 
-// BarSeries is one series of a grouped bar chart: one value per category.
+// BarSeries is one series of a grouped bar chart: one value per category,
+// and optionally an interval per category (a confidence interval), drawn
+// as an error bar over the bar.
 type BarSeries struct {
 	Name   string
 	Values []float64
+	// Lo and Hi, when set, hold one interval per category, Lo ≤ Hi.
+	Lo, Hi []float64
 }
 
 // Bars is a grouped bar chart: one group of bars per category along X (for
@@ -176,6 +188,9 @@ func (c Bars) Render(format string, w, h vg.Length) ([]byte, error) {
 				return nil, fmt.Errorf("chart: bar series %q: category %q has value %v", s.Name, c.Categories[j], v)
 			}
 		}
+		if err := checkIntervals(c.Categories, s); err != nil {
+			return nil, err
+		}
 		b, err := plotter.NewBarChart(plotter.Values(s.Values), barW)
 		if err != nil {
 			return nil, fmt.Errorf("chart: bar series %q: %w", s.Name, err)
@@ -184,11 +199,18 @@ func (c Bars) Render(format string, w, h vg.Length) ([]byte, error) {
 		b.LineStyle.Width = vg.Points(0.5)
 		b.Offset = vg.Length(float64(i)-(k-1)/2) * barW
 		p.Add(b)
+		if s.Lo != nil {
+			p.Add(errorBars{lo: s.Lo, hi: s.Hi, offset: b.Offset, color: color.Black})
+		}
 		if s.Name != "" {
 			p.Legend.Add(s.Name, b)
 		}
 	}
-	p.NominalX(c.Categories...)
+	// A category's label must fit its slot, or neighbours overlap: wrap
+	// it. The plot area is the canvas less about 60 pt of Y axis, split
+	// evenly among the categories; 90% of a slot leaves a gap.
+	slot := (w - vg.Points(60)) / vg.Length(len(c.Categories))
+	p.NominalX(wrapLabels(c.Categories, slot*0.9, p.X.Tick.Label)...)
 	p.Y.Min = math.Min(p.Y.Min, 0)
 	if c.Legend == TopRight || c.Legend == TopLeft {
 		// Headroom for the legend above the tallest bars: a line of
@@ -218,6 +240,8 @@ type Scatter struct {
 	// the legend.
 	Lines  []Series
 	Legend Legend
+	// Muted names groups drawn in grey (the systems below a frontier).
+	Muted []string
 }
 
 // Render draws the chart.
@@ -264,6 +288,9 @@ func (c Scatter) Render(format string, w, h vg.Length) ([]byte, error) {
 			return nil, fmt.Errorf("chart: group %q: %w", g, err)
 		}
 		sc.Color = plotutil.Color(i)
+		if slices.Contains(c.Muted, g) {
+			sc.Color = color.Gray{Y: 0x99}
+		}
 		sc.Shape = plotutil.Shape(i)
 		sc.Radius = vg.Points(3)
 		p.Add(sc)
@@ -271,21 +298,41 @@ func (c Scatter) Render(format string, w, h vg.Length) ([]byte, error) {
 			p.Legend.Add(g, sc)
 		}
 	}
+	pad(&p.X, c.LogX)
+	pad(&p.Y, c.LogY)
 	if len(c.Points) > 0 {
-		xyl := plotter.XYLabels{XYs: make(plotter.XYs, len(c.Points)), Labels: make([]string, len(c.Points))}
-		for i, pt := range c.Points {
-			xyl.XYs[i] = plotter.XY{X: pt.X, Y: pt.Y}
-			xyl.Labels[i] = pt.Label
+		// A label is written right of its point, except in the right
+		// part of the plot, where it goes on the left so it stays on the
+		// canvas.
+		lo, hi := p.X.Scale.Normalize(p.X.Min, p.X.Max, p.X.Min), p.X.Scale.Normalize(p.X.Min, p.X.Max, p.X.Max)
+		var right, left plotter.XYLabels
+		for _, pt := range c.Points {
+			side := &right
+			if f := p.X.Scale.Normalize(p.X.Min, p.X.Max, pt.X); hi > lo && (f-lo)/(hi-lo) > 0.6 {
+				side = &left
+			}
+			side.XYs = append(side.XYs, plotter.XY{X: pt.X, Y: pt.Y})
+			side.Labels = append(side.Labels, pt.Label)
 		}
-		labels, err := plotter.NewLabels(xyl)
-		if err != nil {
-			return nil, fmt.Errorf("chart: point labels: %w", err)
+		for _, side := range []struct {
+			xyl    plotter.XYLabels
+			align  text.XAlignment
+			offset vg.Length
+		}{{right, draw.XLeft, vg.Points(4)}, {left, draw.XRight, -vg.Points(4)}} {
+			if len(side.xyl.XYs) == 0 {
+				continue
+			}
+			labels, err := plotter.NewLabels(side.xyl)
+			if err != nil {
+				return nil, fmt.Errorf("chart: point labels: %w", err)
+			}
+			for i := range labels.TextStyle {
+				labels.TextStyle[i].Font.Size = vg.Points(7)
+				labels.TextStyle[i].XAlign = side.align
+			}
+			labels.Offset = vg.Point{X: side.offset, Y: vg.Points(2)}
+			p.Add(labels)
 		}
-		for i := range labels.TextStyle {
-			labels.TextStyle[i].Font.Size = vg.Points(7)
-		}
-		labels.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(2)}
-		p.Add(labels)
 	}
 	return render(p, format, w, h)
 }
@@ -316,11 +363,11 @@ func setLog(p *plot.Plot, x, y bool) {
 	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{}
 	if x {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Tick.Marker = logTicks{}
 	}
 	if y {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = logTicks{}
 	}
 }
 
@@ -340,6 +387,24 @@ func points(s Series, logX, logY bool) (plotter.XYs, error) {
 		xys[i] = plotter.XY{X: s.X[i], Y: s.Y[i]}
 	}
 	return xys, nil
+}
+
+// checkIntervals checks a bar series' intervals: none, or one finite
+// Lo ≤ Hi per category.
+func checkIntervals(cats []string, s BarSeries) error {
+	if s.Lo == nil && s.Hi == nil {
+		return nil
+	}
+	if len(s.Lo) != len(cats) || len(s.Hi) != len(cats) {
+		return fmt.Errorf("chart: bar series %q has %d lows and %d highs for %d categories", s.Name, len(s.Lo), len(s.Hi), len(cats))
+	}
+	for j := range cats {
+		lo, hi := s.Lo[j], s.Hi[j]
+		if math.IsNaN(lo) || math.IsInf(lo, 0) || math.IsNaN(hi) || math.IsInf(hi, 0) || lo > hi {
+			return fmt.Errorf("chart: bar series %q: category %q has the interval [%v, %v]: want finite values, low ≤ high", s.Name, cats[j], lo, hi)
+		}
+	}
+	return nil
 }
 
 func checkValue(name string, x, y float64, logX, logY bool) error {

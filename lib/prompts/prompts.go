@@ -23,6 +23,12 @@
 // mathematical content, renamed variables, restated story, reformulated
 // notation, no solving and no hints, the answer between <rewrite> tags.
 //
+// F.5, the equation formatting of the maths-vs-words analysis (App. D.10),
+// is the paper's text with the spaces and the dollar signs its extraction
+// lost restored ("Use $$...$$ for display equations", "Apply math mode
+// ($...$)"), the Python format string's doubled braces made single, and
+// an "Input:" line with the text appended after the example.
+//
 // A template's Version goes into every cache key (llm.Request.PromptVersion).
 // Changing a template's text therefore means a new file and a new version,
 // never an edit: the tests pin each version's SHA-256.
@@ -46,6 +52,7 @@ const (
 	Judge   = "judge"   // F.3 pairwise relevance judging
 	Audit   = "audit"   // A.1 (ours) duplicate-leakage audit of a query–document pair
 	Rewrite = "rewrite" // B.4 (ours) a query restated for the deduplication experiment
+	Format  = "format"  // F.5 mathematical equation formatting (every expression delimited)
 )
 
 //go:embed templates/*.txt
@@ -58,6 +65,7 @@ var registry = map[string]struct{ file, version string }{
 	Judge:   {"templates/f3-pairwise-judge.v1.txt", "f3.v1"},
 	Audit:   {"templates/a1-leakage-audit.v1.txt", "a1.v1"},
 	Rewrite: {"templates/b4-rewrite.v1.txt", "b4.v1"},
+	Format:  {"templates/f5-math-format.v1.txt", "f5.v1"},
 }
 
 // TopicsData fills the "topics" prompt (F.1).
@@ -82,6 +90,11 @@ type JudgeData struct {
 // RewriteData fills the "rewrite" prompt (B.4): the statement to restate.
 type RewriteData struct {
 	Problem string
+}
+
+// FormatData fills the "format" prompt (F.5): the text to normalise.
+type FormatData struct {
+	Text string
 }
 
 // AuditData fills the "audit" prompt (A.1): a query and one of its top

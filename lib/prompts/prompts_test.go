@@ -19,6 +19,7 @@ func TestVersionsPinned(t *testing.T) {
 		Judge:   {"f3.v1", "d008e7c897d46d7bc384a1dd87de8cc1cfe3bbc0ba87a40cab78e45aaf6176be"},
 		Audit:   {"a1.v1", "0a56b0eee976cb729451e8d7bfac7250a4f589989ef428b47842c720526611f4"},
 		Rewrite: {"b4.v1", "b8a8b9d4f6fbae37da7fca2b975dabc05604daf39a86364967f75cc0304b39cf"},
+		Format:  {"f5.v1", "fbf97b9d2eea0889612373ed3962b7dbd707f572fcd03c3ebe05d42079fe2c46"},
 	}
 	if got := Names(); len(got) != len(want) {
 		t.Fatalf("Names() = %v", got)

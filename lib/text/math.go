@@ -109,6 +109,8 @@ type mathState struct {
 	masks  []uint64 // asciiWords' scratch
 	marks  []uint64 // bit i: s[i] is $, \ or newline
 	fails  []failure
+	// parts, when set, records the text and math parts run finds (Parts).
+	parts *[]Part
 }
 
 func (st *mathState) reset(s string) {
@@ -216,10 +218,17 @@ func (st *mathState) run() {
 			i += open // unbalanced: the opener is text
 			continue
 		}
+		if st.parts != nil {
+			st.recordPart(false, text, i, 0)
+			st.recordPart(true, i+open, end, open)
+		}
 		st.words(text, i)
 		st.math(i+open, end)
 		i = end + closeLen
 		text = i
+	}
+	if st.parts != nil {
+		st.recordPart(false, text, len(s), 0)
 	}
 	st.words(text, len(s))
 }
