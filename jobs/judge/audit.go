@@ -133,4 +133,3 @@ func countAudit(env *stage.Env, rows []dataset.JudgeAuditRow) {
 	env.Count("audit_comparisons", int64(len(rows)))
 	env.Count("audit_consistent", consistent)
 }
-

@@ -62,8 +62,8 @@ type tournament struct {
 	query  *readers.Doc
 	domain string
 	docs   []*readers.Doc // candidates, by document id
-	index map[string]int
-	t     *swiss.Tournament
+	index  map[string]int
+	t      *swiss.Tournament
 }
 
 func newJudge(env *stage.Env) (Judge, func(), error) {
