@@ -113,23 +113,22 @@ func SummarizeAudit(rows []dataset.JudgeAuditRow, order []string) AuditSummary {
 	return s
 }
 
-// Markdown is reports/judge_audit.md. share and bothOrders are the
-// config's judge.position_audit and judge.both_orders, for the text.
-func (s AuditSummary) Markdown(share float64, bothOrders bool) string {
+// Markdown is reports/judge_audit.md.
+func (s AuditSummary) Markdown() string {
 	var b bytes.Buffer
 	b.WriteString("# Judge position audit\n\n")
 	b.WriteString("Pairwise LLM judges can favour the sample shown in one position. The audit judges comparisons of the tournament " +
 		"a second time with the two samples swapped.\n\n")
-	switch {
-	case bothOrders:
+	switch s.Source {
+	case AuditBothOrders:
 		b.WriteString("With `judge.both_orders: true` every comparison was judged in both orders; both judgments fed Bradley–Terry, " +
 			"so orders that disagree count as a tie.\n\n")
-	case share > 0:
-		fmt.Fprintf(&b, "`judge.position_audit: %g`: a seeded sample of %g%% of the comparisons was judged again swapped; "+
-			"the swapped judgments are only in `judge_audit` and change no rating.\n\n", share, 100*share)
+	case AuditSample, "mixed":
+		fmt.Fprintf(&b, "`judge.position_audit`: a seeded sample of %d comparisons was judged again swapped; "+
+			"the swapped judgments are only in `judge_audit` and change no rating.\n\n", s.Overall().Comparisons)
 	default:
-		b.WriteString("The audit is off (`judge.position_audit: 0`, `judge.both_orders: false`): set `judge.position_audit` to a share " +
-			"of the comparisons, such as 0.05, to measure the judge's position bias.\n\n")
+		b.WriteString("No comparison was audited (`judge.position_audit: 0`, `judge.both_orders: false`): set `judge.position_audit` to a share " +
+			"of the comparisons, such as 0.05, to measure the judge's position bias.\n")
 		return b.String()
 	}
 	b.WriteString("Self-consistency: of the comparisons with a verdict in both orders, the share where both name the same document. " +

@@ -127,8 +127,7 @@ func TestPositionAuditRecoversBias(t *testing.T) {
 			if !math.IsNaN(tt.wantCon) && o.Consistent.P != tt.wantCon {
 				t.Errorf("self-consistency %.3f, want %.2f", o.Consistent.P, tt.wantCon)
 			}
-			jc := judge.Section.Of(cfg)
-			md := sum.Markdown(jc.PositionAudit, jc.BothOrders)
+			md := sum.Markdown()
 			if biased := tt.wantFirst > 0.5; biased != strings.Contains(md, "favours the first position") {
 				t.Errorf("biased %v, but the report says:\n%s", biased, md)
 			}

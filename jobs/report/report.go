@@ -74,6 +74,7 @@ import (
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/trec"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/judge"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/domains"
@@ -97,7 +98,7 @@ var Stage = stage.Stage{
 		// topics, summaries, judgments: only their writers' manifests,
 		// for the provenance every report file states.
 		Inputs: []string{dataset.Queries.Name, dataset.Ratings.Name, dataset.Runs.Name, dataset.Timings.Name,
-			dataset.Topics.Name, dataset.Summaries.Name, dataset.Judgments.Name},
+			dataset.Topics.Name, dataset.Summaries.Name, dataset.Judgments.Name, dataset.JudgeAudit.Name},
 		Outputs: []string{dataset.Results.Name},
 		Reports: Reports(),
 		Run:     run,
@@ -113,7 +114,7 @@ func Reports() []string {
 		}
 	}
 	return append(out, ReportIndex, ReportPerQuery, ReportChart+".png", ReportChart+".svg",
-		ReportFrontier+".png", ReportFrontier+".svg", ReportLeaderboard, ReportLatencyQueries)
+		ReportFrontier+".png", ReportFrontier+".svg", ReportLeaderboard, ReportLatencyQueries, judge.AuditReport)
 }
 
 // ScopeOverall is the Scope of a result over all queries; other scopes are
@@ -223,6 +224,9 @@ func run(ctx context.Context, env *stage.Env) error {
 	env.Count("systems", int64(len(m.scores)))
 	env.Count("results", int64(len(results)))
 	if err := writeReports(ctx, env, m); err != nil {
+		return err
+	}
+	if err := writeJudgeAudit(ctx, env, b.domains); err != nil {
 		return err
 	}
 	if len(m.retrievers) > 0 {
