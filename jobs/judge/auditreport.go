@@ -2,11 +2,14 @@ package judge
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"slices"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
+	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/stats"
 )
 
@@ -172,4 +175,31 @@ func pv(p float64) string {
 		return fmt.Sprintf("%.2g", p)
 	}
 	return fmt.Sprintf("%.3f", p)
+}
+
+// ReadAudit reads every `judge_audit` row of the run, for the reduces that
+// report the audit (report, release; each declares the input). present is
+// false for a run judged by a saber before the audit, which has no such
+// dataset: those report that rather than fail.
+func ReadAudit(ctx context.Context, env *stage.Env) (rows []dataset.JudgeAuditRow, present bool, err error) {
+	ms, err := layout.Manifests(ctx, env.In, env.Config.Run, dataset.JudgeAudit.Name)
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s manifests: %w", dataset.JudgeAudit.Name, err)
+	}
+	if len(ms) == 0 {
+		return nil, false, nil
+	}
+	parts, err := env.Upstream(ctx, dataset.JudgeAudit.Name)
+	if err != nil {
+		return nil, true, err
+	}
+	for _, p := range parts {
+		if err := stage.ScanPart(ctx, env, p, func(rs []dataset.JudgeAuditRow) error {
+			rows = append(rows, rs...)
+			return nil
+		}); err != nil {
+			return nil, true, err
+		}
+	}
+	return rows, true, nil
 }
