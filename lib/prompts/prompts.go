@@ -40,6 +40,13 @@ const (
 	Summary = "summary" // F.2 short solution summaries
 	Judge   = "judge"   // F.3 pairwise relevance judging
 	Audit   = "audit"   // A.1 (ours) duplicate-leakage audit of a query–document pair
+	// Ordinal is F.4, the ordinal judge of the agreement study (App. D.4):
+	// a 0–100 similarity score of one sample to the target.
+	Ordinal = "ordinal"
+	// JudgeConfidence is C.1 (ours; the paper gives no text for its
+	// confidence-based judge): F.3 word for word but for its output
+	// format, which also asks for "Confidence: N", N from 50 to 100.
+	JudgeConfidence = "judge_confidence"
 )
 
 //go:embed templates/*.txt
@@ -47,10 +54,12 @@ var files embed.FS
 
 // registry maps a name to its current template file and version.
 var registry = map[string]struct{ file, version string }{
-	Topics:  {"templates/f1-topic-assignment.v1.txt", "f1.v1"},
-	Summary: {"templates/f2-summary.v1.txt", "f2.v1"},
-	Judge:   {"templates/f3-pairwise-judge.v1.txt", "f3.v1"},
-	Audit:   {"templates/a1-leakage-audit.v1.txt", "a1.v1"},
+	Topics:          {"templates/f1-topic-assignment.v1.txt", "f1.v1"},
+	Summary:         {"templates/f2-summary.v1.txt", "f2.v1"},
+	Judge:           {"templates/f3-pairwise-judge.v1.txt", "f3.v1"},
+	Audit:           {"templates/a1-leakage-audit.v1.txt", "a1.v1"},
+	Ordinal:         {"templates/f4-ordinal-judge.v1.txt", "f4.v1"},
+	JudgeConfidence: {"templates/c1-pairwise-confidence.v1.txt", "c1.v1"},
 }
 
 // TopicsData fills the "topics" prompt (F.1).
@@ -70,6 +79,12 @@ type JudgeData struct {
 	TargetProblem, TargetSolution   string
 	Sample1Problem, Sample1Solution string
 	Sample2Problem, Sample2Solution string
+}
+
+// OrdinalData fills the "ordinal" prompt (F.4): the target and one sample.
+type OrdinalData struct {
+	TargetProblem, TargetSolution string
+	SampleProblem, SampleSolution string
 }
 
 // AuditData fills the "audit" prompt (A.1): a query and one of its top
