@@ -43,10 +43,13 @@ Each is one more row of Table 6 (and Table 5), scored like every system.
 `
 
 type altOptions struct {
-	judges, corpus, backend, config *string
-	votes, voteMargin               *int
-	ordinalMargin, minConfidence    *float64
-	seed                            *uint64
+	judges, corpus, backend *string
+	// fs holds --config, which storageFlag defines: its run's judge model
+	// and LLM cache serve --alt-backend llm.
+	fs                           *flag.FlagSet
+	votes, voteMargin            *int
+	ordinalMargin, minConfidence *float64
+	seed                         *uint64
 }
 
 func altFlags(fs *flag.FlagSet) *altOptions {
@@ -55,7 +58,7 @@ func altFlags(fs *flag.FlagSet) *altOptions {
 		judges:        fs.String("alt-judges", "", "alternative judges to run over the labelled items: `LIST` of ordinal, majority, confidence"),
 		corpus:        fs.String("corpus", "", "the documents' texts for --alt-judges (`PATH`, corpus schema)"),
 		backend:       fs.String("alt-backend", "lexical", "backend of --alt-judges: lexical (offline) or llm (with --config)"),
-		config:        fs.String("config", "", "run config (`FILE`) whose judge model and LLM cache --alt-backend llm uses"),
+		fs:            fs,
 		votes:         fs.Int("votes", d.Votes, "majority: votes per item"),
 		voteMargin:    fs.Int("vote-tie-margin", d.VoteTieMargin, "majority: a tie when the vote margin is at most this"),
 		ordinalMargin: fs.Float64("ordinal-margin", d.OrdinalMargin, "ordinal: a tie when the two scores differ by at most this"),
@@ -130,21 +133,25 @@ func (o *altOptions) systems(ctx context.Context, labels []study.Label, opts sto
 }
 
 func (o *altOptions) llmBackend(ctx context.Context) (*study.LLMAlt, error) {
-	if *o.config == "" {
+	path := ""
+	if f := o.fs.Lookup("config"); f != nil {
+		path = f.Value.String()
+	}
+	if path == "" {
 		return nil, stage.BadInput(fmt.Errorf("--alt-backend llm needs --config FILE: the run whose judge model (judge.llm, else llm) and LLM cache to use"))
 	}
-	cfg, _, err := loadConfig(*o.config)
+	cfg, _, err := loadConfig(path)
 	if err != nil {
 		return nil, err
 	}
 	jc := judge.Section.Of(cfg)
 	lcfg := cfg.LLMFor(jc.LLM)
 	if err := lcfg.Validate(); err != nil {
-		return nil, stage.BadInput(fmt.Errorf("%s: judge.llm: %w", *o.config, err))
+		return nil, stage.BadInput(fmt.Errorf("%s: judge.llm: %w", path, err))
 	}
 	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
 	if err != nil {
-		return nil, stage.BadInput(fmt.Errorf("%s: root: %w", *o.config, err))
+		return nil, stage.BadInput(fmt.Errorf("%s: root: %w", path, err))
 	}
 	client, err := llm.New(lcfg, kvcache.New(root, layout.LLMCachePrefix(cfg.Run)))
 	if err != nil {
