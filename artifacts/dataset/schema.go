@@ -272,7 +272,10 @@ type Candidate struct {
 type Judgment struct {
 	Query string `parquet:"query"`
 	Round int32  `parquet:"round"`
-	// Match is the comparison's index in its round, in pairing order.
+	// Match is the comparison's index in its round, in pairing order. With
+	// judge.both_orders a round of M matches has 2M rows: match M+k is
+	// match k judged again with the samples swapped, and the two rows
+	// naming different winners are a tie (one win each in Bradley–Terry).
 	Match int32 `parquet:"match"`
 	// Sample1 is the document shown first (chosen by a seeded coin flip).
 	Sample1 string `parquet:"sample1"`
@@ -308,6 +311,46 @@ type JudgeTiming struct {
 	Cached    bool    `parquet:"cached"`
 	Attempts  int32   `parquet:"attempts"`
 }
+
+// JudgeAuditRow is a row of `judge_audit`, written by judge: one
+// comparison of the tournament judged in both sample orders, to measure
+// the judge's position bias (judge.position_audit: a seeded sample of the
+// comparisons re-judged with the samples swapped, which only this dataset
+// records; judge.both_orders: every comparison, both orders also in
+// `judgments`). Key: (Query, Round, Match).
+type JudgeAuditRow struct {
+	Query  string `parquet:"query"`
+	Domain string `parquet:"domain"`
+	Round  int32  `parquet:"round"`
+	// Match is the comparison's index in its round, as in `judgments`.
+	Match int32 `parquet:"match"`
+	// Sample1 and Sample2 are the samples in the tournament's order.
+	Sample1 string `parquet:"sample1"`
+	Sample2 string `parquet:"sample2"`
+	// Winner is the verdict with Sample1 shown first, SwappedWinner the
+	// verdict with Sample2 shown first; each empty when that order gave no
+	// usable answer.
+	Winner        string `parquet:"winner"`
+	SwappedWinner string `parquet:"swapped_winner"`
+	// Consistent: both orders answered and named the same document. Both
+	// answered and named different ones: a tie, which is what Bradley–Terry
+	// gets from the two judgments under judge.both_orders.
+	Consistent bool `parquet:"consistent"`
+	// Source is "sample" (judge.position_audit) or "both_orders".
+	Source string `parquet:"source"`
+	// SwappedAnswerSHA256 is the hash of the swapped order's last answer.
+	SwappedAnswerSHA256 string `parquet:"swapped_answer_sha256"`
+	SwappedAsks         int32  `parquet:"swapped_asks"`
+	PromptTokens        int32  `parquet:"prompt_tokens"`
+	CompletionTokens    int32  `parquet:"completion_tokens"`
+}
+
+// Sources of `judge_audit` rows: the seeded sample of
+// judge.position_audit, or every comparison under judge.both_orders.
+const (
+	JudgeAuditSample     = "sample"
+	JudgeAuditBothOrders = "both_orders"
+)
 
 // Rating is a row of `ratings`, written by rate: a candidate's
 // Bradley–Terry strength and its rating in [0, 5] — the benchmark's
@@ -545,6 +588,10 @@ var (
 		Compare: func(a, b *JudgeTiming) int {
 			return cmp.Or(strings.Compare(a.Query, b.Query), cmp.Compare(a.Round, b.Round), cmp.Compare(a.Match, b.Match))
 		}}
+	JudgeAudit = Dataset[JudgeAuditRow]{Name: "judge_audit", Version: 1, Key: "query, round, match", Doc: "comparisons judged in both sample orders, for the judge's position audit",
+		Compare: func(a, b *JudgeAuditRow) int {
+			return cmp.Or(strings.Compare(a.Query, b.Query), cmp.Compare(a.Round, b.Round), cmp.Compare(a.Match, b.Match))
+		}}
 	Ratings = Dataset[Rating]{Name: "ratings", Version: 1, Key: "query, doc", Doc: "the relevance labels (qrels): each candidate's Bradley–Terry strength and rating in [0, 5]",
 		Compare: func(a, b *Rating) int {
 			return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc))
@@ -612,7 +659,7 @@ func All() []Info {
 	return []Info{
 		IngestRows.Info(), IngestSpans.Info(), Problems.Info(), Rejects.Info(), Signatures.Info(), Corpus.Info(), Duplicates.Info(),
 		Topics.Info(), TagRejects.Info(), Summaries.Info(), SummaryRejects.Info(), Pairs.Info(),
-		Thresholds.Info(), Calibration.Info(), Queries.Info(), Candidates.Info(), Judgments.Info(), JudgeTimings.Info(),
+		Thresholds.Info(), Calibration.Info(), Queries.Info(), Candidates.Info(), Judgments.Info(), JudgeTimings.Info(), JudgeAudit.Info(),
 		Ratings.Info(), Runs.Info(), Timings.Info(), Results.Info(), Audit.Info(), Leaks.Info(), MathText.Info(), Release.Info(),
 		Rewrites.Info(), PoolEmbeddings.Info(), DedupRanks.Info(), DedupResults.Info(),
 	}

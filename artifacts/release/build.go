@@ -63,6 +63,22 @@ type Audit struct {
 	Accepted int64
 }
 
+// JudgeAudit is the judge's position audit, overall first, then per
+// domain (judge.position_audit, judge.both_orders). Empty: not audited.
+type JudgeAudit struct {
+	// Source is sample (a seeded sample re-judged swapped) or both_orders.
+	Source string
+	Scopes []JudgeAuditScope
+}
+
+// JudgeAuditScope is the audit over one scope, with 95% Wilson intervals.
+type JudgeAuditScope struct {
+	Scope                                     string
+	Comparisons, Answered                     int
+	Consistency, ConsistencyLo, ConsistencyHi float64
+	FirstWins, FirstWinsLo, FirstWinsHi       float64
+}
+
 // Contents are the release's tables and what else it needs, as the
 // release stage read them from the run. Build sorts nothing but the
 // tables it derives: each table must come sorted by its key.
@@ -93,6 +109,8 @@ type Contents struct {
 	// audit; Audit the audit's figures.
 	Labellers []Labeller
 	Audit     Audit
+	// JudgeAudit is the judge's position audit; no card section without.
+	JudgeAudit JudgeAudit
 }
 
 // File is one file of a release folder.

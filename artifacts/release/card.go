@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -101,6 +102,7 @@ func (c *Contents) card(files []File) ([]byte, error) {
 	c.cardStructure(&b, rows)
 	c.cardCreation(&b)
 	c.cardAudit(&b)
+	c.cardJudgeAudit(&b)
 	c.cardResults(&b)
 	c.cardLicensing(&b)
 	c.cardLimitations(&b)
@@ -237,6 +239,33 @@ func (c *Contents) cardAudit(b *bytes.Buffer) {
 		b.WriteString(" The accepted pairs are in `data/leaks.parquet`.")
 	}
 	b.WriteString("\n\n")
+}
+
+// cardJudgeAudit is the judge's position audit, when the run had one.
+func (c *Contents) cardJudgeAudit(b *bytes.Buffer) {
+	a := c.JudgeAudit
+	if len(a.Scopes) == 0 || a.Scopes[0].Comparisons == 0 {
+		return
+	}
+	b.WriteString("## Judge position audit\n\n")
+	if a.Source == "both_orders" {
+		b.WriteString("Every comparison was judged in both sample orders (`judge.both_orders`); both judgments fed Bradley–Terry, so orders that disagree are a tie. ")
+	} else {
+		b.WriteString("A seeded sample of the comparisons was judged again with the samples swapped (`judge.position_audit`); those judgments change no rating. ")
+	}
+	b.WriteString("Self-consistency is the share of comparisons answered in both orders where both name the same document; first-position wins the share of verdicts for the sample shown first (0.5 without position bias); 95% Wilson intervals.\n\n")
+	b.WriteString("| Scope | Comparisons | Self-consistency | First-position wins |\n| --- | ---: | --- | --- |\n")
+	for _, s := range a.Scopes {
+		fmt.Fprintf(b, "| %s | %d | %s | %s |\n", s.Scope, s.Comparisons, withCI(s.Consistency, s.ConsistencyLo, s.ConsistencyHi), withCI(s.FirstWins, s.FirstWinsLo, s.FirstWinsHi))
+	}
+	b.WriteString("\n")
+}
+
+func withCI(p, lo, hi float64) string {
+	if math.IsNaN(p) {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f [%.3f, %.3f]", p, lo, hi)
 }
 
 func (c *Contents) cardResults(b *bytes.Buffer) {

@@ -244,7 +244,8 @@ Example:
 
 Exit 2 on bad flags or input (missing columns, unknown labels, a file that
 is not Parquet).
-`, stderr)
+`+altUsage, stderr)
+	alt := altFlags(fs)
 	labelsPath := fs.String("labels", "", "human labels `CSV` (required; format above)")
 	judgments := fs.String("judgments", "", "the judge's judgments (`PATH`): system \"Pairwise judge\"")
 	full := fs.String("full-ratings", "", "ratings of an exhaustive run (`PATH`): system \"Full BT winner\"")
@@ -292,8 +293,8 @@ is not Parquet).
 		}
 		specs = append(specs, spec{name, kind, p, "--system " + name})
 	}
-	if len(specs) == 0 {
-		fmt.Fprintf(stderr, "saber %s: nothing to compare: give --judgments, --full-ratings, --ratings or --system\n", cmd)
+	if len(specs) == 0 && *alt.judges == "" {
+		fmt.Fprintf(stderr, "saber %s: nothing to compare: give --judgments, --full-ratings, --ratings, --system or --alt-judges\n", cmd)
 		return stage.ExitBadInput
 	}
 	seen := map[string]bool{}
@@ -339,6 +340,12 @@ is not Parquet).
 			systems = append(systems, r.System(s.name))
 		}
 	}
+
+	altSystems, err := alt.systems(ctx, labels, opts)
+	if err != nil {
+		return fail(stderr, cmd, err)
+	}
+	systems = append(systems, altSystems...)
 
 	cfg := study.AgreementConfig{Deltas: deltas}
 	switch df := *deltaFrom; df {

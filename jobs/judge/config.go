@@ -29,6 +29,21 @@ type Config struct {
 	// round 1, not after every round was paid for). Default 0.5; 1 never
 	// fails.
 	MaxInvalidShare float64 `yaml:"max_invalid_share" json:"max_invalid_share" hash:"-"`
+	// PositionAudit is the share of the tournament's comparisons, in
+	// [0, 1], that are judged a second time with the samples swapped, to
+	// measure the judge's position bias (paper App. D.4 validates the
+	// judge; Arena-Hard and MT-Bench judge both orders for this reason).
+	// The sample is seeded by (run seed, query, round, match), so it does
+	// not depend on the shard count. The swapped judgments go to
+	// `judge_audit` only: they never change a rating. Default 0 (off).
+	PositionAudit float64 `yaml:"position_audit" json:"position_audit"`
+	// BothOrders judges every comparison in both sample orders; both
+	// judgments are kept in `judgments` (the swapped one as match M+k of a
+	// round of M matches) and both feed Bradley–Terry, so orders that
+	// disagree are a tie (one win each); the tournament counts a tie as a
+	// win for nobody. It doubles the judge's calls. Every comparison is
+	// then in `judge_audit` too, and position_audit adds nothing.
+	BothOrders bool `yaml:"both_orders" json:"both_orders"`
 	// Workers is the comparisons in flight (default: the LLM concurrency
 	// with the llm backend, the cores otherwise).
 	Workers int         `yaml:"workers" json:"workers" hash:"-"`
@@ -73,6 +88,9 @@ func (j *Config) Validate(core *config.Config, bad func(string, ...any)) {
 	}
 	if j.ParseRetries < 0 || j.Workers < 0 {
 		bad("judge: parse_retries and workers must be ≥ 0")
+	}
+	if !(j.PositionAudit >= 0 && j.PositionAudit <= 1) {
+		bad("judge.position_audit: %v must be a share in [0, 1] (0: no audit)", j.PositionAudit)
 	}
 	if !(j.MaxInvalidShare > 0 && j.MaxInvalidShare <= 1) {
 		bad("judge.max_invalid_share: %v must be in (0, 1]", j.MaxInvalidShare)

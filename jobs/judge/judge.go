@@ -49,7 +49,7 @@ var Stage = stage.Stage{
 	Steps: []stage.Step{{
 		Name:        "map",
 		Inputs:      []string{dataset.Queries.Name, dataset.Candidates.Name, dataset.Corpus.Name},
-		Outputs:     []string{dataset.Judgments.Name, dataset.JudgeTimings.Name},
+		Outputs:     []string{dataset.Judgments.Name, dataset.JudgeTimings.Name, dataset.JudgeAudit.Name},
 		Checkpoints: true,
 		Cache:       true,
 		Shards:      func(c *config.Config) int { return Section.Of(c).Shards },
@@ -59,10 +59,11 @@ var Stage = stage.Stage{
 
 // Tournament is one query's state.
 type tournament struct {
-	query *readers.Doc
-	docs  []*readers.Doc // candidates, by document id
-	index map[string]int
-	t     *swiss.Tournament
+	query  *readers.Doc
+	domain string
+	docs   []*readers.Doc // candidates, by document id
+	index  map[string]int
+	t      *swiss.Tournament
 }
 
 func newJudge(env *stage.Env) (Judge, func(), error) {
@@ -101,7 +102,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	ts := make([]*tournament, len(qs))
 	byQuery := map[string]*tournament{}
 	for i, q := range qs {
-		tr := &tournament{query: texts[q.ID], index: map[string]int{}}
+		tr := &tournament{query: texts[q.ID], domain: q.Domain, index: map[string]int{}}
 		for k, d := range cands[q.ID] {
 			if d == q.ID {
 				return stage.BadInput(fmt.Errorf("query %s is its own candidate in candidates", q.ID))
@@ -125,7 +126,7 @@ func run(ctx context.Context, env *stage.Env) error {
 		return err
 	}
 	if done > 0 {
-		if err := replay(env.RunSeed(), env.Stage, byQuery, done, rows); err != nil {
+		if err := replay(env.RunSeed(), env.Stage, byQuery, done, rows, cfg.BothOrders); err != nil {
 			return stage.BadInput(fmt.Errorf("checkpoint %s: %w (delete it to restart the shard; answers already paid for come from the LLM cache)", ck.loadedURI(), err))
 		}
 		env.Log.Info().Int("rounds_done", done).Int("judgments", len(rows)).Msg("resuming from checkpoint")
@@ -139,20 +140,32 @@ func run(ctx context.Context, env *stage.Env) error {
 			tr *tournament
 			m  swiss.Match
 			k  int
+			nm int // matches of the tournament's round
 		}
 		var tasks []task
 		for _, tr := range ts {
-			for k, m := range tr.t.Pair().Matches {
-				tasks = append(tasks, task{tr, m, k})
+			ms := tr.t.Pair().Matches
+			for k, m := range ms {
+				tasks = append(tasks, task{tr, m, k, len(ms)})
 			}
 		}
-		verdicts := make([]Verdict, len(tasks))
-		err := parallel.For(ctx, len(tasks), workers, func(ctx context.Context, i int) error {
+		// With both orders, comparison i+n is comparison i swapped.
+		n := len(tasks)
+		calls := n
+		if cfg.BothOrders {
+			calls = 2 * n
+		}
+		verdicts := make([]Verdict, calls)
+		err := parallel.For(ctx, calls, workers, func(ctx context.Context, i int) error {
 			// A started comparison finishes even after a signal, so its
 			// answer reaches the cache and the rerun repeats no call; the
 			// client's own timeout bounds the wait.
-			tk := tasks[i]
-			v, err := judge.Compare(context.WithoutCancel(ctx), tk.tr.query, tk.tr.docs[tk.m.First], tk.tr.docs[tk.m.Second])
+			tk := tasks[i%n]
+			s1, s2 := tk.tr.docs[tk.m.First], tk.tr.docs[tk.m.Second]
+			if i >= n {
+				s1, s2 = s2, s1
+			}
+			v, err := judge.Compare(context.WithoutCancel(ctx), tk.tr.query, s1, s2)
 			if err != nil {
 				return fmt.Errorf("query %s round %d: %w", tk.tr.query.ID, r, err)
 			}
@@ -166,26 +179,25 @@ func run(ctx context.Context, env *stage.Env) error {
 			return stage.ErrInterrupted
 		}
 		perT := map[*tournament][]swiss.Judgment{}
-		for i, tk := range tasks {
+		for i := range calls {
+			tk := tasks[i%n]
+			first, second, match := tk.m.First, tk.m.Second, int32(tk.k)
+			if i >= n {
+				first, second, match = second, first, int32(tk.nm+tk.k)
+			}
 			v := verdicts[i]
-			winner := swiss.Invalid
-			row := dataset.Judgment{
-				Query: tk.tr.query.ID, Round: int32(r), Match: int32(tk.k),
-				Sample1: tk.tr.docs[tk.m.First].ID, Sample2: tk.tr.docs[tk.m.Second].ID,
-				Invalid: v.Winner == 0, Reason: v.Reason, AnswerSHA256: stage.AnswerHash(v.Raw), Asks: int32(v.Asks),
-				Backend: judge.Backend(), Model: judge.Model(), PromptVersion: judge.PromptVersion(),
-				PromptTokens: int32(v.PromptTokens), CompletionTokens: int32(v.CompletionTokens),
-			}
-			switch v.Winner {
-			case 1:
-				winner, row.Winner = tk.m.First, row.Sample1
-			case 2:
-				winner, row.Winner = tk.m.Second, row.Sample2
-			}
+			row, winner := judgmentRow(judge, tk.tr, r, match, first, second, v)
 			if row.Invalid && sample == "" {
 				sample = fmt.Sprintf("query %s round %d: %s, answer %s", row.Query, r, v.Reason, stage.Excerpt(v.Raw))
 			}
-			perT[tk.tr] = append(perT[tk.tr], swiss.Judgment{Match: tk.m, Winner: winner})
+			if i < n {
+				perT[tk.tr] = append(perT[tk.tr], swiss.Judgment{Match: tk.m, Winner: winner})
+			} else {
+				// The swapped judgment is in perT at the same place in
+				// the tournament's list as its original.
+				js := perT[tk.tr]
+				js[tk.k].Winner = bothOrders(js[tk.k].Winner, winner)
+			}
 			rows = append(rows, row)
 			timings = append(timings, dataset.JudgeTiming{Query: row.Query, Round: row.Round, Match: row.Match,
 				LatencyMS: float64(v.Latency.Microseconds()) / 1000, Cached: v.Cached, Attempts: int32(v.Attempts)})
@@ -212,6 +224,10 @@ func run(ctx context.Context, env *stage.Env) error {
 		env.Log.Debug().Int("round", r).Int("comparisons", len(tasks)).Msg("round done")
 	}
 	prog.Finish()
+	audit, err := positionAudit(ctx, env, judge, ts, rows, workers)
+	if err != nil {
+		return err
+	}
 	invalid := invalidJudgments(rows)
 	for _, r := range rows {
 		if r.Invalid {
@@ -226,6 +242,9 @@ func run(ctx context.Context, env *stage.Env) error {
 		return err
 	}
 	if err := stage.WriteOutput(ctx, env, dataset.JudgeTimings, timings); err != nil {
+		return err
+	}
+	if err := stage.WriteOutput(ctx, env, dataset.JudgeAudit, audit); err != nil {
 		return err
 	}
 	if err := stage.WriteOutput(ctx, env, dataset.Judgments, rows); err != nil {
@@ -268,8 +287,15 @@ func sampleOf(sample string, rows []dataset.Judgment) string {
 }
 
 // replay rebuilds every tournament from the checkpoint's judgments.
-func replay(runSeed uint64, stageName string, byQuery map[string]*tournament, done int, rows []dataset.Judgment) error {
+func replay(runSeed uint64, stageName string, byQuery map[string]*tournament, done int, rows []dataset.Judgment, bothOrdersOn bool) error {
+	type replayKey struct {
+		q    string
+		r    int32
+		a, b int
+	}
 	per := map[string][]swiss.Judgment{}
+	seen := map[replayKey]int{} // → index in per[q]
+	swapped := map[replayKey]bool{}
 	for _, r := range rows {
 		tr := byQuery[r.Query]
 		if tr == nil {
@@ -290,7 +316,22 @@ func replay(runSeed uint64, stageName string, byQuery map[string]*tournament, do
 		if r.Invalid {
 			w = swiss.Invalid
 		}
+		// A pair met only once in a tournament, so a second judgment of
+		// it in the same round is its swapped order (judge.both_orders).
+		key := replayKey{r.Query, r.Round, min(a, b), max(a, b)}
+		if i, ok := seen[key]; ok {
+			if !bothOrdersOn || per[r.Query][i].First != b {
+				return fmt.Errorf("query %s round %d: %s and %s judged twice (a checkpoint of another judge.both_orders?)", r.Query, r.Round, r.Sample1, r.Sample2)
+			}
+			per[r.Query][i].Winner = bothOrders(per[r.Query][i].Winner, w)
+			swapped[key] = true
+			continue
+		}
+		seen[key] = len(per[r.Query])
 		per[r.Query] = append(per[r.Query], swiss.Judgment{Match: swiss.Match{Round: int(r.Round), First: a, Second: b}, Winner: w})
+	}
+	if bothOrdersOn && len(swapped) != len(seen) {
+		return fmt.Errorf("%d of %d comparisons judged in one order only, but judge.both_orders is on (a checkpoint written without it?)", len(seen)-len(swapped), len(seen))
 	}
 	for q, tr := range byQuery {
 		t, err := swiss.Replay(len(tr.docs), swiss.SeedRounds(runSeed, stageName, q), done, per[q])
@@ -300,4 +341,37 @@ func replay(runSeed uint64, stageName string, byQuery map[string]*tournament, do
 		tr.t = t
 	}
 	return nil
+}
+
+// judgmentRow is the row of one comparison, first shown as Sample 1, and
+// the tournament's winner index (swiss.Invalid without a verdict).
+func judgmentRow(j Judge, tr *tournament, r int, match int32, first, second int, v Verdict) (dataset.Judgment, int) {
+	row := dataset.Judgment{
+		Query: tr.query.ID, Round: int32(r), Match: match,
+		Sample1: tr.docs[first].ID, Sample2: tr.docs[second].ID,
+		Invalid: v.Winner == 0, Reason: v.Reason, AnswerSHA256: stage.AnswerHash(v.Raw), Asks: int32(v.Asks),
+		Backend: j.Backend(), Model: j.Model(), PromptVersion: j.PromptVersion(),
+		PromptTokens: int32(v.PromptTokens), CompletionTokens: int32(v.CompletionTokens),
+	}
+	winner := swiss.Invalid
+	switch v.Winner {
+	case 1:
+		winner, row.Winner = first, row.Sample1
+	case 2:
+		winner, row.Winner = second, row.Sample2
+	}
+	return row, winner
+}
+
+// bothOrders is the tournament's outcome of a comparison judged in both
+// orders: the winner both name, the one verdict when the other order has
+// none, and a tie — a win for nobody, swiss.Invalid — when they disagree.
+func bothOrders(w1, w2 int) int {
+	switch {
+	case w1 == swiss.Invalid:
+		return w2
+	case w2 == swiss.Invalid || w1 == w2:
+		return w1
+	}
+	return swiss.Invalid
 }

@@ -56,7 +56,7 @@ var Stage = stage.Stage{
 // inputs are what the release reads.
 var inputs = []string{dataset.Queries.Name, dataset.Candidates.Name, dataset.Corpus.Name, dataset.Ratings.Name,
 	dataset.Judgments.Name, dataset.Topics.Name, dataset.Summaries.Name, dataset.Thresholds.Name,
-	dataset.Results.Name, dataset.Runs.Name, dataset.Audit.Name, dataset.Leaks.Name}
+	dataset.Results.Name, dataset.Runs.Name, dataset.Audit.Name, dataset.Leaks.Name, dataset.JudgeAudit.Name}
 
 // readAll reads every row of a complete input dataset, in key order.
 func readAll[T any](ctx context.Context, env *stage.Env, name string) ([]T, error) {
@@ -264,6 +264,11 @@ func contents(ctx context.Context, env *stage.Env, cfg *Config) (*pkg.Contents, 
 		return nil, err
 	}
 	c.Audit = auditFigures(audit, len(c.Leaks))
+	judgeAudit, _, err := readers.ReadAudit(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	c.JudgeAudit = judgeAuditFigures(readers.SummarizeAudit(judgeAudit, c.Domains))
 	c.Labellers = labellers(topics, summaries, judgments, audit)
 	c.Meta.Upstream = provenance(env)
 	return c, nil
@@ -409,4 +414,15 @@ func ontologyTables(dag *ontology.DAG, tree *ontology.Tree) ([]pkg.OntologyNode,
 	}
 	slices.SortFunc(tr, func(a, b pkg.OntologyTreeNode) int { return strings.Compare(a.Path, b.Path) })
 	return nodes, edges, tr
+}
+
+// judgeAuditFigures is the position audit for the card.
+func judgeAuditFigures(s readers.AuditSummary) pkg.JudgeAudit {
+	out := pkg.JudgeAudit{Source: s.Source}
+	for _, sc := range s.Scopes {
+		out.Scopes = append(out.Scopes, pkg.JudgeAuditScope{Scope: sc.Scope, Comparisons: sc.Comparisons, Answered: sc.Answered,
+			Consistency: sc.Consistent.P, ConsistencyLo: sc.Consistent.Lo, ConsistencyHi: sc.Consistent.Hi,
+			FirstWins: sc.FirstWins.P, FirstWinsLo: sc.FirstWins.Lo, FirstWinsHi: sc.FirstWins.Hi})
+	}
+	return out
 }

@@ -105,7 +105,7 @@ var Stage = stage.Stage{
 		// thresholds, calibration, candidates, duplicates, audit, leaks:
 		// for the page (index.html) that shows the whole run.
 		Inputs: []string{dataset.Queries.Name, dataset.Ratings.Name, dataset.Runs.Name, dataset.Timings.Name,
-			dataset.Topics.Name, dataset.Summaries.Name, dataset.Judgments.Name,
+			dataset.Topics.Name, dataset.Summaries.Name, dataset.Judgments.Name, dataset.JudgeAudit.Name,
 			dataset.Thresholds.Name, dataset.Calibration.Name, dataset.Candidates.Name, dataset.Duplicates.Name,
 			dataset.Audit.Name, dataset.Leaks.Name},
 		Outputs: []string{dataset.Results.Name},
@@ -123,7 +123,7 @@ func Reports() []string {
 		}
 	}
 	return append(out, ReportIndex, ReportPerQuery, ReportChart+".png", ReportChart+".svg",
-		ReportFrontier+".png", ReportFrontier+".svg", ReportLeaderboard, ReportLatencyQueries, ReportHTML)
+		ReportFrontier+".png", ReportFrontier+".svg", ReportLeaderboard, ReportLatencyQueries, ReportHTML, readers.JudgeAuditReport)
 }
 
 // ScopeOverall is the Scope of a result over all queries; other scopes are
@@ -233,6 +233,9 @@ func run(ctx context.Context, env *stage.Env) error {
 	env.Count("systems", int64(len(m.scores)))
 	env.Count("results", int64(len(results)))
 	if err := writeReports(ctx, env, m); err != nil {
+		return err
+	}
+	if err := writeJudgeAudit(ctx, env, b.domains); err != nil {
 		return err
 	}
 	if len(m.retrievers) > 0 {

@@ -382,7 +382,7 @@ func expectedFiles() []string {
 		}
 	}
 	return append(out, "reports/"+ReportIndex, "reports/"+ReportLatencyQueries, "reports/"+ReportFrontier+".png", "reports/"+ReportFrontier+".svg", "reports/"+ReportPerQuery, "reports/"+ReportChart+".png",
-		"reports/"+ReportChart+".svg", "reports/"+ReportLeaderboard, "reports/"+ReportHTML, "results/part-00000-of-00001.parquet")
+		"reports/"+ReportChart+".svg", "reports/"+ReportLeaderboard, "reports/"+ReportHTML, "reports/judge_audit.md", "results/part-00000-of-00001.parquet")
 }
 
 func keys(m map[string]string) []string {

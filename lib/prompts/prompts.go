@@ -53,6 +53,13 @@ const (
 	Audit   = "audit"   // A.1 (ours) duplicate-leakage audit of a query–document pair
 	Rewrite = "rewrite" // B.4 (ours) a query restated for the deduplication experiment
 	Format  = "format"  // F.5 mathematical equation formatting (every expression delimited)
+	// Ordinal is F.4, the ordinal judge of the agreement study (App. D.4):
+	// a 0–100 similarity score of one sample to the target.
+	Ordinal = "ordinal"
+	// JudgeConfidence is C.1 (ours; the paper gives no text for its
+	// confidence-based judge): F.3 word for word but for its output
+	// format, which also asks for "Confidence: N", N from 50 to 100.
+	JudgeConfidence = "judge_confidence"
 )
 
 //go:embed templates/*.txt
@@ -60,12 +67,14 @@ var files embed.FS
 
 // registry maps a name to its current template file and version.
 var registry = map[string]struct{ file, version string }{
-	Topics:  {"templates/f1-topic-assignment.v1.txt", "f1.v1"},
-	Summary: {"templates/f2-summary.v1.txt", "f2.v1"},
-	Judge:   {"templates/f3-pairwise-judge.v1.txt", "f3.v1"},
-	Audit:   {"templates/a1-leakage-audit.v1.txt", "a1.v1"},
-	Rewrite: {"templates/b4-rewrite.v1.txt", "b4.v1"},
-	Format:  {"templates/f5-math-format.v1.txt", "f5.v1"},
+	Topics:          {"templates/f1-topic-assignment.v1.txt", "f1.v1"},
+	Summary:         {"templates/f2-summary.v1.txt", "f2.v1"},
+	Judge:           {"templates/f3-pairwise-judge.v1.txt", "f3.v1"},
+	Audit:           {"templates/a1-leakage-audit.v1.txt", "a1.v1"},
+	Rewrite:         {"templates/b4-rewrite.v1.txt", "b4.v1"},
+	Format:          {"templates/f5-math-format.v1.txt", "f5.v1"},
+	Ordinal:         {"templates/f4-ordinal-judge.v1.txt", "f4.v1"},
+	JudgeConfidence: {"templates/c1-pairwise-confidence.v1.txt", "c1.v1"},
 }
 
 // TopicsData fills the "topics" prompt (F.1).
@@ -95,6 +104,12 @@ type RewriteData struct {
 // FormatData fills the "format" prompt (F.5): the text to normalise.
 type FormatData struct {
 	Text string
+}
+
+// OrdinalData fills the "ordinal" prompt (F.4): the target and one sample.
+type OrdinalData struct {
+	TargetProblem, TargetSolution string
+	SampleProblem, SampleSolution string
 }
 
 // AuditData fills the "audit" prompt (A.1): a query and one of its top

@@ -14,12 +14,14 @@ import (
 // produced them. Add a new file and version instead.
 func TestVersionsPinned(t *testing.T) {
 	want := map[string]struct{ version, sha string }{
-		Topics:  {"f1.v1", "10e355041c24a843bb0b9a4ea205d9c4ce773207dd7f8e962712fd7882eaadef"},
-		Summary: {"f2.v1", "12fc13ccf9964e158e25738841bbe70f787e77f4864697426ba4787d819704bc"},
-		Judge:   {"f3.v1", "d008e7c897d46d7bc384a1dd87de8cc1cfe3bbc0ba87a40cab78e45aaf6176be"},
-		Audit:   {"a1.v1", "0a56b0eee976cb729451e8d7bfac7250a4f589989ef428b47842c720526611f4"},
-		Rewrite: {"b4.v1", "b8a8b9d4f6fbae37da7fca2b975dabc05604daf39a86364967f75cc0304b39cf"},
-		Format:  {"f5.v1", "fbf97b9d2eea0889612373ed3962b7dbd707f572fcd03c3ebe05d42079fe2c46"},
+		Topics:          {"f1.v1", "10e355041c24a843bb0b9a4ea205d9c4ce773207dd7f8e962712fd7882eaadef"},
+		Summary:         {"f2.v1", "12fc13ccf9964e158e25738841bbe70f787e77f4864697426ba4787d819704bc"},
+		Judge:           {"f3.v1", "d008e7c897d46d7bc384a1dd87de8cc1cfe3bbc0ba87a40cab78e45aaf6176be"},
+		Audit:           {"a1.v1", "0a56b0eee976cb729451e8d7bfac7250a4f589989ef428b47842c720526611f4"},
+		Rewrite:         {"b4.v1", "b8a8b9d4f6fbae37da7fca2b975dabc05604daf39a86364967f75cc0304b39cf"},
+		Format:          {"f5.v1", "fbf97b9d2eea0889612373ed3962b7dbd707f572fcd03c3ebe05d42079fe2c46"},
+		Ordinal:         {"f4.v1", "c90de20c4d80963745aba5fc4dcc028bc474043d57d63a01f3353b7f173b8126"},
+		JudgeConfidence: {"c1.v1", "91cbf21041bd1c06b58f120797d9422294e6054adeaca2fb7b9f70dcbfc5a31a"},
 	}
 	if got := Names(); len(got) != len(want) {
 		t.Fatalf("Names() = %v", got)
@@ -217,5 +219,34 @@ func TestAuditRender(t *testing.T) {
 	}
 	if _, err := p.Render(JudgeData{}); err == nil {
 		t.Error("JudgeData rendered the audit prompt")
+	}
+}
+
+// TestOrdinalAndConfidenceRender: F.4 fills the target and the one sample
+// and ends with its boxed score; C.1 is F.3 but for the confidence line.
+func TestOrdinalAndConfidenceRender(t *testing.T) {
+	p, err := Get(Ordinal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := p.Render(OrdinalData{TargetProblem: "TP", TargetSolution: "TS", SampleProblem: "SP", SampleSolution: "SS"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := msgs[len(msgs)-1].Content
+	for _, s := range []string{"[Target]\nProblem: TP\nCorrect Solution: TS", "[Sample]\nProblem: SP\nCorrect Solution: SS",
+		"Assign a single integer score from 0 to 100", `Final Score: \boxed{N} where N is a single integer from 0 to 100.`} {
+		if !strings.Contains(u, s) {
+			t.Errorf("ordinal prompt lacks %q", s)
+		}
+	}
+	c, err := Get(JudgeConfidence)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, _ := Get(Judge)
+	head := j.User[:strings.Index(j.User, "OUTPUT FORMAT")]
+	if !strings.HasPrefix(c.User, head) || !strings.Contains(c.User, "Confidence: N") || !strings.HasSuffix(c.User, "being more similar to the target.") {
+		t.Errorf("confidence prompt is not F.3 with a confidence line:\n%s", c.User[len(head):])
 	}
 }
