@@ -79,7 +79,11 @@ failed shard, saber starts no new shard and sends SIGTERM to the running ones,
 which stop at a clean point without a manifest (shards already done stay done;
 the judge keeps its last round's checkpoint); it then prints the failed
 shard's last log lines and the command that re-runs it alone, and exits with
-that shard's code. A rerun resumes with the shards still missing.
+that shard's code. A rerun resumes with the shards still missing. On a terminal a progress
+line below the shards' lines counts the shards done and the ETA. At the end
+a summary from the manifests says what the run produced, with warnings for
+what must not be missed (a selection shortfall, domains with few queries,
+offline backends, invalid judgments).
 
 One saber run at a time works on a run: it holds the run's lease
 (<root>/<run>/_lease.json) until it ends. Another started meanwhile exits 75
@@ -132,8 +136,17 @@ would refuse.
 	opt := localOptions(cfg, abs, *parallel, *force, stdout)
 	opt.Rerun = rerun
 	opt.Lease = pipeline.LeaseOptions{Wait: *wait, Command: "saber run --config " + abs}
+	total := 0
+	if plan, err := pipeline.DryRun(ctx, cfg, sel, rerun, *force); err == nil {
+		for _, d := range plan.Steps {
+			total += len(d.Run)
+		}
+	}
+	var clear func()
+	opt.Out, clear = withProgress(stdout, total)
 	start := time.Now()
 	runs, err := pipeline.RunLocal(ctx, cfg, sel, opt)
+	clear()
 	if err != nil {
 		return fail(stderr, "run", err)
 	}
@@ -147,6 +160,11 @@ would refuse.
 	}
 	fmt.Fprintf(stdout, "done in %s: %d shards ran, %d already done; data under %s/%s, logs in %s\n",
 		time.Since(start).Round(time.Millisecond), ran, skipped, cfg.RootURI(), cfg.Run, opt.LogDir)
+	if sum, err := pipeline.Summarize(ctx, cfg); err != nil {
+		fmt.Fprintf(stderr, "saber run: the run finished, but its summary could not be read: %v\n", err)
+	} else {
+		sum.Print(stdout)
+	}
 	return stage.ExitOK
 }
 

@@ -118,6 +118,23 @@ func TestDryRunHalfFinished(t *testing.T) {
 		}
 	}
 
+	// The end-of-run summary reads the complete datasets only, and warns
+	// that offline backends made the labels.
+	sum, err := Summarize(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	sum.Print(&out)
+	for _, want := range []string{"rows in              150, 0 rejected", "kept (file://", "warning: offline backends in use (tag lexical, summarize extractive, judge lexical, audit lexical)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "topics  ") {
+		t.Errorf("summary reports topics, which are not complete:\n%s", out.String())
+	}
+
 	// tag.tau changed: shard 1 is stale.
 	cfg = dryConfig(t, dir, "0.9")
 	res, err = DryRun(ctx, cfg, sel, Rerun{Command: "saber run --config run.yaml"}, false)
