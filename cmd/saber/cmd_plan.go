@@ -67,7 +67,9 @@ one afterwards: saber plan --compare --forecast plan.json.
 		if err := json.Unmarshal(b, &steps); err != nil {
 			return fail(stderr, "plan", stage.BadInput(fmt.Errorf("%s: not the JSON of saber plan --json: %w", *saved, err)))
 		}
-		err = forecast.Compare(ctx, cfg, pipeline.Default(), steps)
+		if err := forecast.Compare(ctx, cfg, pipeline.Default(), steps); err != nil {
+			return fail(stderr, "plan", err)
+		}
 	} else {
 		steps, err = forecast.Forecast(ctx, cfg, pipeline.Default(), sel, forecast.Options{Measure: *measure, Compare: *compare})
 	}

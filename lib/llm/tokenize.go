@@ -31,7 +31,7 @@ func (c *Client) Tokenize(ctx context.Context, msgs []Message) (int, error) {
 		Messages []msg  `json:"messages"`
 	}{Model: c.cfg.Model}
 	for _, m := range msgs {
-		body.Messages = append(body.Messages, msg{Role: m.Role, Content: m.Content})
+		body.Messages = append(body.Messages, msg(m))
 	}
 	b, err := json.Marshal(body)
 	if err != nil {
