@@ -7,7 +7,6 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/audit"
-	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/judge"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/selection"
@@ -267,5 +266,3 @@ func auditMap(ctx context.Context, in *Input, out *Step) error {
 	}
 	return nil
 }
-
-var _ = config.Config{}
