@@ -61,7 +61,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 Usage:
   saber run --config run.yaml [--stages ingest,dedup] [--parallel N]
-            [--rerun-stale] [--rerun-code] [--force]
+            [--rerun-stale] [--rerun-code] [--force] [--dry-run]
 
 Runs each step's missing shards as processes of the stage binary (found in
 executor.bin_dir, beside saber, or on PATH), N at a time, in the order the
@@ -79,11 +79,21 @@ failed shard, saber starts no new shard and sends SIGTERM to the running ones,
 which stop at a clean point without a manifest (shards already done stay done;
 the judge keeps its last round's checkpoint); it then prints the failed
 shard's last log lines and the command that re-runs it alone, and exits with
-that shard's code. A rerun resumes with the shards still missing.
+that shard's code. A rerun resumes with the shards still missing. On a terminal a progress
+line below the shards' lines counts the shards done and the ETA. At the end
+a summary from the manifests says what the run produced, with warnings for
+what must not be missed (a selection shortfall, domains with few queries,
+offline backends, invalid judgments).
 
 One saber run at a time works on a run: it holds the run's lease
 (<root>/<run>/_lease.json) until it ends. Another started meanwhile exits 75
 naming the holder, or waits for it with --wait; see saber lease.
+
+--dry-run lists, per step, the shards missing, stale (with why), to be
+recomputed downstream of stale ones, and done, and the shards a run with
+the same flags would start; it reads manifests only and starts, writes and
+removes nothing (no binary or lease is needed). It exits 2 where the run
+would refuse.
 `, stderr)
 	cfgPath := fs.String("config", "", "run config `FILE`")
 	stages := fs.String("stages", "", "comma-separated `list` of stages (default: the main line, in order: "+joinNames()+")")
@@ -92,6 +102,7 @@ naming the holder, or waits for it with --wait; see saber lease.
 	parallel := fs.Int("parallel", 0, "shard processes at once (default executor.parallel, else one per core)")
 	force := fs.Bool("force", false, "redo shards that are already done")
 	printCfg := fs.Bool("print-config", false, "print the effective config and exit")
+	dry := fs.Bool("dry-run", false, "list the shards each step would run (missing, stale, done); run nothing")
 	wait := fs.Bool("wait", false, "when another saber run holds the run's lease, wait for it instead of exiting 75")
 	if code, ok := parse(fs, args); !ok {
 		return code
@@ -110,11 +121,32 @@ naming the holder, or waits for it with --wait; see saber lease.
 	for _, l := range pipeline.Off(cfg, *stages) {
 		fmt.Fprintln(stdout, l)
 	}
+	rerun := pipeline.Rerun{Stale: *rerunStale || *rerunCode, Code: *rerunCode, Command: "saber run --config " + *cfgPath}
+	if *dry {
+		res, err := pipeline.DryRun(ctx, cfg, sel, rerun, *force)
+		if err != nil {
+			return fail(stderr, "run --dry-run", err)
+		}
+		res.Print(stdout)
+		if res.Refusal != nil {
+			return stage.ExitCode(res.Refusal)
+		}
+		return stage.ExitOK
+	}
 	opt := localOptions(cfg, abs, *parallel, *force, stdout)
-	opt.Rerun = pipeline.Rerun{Stale: *rerunStale || *rerunCode, Code: *rerunCode, Command: "saber run --config " + *cfgPath}
+	opt.Rerun = rerun
 	opt.Lease = pipeline.LeaseOptions{Wait: *wait, Command: "saber run --config " + abs}
+	total := 0
+	if plan, err := pipeline.DryRun(ctx, cfg, sel, rerun, *force); err == nil {
+		for _, d := range plan.Steps {
+			total += len(d.Run)
+		}
+	}
+	var clear func()
+	opt.Out, clear = withProgress(stdout, total)
 	start := time.Now()
 	runs, err := pipeline.RunLocal(ctx, cfg, sel, opt)
+	clear()
 	if err != nil {
 		return fail(stderr, "run", err)
 	}
@@ -128,6 +160,11 @@ naming the holder, or waits for it with --wait; see saber lease.
 	}
 	fmt.Fprintf(stdout, "done in %s: %d shards ran, %d already done; data under %s/%s, logs in %s\n",
 		time.Since(start).Round(time.Millisecond), ran, skipped, cfg.RootURI(), cfg.Run, opt.LogDir)
+	if sum, err := pipeline.Summarize(ctx, cfg); err != nil {
+		fmt.Fprintf(stderr, "saber run: the run finished, but its summary could not be read: %v\n", err)
+	} else {
+		sum.Print(stdout)
+	}
 	return stage.ExitOK
 }
 

@@ -19,6 +19,7 @@ type command struct {
 
 var commands = []command{
 	{"run", "run stages locally as shard processes of the stage binaries", cmdRun},
+	{"plan", "forecast shards, array jobs, LLM calls, tokens, GPU-hours and bytes per stage; --compare with the manifests' actuals", cmdPlan},
 	{"submit", "submit the missing shards of each stage to Slurm as job arrays chained with afterok", cmdSubmit},
 	{"status", "shards done per stage, and Slurm states, failures and logs of the run's jobs", cmdStatus},
 	{"stats", "what each stage did: the statistics in its shard manifests, summed", cmdStats},

@@ -47,6 +47,8 @@ type Config struct {
 	Executor Executor `yaml:"executor" json:"executor" hash:"-"`
 	// Slurm configures `saber submit`.
 	Slurm Slurm `yaml:"slurm" json:"slurm" hash:"-"`
+	// Plan configures `saber plan`'s forecast (plan.go).
+	Plan Plan `yaml:"plan" json:"plan" hash:"-"`
 
 	// LLM is the OpenAI-compatible server the llm backends use (stages may
 	// override it). The API key is read from the variable named api_key_env.
@@ -111,6 +113,7 @@ func (c *Config) applyDefaults() {
 	if c.Log.ProgressSeconds == 0 {
 		c.Log.ProgressSeconds = 10
 	}
+	c.defaultsPlan()
 	c.defaultsBenchmark()
 	c.defaultsRetrievers()
 	c.defaultsEvaluate()
@@ -149,6 +152,7 @@ func (c *Config) Validate() error {
 		bad("executor.parallel: must be ≥ 0")
 	}
 	c.validateSlurm(bad)
+	c.validatePlan(bad)
 	c.validateBenchmark(bad)
 	c.validateRetrievers(bad)
 	c.validateEvaluate(bad)

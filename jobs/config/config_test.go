@@ -85,7 +85,7 @@ func TestSectionNotLoadedPanics(t *testing.T) {
 
 func TestUnknownKeysHavePaths(t *testing.T) {
 	tests := []struct{ yaml, want string }{
-		{"run: r\nroot: d\nbogus: 1\n", "unknown key bogus (valid here: benchmark, evaluate, executor, llm, log, retrievers, root, run, seed, slurm, storage, toy)"},
+		{"run: r\nroot: d\nbogus: 1\n", "unknown key bogus (valid here: benchmark, evaluate, executor, llm, log, plan, retrievers, root, run, seed, slurm, storage, toy)"},
 		{"run: r\nroot: d\ntoy:\n  treshold: 0.8\n", "unknown key toy.treshold"},
 		{"run: r\nroot: d\ntoy:\n  nested: {deeep: x}\n", "unknown key toy.nested.deeep"},
 		{"run: r\nroot: d\nstorage:\n  s3:\n    endpont: x\n", "unknown key storage.s3.endpont"},

@@ -187,6 +187,7 @@ func newServer(t testing.TB, h Handler, pipe *pipeListener) *Server {
 	mux.HandleFunc("POST /rerank", s.serveRerank)
 	mux.HandleFunc("POST /v1/score", s.serveScore)
 	mux.HandleFunc("POST /score", s.serveScore)
+	mux.HandleFunc("POST /tokenize", s.serveTokenize)
 	if pipe == nil {
 		s.srv = httptest.NewUnstartedServer(s.count(mux))
 	} else {
@@ -544,6 +545,28 @@ func contentText(raw json.RawMessage) (string, error) {
 // Tokens is the fake token count of a text: its number of
 // whitespace-separated words.
 func Tokens(s string) int { return len(strings.Fields(s)) }
+
+// serveTokenize is vLLM's /tokenize (at the server's root, beside /v1): the
+// prompt's or messages' token count by Tokens, the count chat usage reports,
+// so a forecast that tokenizes with the server predicts the usage exactly.
+func (s *Server) serveTokenize(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Prompt   string `json:"prompt"`
+		Messages []struct {
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+		return
+	}
+	n := Tokens(in.Prompt)
+	for _, m := range in.Messages {
+		n += Tokens(m.Content)
+	}
+	body, _ := json.Marshal(map[string]any{"count": n, "max_model_len": 32768, "tokens": make([]int, n)})
+	writeBody(w, body)
+}
 
 type wireEmbedding struct {
 	Object    string    `json:"object"`

@@ -1,0 +1,392 @@
+// Package forecast says, before a run, what each stage of it will cost —
+// shards and Slurm array jobs, rows, LLM calls and tokens, GPU-hours and
+// wall time, bytes per dataset — and, after (or during) it, puts each
+// forecast beside the actuals the shard manifests recorded (`saber plan`,
+// `saber plan --compare`).
+//
+// Every number is derived from the config and the inputs, never written
+// in: a stage's forecast is one small function, registered per stage step
+// (Register), that reads the config and the rows of its inputs — the
+// actual rows when the input dataset is complete, else what the forecast
+// of its writer said — and may read a seeded sample of them. Steps
+// without a function are listed with their shards and "no forecast".
+package forecast
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/saber-math/saber/artifacts/layout"
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/slurm"
+)
+
+// Metric is one forecast count of a step, and, under --compare, the
+// actual beside it.
+type Metric struct {
+	// Name is what is counted ("llm_calls", "rows of topics").
+	Name string `json:"name"`
+	// Value is the forecast for the whole step (every shard).
+	Value float64 `json:"forecast"`
+	// Stats are the manifest statistics whose sum is the actual ("" for a
+	// metric with no recorded counterpart); Rows, when set, compares with
+	// the rows the manifests of that dataset record instead.
+	Stats []string `json:"stats,omitempty"`
+	Rows  string   `json:"rows_of,omitempty"`
+	// Basis says how the forecast was derived, for a reader to judge it.
+	Basis string `json:"basis"`
+	// Actual is the sum over the done shards; Ratio is Actual over the
+	// forecast for those shards (Value × done/shards).
+	Actual *float64 `json:"actual,omitempty"`
+	Ratio  *float64 `json:"ratio,omitempty"`
+}
+
+// Step is the forecast of one stage step.
+type Step struct {
+	Name  string `json:"name"`
+	Stage string `json:"stage"`
+	Step  string `json:"step"`
+	// Shards is the step's shard count; ArrayJobs the Slurm arrays it
+	// takes after slurm.max_array_size splits (ArrayTasks its tasks);
+	// Done the shards with a manifest, whose work a run skips.
+	Shards     int `json:"shards"`
+	ArrayJobs  int `json:"array_jobs"`
+	ArrayTasks int `json:"array_tasks"`
+	Done       int `json:"done"`
+	// Metrics are the counts, in the function's order.
+	Metrics []Metric `json:"metrics,omitempty"`
+	// Rows and Bytes forecast each output dataset's size.
+	Rows  map[string]float64 `json:"rows,omitempty"`
+	Bytes map[string]float64 `json:"bytes,omitempty"`
+	// LLM are the model-call costs of an LLM step (nil otherwise).
+	LLM *LLMCost `json:"llm,omitempty"`
+	// NoForecast: no function is registered for the step.
+	NoForecast bool `json:"no_forecast,omitempty"`
+	// Notes say what the forecast could not know or assumed.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// LLMCost is what an LLM step asks of the server.
+type LLMCost struct {
+	Calls            float64 `json:"calls"`
+	PromptTokens     float64 `json:"prompt_tokens"`
+	CompletionTokens float64 `json:"completion_tokens"`
+	// TokensBasis says where the per-call token counts came from.
+	TokensBasis string `json:"tokens_basis"`
+	// CachedShare is the share of calls the run's cache or done shards
+	// answer without the server (measured on the sample, or the done
+	// shards' share); SavedCalls those calls.
+	CachedShare float64 `json:"cached_share"`
+	SavedCalls  float64 `json:"saved_calls"`
+	// CallsPerSecond is the throughput used (plan.calls_per_second or
+	// --measure; 0 unknown); WallHours and GPUHours follow from it for the
+	// calls still to make.
+	CallsPerSecond float64 `json:"calls_per_second,omitempty"`
+	WallHours      float64 `json:"wall_hours,omitempty"`
+	GPUHours       float64 `json:"gpu_hours,omitempty"`
+}
+
+// Func fills a step's forecast: its Metrics, Rows and, for an LLM step,
+// LLM. It must derive every number from in (the config, the inputs' rows,
+// a sample), and say how in each Metric's Basis.
+type Func func(ctx context.Context, in *Input, out *Step) error
+
+var registry = map[string]Func{}
+
+// Register adds the forecast of a stage's step ("tag", "map"); a new
+// stage's file in this package registers its own in init.
+func Register(stageName, step string, fn Func) { registry[stageName+"/"+step] = fn }
+
+// Options configure a forecast.
+type Options struct {
+	// Measure sends a seeded sample of each LLM step's prompts to the
+	// configured server, to measure calls per row, tokens and throughput.
+	Measure bool
+	// Compare reads the actuals from the manifests beside each metric.
+	Compare bool
+}
+
+// Input is what a step's Func sees.
+type Input struct {
+	Config *config.Config
+	Stage  stage.Stage
+	Step   stage.Step
+	Root   store.Store
+	Opt    Options
+	// rows are the forecast rows of every dataset forecast so far.
+	rows     map[string]float64
+	cur      *stage.Current
+	measured *measured
+}
+
+// ErrUnknown is returned (wrapped) by Rows for a dataset that is neither
+// complete nor forecast.
+var ErrUnknown = errors.New("rows not known")
+
+// Rows is the number of rows of a run dataset: the actual one when it is
+// complete (its manifests' rows), else its writer's forecast. basis says
+// which.
+func (in *Input) Rows(ctx context.Context, ds string) (n float64, basis string, err error) {
+	if ms, err := in.Complete(ctx, ds); err == nil {
+		var sum int64
+		for _, m := range ms {
+			sum += m.Rows
+		}
+		return float64(sum), "actual rows of " + ds, nil
+	}
+	if v, ok := in.rows[ds]; ok {
+		return v, "forecast rows of " + ds, nil
+	}
+	return 0, "", fmt.Errorf("%s: %w (its writer has no forecast, and it is not complete)", ds, ErrUnknown)
+}
+
+// Complete returns the manifests of a complete dataset (an error when it
+// is not).
+func (in *Input) Complete(ctx context.Context, ds string) ([]*layout.Manifest, error) {
+	ms, err := in.cur.Manifests(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
+	return layout.CompleteSet(ds, in.Root.URI(layout.DonePrefix(in.Config.Run, ds)), ms)
+}
+
+// Stats sums the statistics of a complete dataset's manifests (nil when it
+// is not complete).
+func (in *Input) Stats(ctx context.Context, ds string) map[string]int64 {
+	ms, err := in.Complete(ctx, ds)
+	if err != nil {
+		return nil
+	}
+	out := map[string]int64{}
+	for _, m := range ms {
+		for k, v := range m.Stats {
+			out[k] += v
+		}
+	}
+	return out
+}
+
+// Forecast forecasts every step of the given stages, in the graph's order.
+func Forecast(ctx context.Context, cfg *config.Config, g *pipeline.Graph, stages []stage.Stage, opt Options) ([]*Step, error) {
+	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
+	if err != nil {
+		return nil, stage.BadInput(err)
+	}
+	cur := stage.NewCurrent(root, cfg.Run)
+	rows := map[string]float64{}
+	maxArray := cfg.Slurm.MaxArraySize
+	if maxArray == 0 {
+		maxArray = 1001 // Slurm's default; `saber submit` reads the cluster's
+	}
+	var out []*Step
+	// Every step is forecast, so that a selected step can read the
+	// forecast rows of unselected writers; only the selected are returned.
+	want := map[int]bool{}
+	for _, i := range g.NodesOf(stages) {
+		want[i] = true
+	}
+	for i, n := range g.Nodes() {
+		count := n.Step.Count(cfg)
+		st := &Step{Name: n.String(), Stage: n.Stage.Name, Step: n.Step.Name, Shards: count, Rows: map[string]float64{}, Bytes: map[string]float64{}}
+		all := make([]int, count)
+		for k := range all {
+			all[k] = k
+		}
+		st.ArrayJobs = len(slurm.Chunks(all, maxArray))
+		st.ArrayTasks = count
+		in := &Input{Config: cfg, Stage: n.Stage, Step: n.Step, Root: root, Opt: opt, rows: rows, cur: cur}
+		// Measuring costs server time: only the selected steps measure.
+		in.Opt.Measure = opt.Measure && want[i]
+		done, err := doneManifests(ctx, in, n.Step.Outputs[0], count)
+		if err != nil {
+			return nil, err
+		}
+		st.Done = len(done)
+		fn, ok := registry[n.Stage.Name+"/"+n.Step.Name]
+		if !ok {
+			st.NoForecast = true
+		} else {
+			if err := fn(ctx, in, st); err != nil {
+				if !errors.Is(err, ErrUnknown) {
+					return nil, fmt.Errorf("forecast %s: %w", n, err)
+				}
+				st.Notes = append(st.Notes, err.Error())
+			}
+		}
+		for ds, v := range st.Rows {
+			rows[ds] = v
+		}
+		if err := bytesPerDataset(ctx, in, st); err != nil {
+			return nil, err
+		}
+		if st.LLM != nil {
+			st.LLM.timing(cfg, n.Stage.Name, float64(count-st.Done)/float64(max(count, 1)))
+		}
+		if opt.Compare {
+			if err := compare(ctx, in, st, done); err != nil {
+				return nil, err
+			}
+		}
+		if want[i] {
+			out = append(out, st)
+		}
+	}
+	return out, nil
+}
+
+// doneManifests are the manifests of ds of the step's current shard count.
+func doneManifests(ctx context.Context, in *Input, ds string, count int) ([]*layout.Manifest, error) {
+	ms, err := in.cur.Manifests(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
+	var out []*layout.Manifest
+	for _, m := range ms {
+		if m.Shards == count {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// bytesPerDataset forecasts each output dataset's bytes from the bytes per
+// row of its done parts (a sample of the real thing); a dataset with no
+// done part yet has no byte forecast until one shard is done.
+func bytesPerDataset(ctx context.Context, in *Input, st *Step) error {
+	for _, ds := range in.Step.Outputs {
+		rows, ok := st.Rows[ds]
+		if !ok {
+			continue
+		}
+		ms, err := doneManifests(ctx, in, ds, st.Shards)
+		if err != nil {
+			return err
+		}
+		var size, n int64
+		for _, m := range ms {
+			for _, o := range m.Objects(ds) {
+				size += o.Size
+			}
+			n += m.Rows
+		}
+		if n > 0 {
+			st.Bytes[ds] = rows * float64(size) / float64(n)
+		}
+	}
+	return nil
+}
+
+// timing derives wall time and GPU-hours for the share of calls still to
+// make, from the configured or measured throughput.
+func (c *LLMCost) timing(cfg *config.Config, stageName string, todo float64) {
+	if c.CallsPerSecond == 0 {
+		c.CallsPerSecond = cfg.Plan.CallsPerSecond[stageName]
+	}
+	if c.SavedCalls == 0 && todo < 1 {
+		c.SavedCalls = c.Calls * (1 - todo)
+	}
+	if c.CallsPerSecond <= 0 {
+		return
+	}
+	left := max(c.Calls-c.SavedCalls, 0)
+	c.WallHours = left / c.CallsPerSecond / 3600
+	c.GPUHours = c.WallHours * float64(max(cfg.Plan.GPUs, 1))
+}
+
+// compare puts the actuals of the done shards beside each metric.
+func compare(ctx context.Context, in *Input, st *Step, done []*layout.Manifest) error {
+	if len(done) == 0 {
+		return nil
+	}
+	sum := map[string]int64{}
+	for _, m := range done {
+		for k, v := range m.Stats {
+			sum[k] += v
+		}
+	}
+	share := float64(len(done)) / float64(st.Shards)
+	for k := range st.Metrics {
+		m := &st.Metrics[k]
+		var actual float64
+		switch {
+		case m.Rows != "":
+			// Each output dataset's manifest records its own rows.
+			ms, err := doneManifests(ctx, in, m.Rows, st.Shards)
+			if err != nil {
+				return err
+			}
+			if len(ms) == 0 {
+				continue
+			}
+			for _, man := range ms {
+				actual += float64(man.Rows)
+			}
+		case len(m.Stats) > 0:
+			found := false
+			for _, s := range m.Stats {
+				if v, ok := sum[s]; ok {
+					actual += float64(v)
+					found = true
+				}
+			}
+			if !found {
+				continue
+			}
+		default:
+			continue
+		}
+		m.Actual = &actual
+		if want := m.Value * share; want > 0 {
+			r := actual / want
+			m.Ratio = &r
+		} else if actual == 0 {
+			r := 1.0
+			m.Ratio = &r
+		}
+	}
+	return nil
+}
+
+// Registered lists the registered stage steps, for tests and --help.
+func Registered() []string {
+	var out []string
+	for k := range registry {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Compare puts the actuals beside a forecast made earlier (`saber plan
+// --json` before the run, `saber plan --compare --forecast FILE` after):
+// the check that the forecast, not a recount, was right. Steps the graph
+// no longer has are left as they are.
+func Compare(ctx context.Context, cfg *config.Config, g *pipeline.Graph, steps []*Step) error {
+	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
+	if err != nil {
+		return stage.BadInput(err)
+	}
+	cur := stage.NewCurrent(root, cfg.Run)
+	for _, st := range steps {
+		i, ok := g.Find(st.Stage, st.Step)
+		if !ok {
+			continue
+		}
+		n := g.Nodes()[i]
+		in := &Input{Config: cfg, Stage: n.Stage, Step: n.Step, Root: root, cur: cur}
+		done, err := doneManifests(ctx, in, n.Step.Outputs[0], st.Shards)
+		if err != nil {
+			return err
+		}
+		st.Done = len(done)
+		if err := compare(ctx, in, st, done); err != nil {
+			return err
+		}
+	}
+	return nil
+}

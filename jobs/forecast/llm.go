@@ -1,0 +1,307 @@
+package forecast
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/kvcache"
+	"github.com/saber-math/saber/artifacts/layout"
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/tag"
+	"github.com/saber-math/saber/lib/llm"
+	"github.com/saber-math/saber/lib/parallel"
+	"github.com/saber-math/saber/lib/prompts"
+	"github.com/saber-math/saber/lib/seed"
+	"github.com/saber-math/saber/lib/topics"
+)
+
+// charsPerToken is the estimate of prompt tokens when the server has no
+// tokenizer endpoint: about 4 characters per token, the usual figure for
+// English with BPE tokenizers. LaTeX-heavy text tokenizes denser (≈3.5),
+// so the estimate runs 10–15% low on formula-heavy corpora; a vLLM server
+// (/tokenize) or --measure gives the real count.
+const charsPerToken = 4.0
+
+// completionGuess are completion tokens per call when neither done
+// shards, nor --measure, nor llm.max_tokens say: the size of a well-formed
+// answer to each prompt (F.1 a JSON object of a few tag scores, F.2 the
+// summary JSON, F.3 a short justification and \boxed{n}, A.1 a verdict).
+// Reasoning models write far more; measure them.
+var completionGuess = map[string]float64{"topics": 60, "summary": 150, "judge": 300, "audit": 120}
+
+// llmStep fills out.LLM for calls calls of the prompt, measuring on the
+// sample what it can: prompt tokens with the server's tokenizer (else the
+// estimate), completion tokens from the done shards' manifests (else
+// --measure, llm.max_tokens, or the guess), the cached share, throughput.
+func llmStep(ctx context.Context, in *Input, out *Step, calls float64, lcfg llm.Config, prompt string) error {
+	c := &LLMCost{Calls: calls}
+	out.LLM = c
+	out.Metrics = append(out.Metrics, Metric{Name: "llm calls", Value: calls, Stats: []string{"llm_calls", "llm_cached"},
+		Basis: "one call per scheduled prompt (re-asks of unparseable answers add to it)"})
+	msgs, err := samplePrompts(ctx, in, prompt)
+	if err != nil {
+		return err
+	}
+	promptPer, promptBasis := 0.0, ""
+	if len(msgs) > 0 {
+		var chars float64
+		for _, m := range msgs {
+			for _, x := range m {
+				chars += float64(len(x.Content))
+			}
+		}
+		promptPer = chars / float64(len(msgs)) / charsPerToken
+		promptBasis = fmt.Sprintf("%d sampled prompts at %.0f characters per token (estimate: the server has no /tokenize)", len(msgs), charsPerToken)
+		if client, err := llm.New(lcfg, nil); err == nil {
+			if n, err := tokenized(ctx, client, msgs); err == nil {
+				promptPer, promptBasis = n, fmt.Sprintf("%d sampled prompts, counted by the server's /tokenize", len(msgs))
+			} else if !errors.Is(err, llm.ErrNoTokenizer) {
+				promptBasis += fmt.Sprintf("; /tokenize failed: %v", err)
+			}
+		}
+	}
+	complPer, complBasis := completionGuess[prompt], "a typical well-formed answer (no done shard, --measure or llm.max_tokens says)"
+	if lcfg.MaxTokens > 0 {
+		complPer, complBasis = float64(lcfg.MaxTokens), "llm.max_tokens (an upper bound)"
+	}
+	done := in.Stats(ctx, in.Step.Outputs[0])
+	if done == nil {
+		done = partialStats(ctx, in, out.Shards)
+	}
+	if n := done["llm_calls"]; n > 0 && done["llm_completion_tokens"] > 0 {
+		complPer, complBasis = float64(done["llm_completion_tokens"])/float64(n), "the done shards' answers"
+		promptPer = float64(done["llm_prompt_tokens"]) / float64(n)
+		promptBasis = "the done shards' calls, as the server counted them"
+	}
+	if in.Opt.Measure {
+		m, err := in.measureOnce(ctx, lcfg, prompt)
+		if err != nil {
+			return fmt.Errorf("--measure: %w", err)
+		}
+		if m.calls > 0 {
+			promptPer, complPer = m.prompt/m.calls, m.completion/m.calls
+			promptBasis = fmt.Sprintf("--measure: %d calls on %d sampled rows, as the server counted them", int(m.calls), m.rows)
+			complBasis = promptBasis
+			c.CallsPerSecond = m.calls / m.seconds
+		}
+		if m.calls+m.cached > 0 {
+			c.CachedShare = m.cached / (m.calls + m.cached)
+			c.SavedCalls = calls * c.CachedShare
+		}
+	}
+	c.PromptTokens, c.CompletionTokens = calls*promptPer, calls*complPer
+	c.TokensBasis = "prompt: " + promptBasis + "; completion: " + complBasis
+	out.Metrics = append(out.Metrics,
+		Metric{Name: "prompt tokens", Value: c.PromptTokens, Stats: []string{"llm_prompt_tokens"}, Basis: promptBasis},
+		Metric{Name: "completion tokens", Value: c.CompletionTokens, Stats: []string{"llm_completion_tokens"}, Basis: complBasis})
+	return nil
+}
+
+// partialStats sums the stats of the done shards of the step's first
+// output when the dataset is not complete.
+func partialStats(ctx context.Context, in *Input, count int) map[string]int64 {
+	ms, err := doneManifests(ctx, in, in.Step.Outputs[0], count)
+	if err != nil {
+		return nil
+	}
+	out := map[string]int64{}
+	for _, m := range ms {
+		for k, v := range m.Stats {
+			out[k] += v
+		}
+	}
+	return out
+}
+
+// tokenized is the mean token count of msgs by the server's tokenizer.
+func tokenized(ctx context.Context, c *llm.Client, msgs [][]llm.Message) (float64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var sum float64
+	for _, m := range msgs {
+		n, err := c.Tokenize(ctx, m)
+		if err != nil {
+			return 0, err
+		}
+		sum += float64(n)
+	}
+	return sum / float64(len(msgs)), nil
+}
+
+// sampleDocs reads a seeded sample of up to plan.sample corpus documents
+// from one part (chosen by the seed), or nil when corpus is not complete.
+func sampleDocs(ctx context.Context, in *Input) ([]dataset.Document, error) {
+	ms, err := in.Complete(ctx, dataset.Corpus.Name)
+	if err != nil {
+		return nil, nil
+	}
+	var parts []layout.Object
+	for _, m := range ms {
+		parts = append(parts, m.Objects(dataset.Corpus.Name)...)
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	r := seed.Rand(in.Config.Seed, "plan", dataset.Corpus.Name)
+	docs, err := dataset.Read[dataset.Document](ctx, in.Root, parts[r.IntN(len(parts))].Key)
+	if err != nil {
+		return nil, fmt.Errorf("read a sample of %s: %w", dataset.Corpus.Name, err)
+	}
+	r.Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
+	return docs[:min(len(docs), in.Config.Plan.Sample)], nil
+}
+
+// samplePrompts renders the prompt for a sample of rows: each document
+// with the ontology's domains as tags (F.1), each document (F.2), a
+// document against two others (F.3, A.1).
+func samplePrompts(ctx context.Context, in *Input, name string) ([][]llm.Message, error) {
+	docs, err := sampleDocs(ctx, in)
+	if err != nil || len(docs) == 0 {
+		return nil, err
+	}
+	p, err := prompts.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	var tags string
+	if name == "topics" {
+		tree, _, err := loadTree(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		tags = prompts.JoinTags(topics.DomainLabels(tree))
+	}
+	var out [][]llm.Message
+	for i, d := range docs {
+		o1, o2 := docs[(i+1)%len(docs)], docs[(i+2)%len(docs)]
+		var data any
+		switch name {
+		case "topics":
+			data = map[string]string{"ProblemAndSolution": d.Statement + "\n\n" + d.Solution, "Tags": tags}
+		case "summary":
+			data = prompts.SummaryData{Problem: d.Statement, Solution: d.Solution}
+		case "judge":
+			data = prompts.JudgeData{TargetProblem: d.Statement, TargetSolution: d.Solution, Sample1Problem: o1.Statement,
+				Sample1Solution: o1.Solution, Sample2Problem: o2.Statement, Sample2Solution: o2.Solution}
+		case "audit":
+			data = prompts.AuditData{QueryProblem: d.Statement, QuerySolution: d.Solution, DocumentProblem: o1.Statement, DocumentSolution: o1.Solution}
+		default:
+			return nil, nil
+		}
+		msgs, err := p.Render(data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, msgs)
+	}
+	return out, nil
+}
+
+// measureOnce measures the step's prompt once per step (tag's calls per
+// document and its tokens come from the same traversal).
+func (in *Input) measureOnce(ctx context.Context, lcfg llm.Config, name string) (measured, error) {
+	if in.measured != nil {
+		return *in.measured, nil
+	}
+	m, err := measure(ctx, in, lcfg, name)
+	if err != nil {
+		return m, err
+	}
+	in.measured = &m
+	return m, nil
+}
+
+type measured struct {
+	rows                              int
+	calls, cached, prompt, completion float64
+	seconds, perRow                   float64
+}
+
+// measure sends the sample to the configured server with the step's own
+// prompt and parse rules — tag's whole traversal per document — and times
+// it. Answers already in the run's cache are served from it (and counted
+// as cached); new ones go to a scratch cache, never the run's storage.
+func measure(ctx context.Context, in *Input, lcfg llm.Config, name string) (measured, error) {
+	var m measured
+	docs, err := sampleDocs(ctx, in)
+	if err != nil || len(docs) == 0 {
+		return m, err
+	}
+	scratch, err := os.MkdirTemp("", "saber-plan-measure-")
+	if err != nil {
+		return m, err
+	}
+	defer os.RemoveAll(scratch)
+	top, err := store.Open(ctx, scratch, store.Options{})
+	if err != nil {
+		return m, err
+	}
+	client, err := llm.New(lcfg, kvcache.Layered(in.Root, top, layout.LLMCachePrefix(in.Config.Run)))
+	if err != nil {
+		return m, stage.BadInput(err)
+	}
+	var ask func(ctx context.Context, i int) error
+	var mu sync.Mutex
+	var traversalCalls float64
+	switch name {
+	case "topics":
+		tree, _, err := loadTree(ctx, in)
+		if err != nil {
+			return m, err
+		}
+		cfg := tag.Section.Of(in.Config)
+		scorer, err := tag.NewLLMScorer(client, cfg.ParseRetries)
+		if err != nil {
+			return m, err
+		}
+		ask = func(ctx context.Context, i int) error {
+			a, err := topics.Assign(ctx, tree, scorer, topics.Text{Statement: docs[i].Statement, Solution: docs[i].Solution}, cfg.Tau, cfg.MaxCalls)
+			mu.Lock()
+			traversalCalls += float64(a.Calls)
+			mu.Unlock()
+			return ignoreRowError(err)
+		}
+	default:
+		msgs, err := samplePrompts(ctx, in, name)
+		if err != nil {
+			return m, err
+		}
+		p, _ := prompts.Get(name)
+		ask = func(ctx context.Context, i int) error {
+			_, err := client.Chat(ctx, llm.Request{PromptVersion: p.Version, Messages: msgs[i]})
+			return ignoreRowError(err)
+		}
+	}
+	start := time.Now()
+	if err := parallel.For(ctx, len(docs), client.Config().Concurrency, ask); err != nil {
+		return m, err
+	}
+	m.seconds = max(time.Since(start).Seconds(), 1e-3)
+	s := client.Stats()
+	m.rows, m.calls, m.cached = len(docs), float64(s.Calls), float64(s.Cached)
+	m.prompt, m.completion = float64(s.PromptTokens), float64(s.CompletionTokens)
+	m.perRow = traversalCalls / float64(len(docs))
+	return m, nil
+}
+
+// ignoreRowError keeps a row's own failure (an unparseable answer, a
+// permanent refusal) from stopping the measurement, as the stage turns it
+// into a reject; what would stop the stage stops the measurement.
+func ignoreRowError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, rerr := stage.Reject("plan", "", err); rerr == nil {
+		return nil
+	}
+	if errors.Is(err, topics.ErrTooManyCalls) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,182 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/config"
+)
+
+// fewQueries is the per-domain query count under which a domain's nDCG
+// interval is wide: the bootstrap over 30 queries spans about ±0.05 on
+// the demo's scores, the paper's 200 about ±0.02.
+const fewQueries = 30
+
+// Summary is what a run produced, read from the manifests' statistics of
+// its complete datasets, and what a user should not miss.
+type Summary struct {
+	Lines    []string
+	Warnings []string
+}
+
+// Summarize reads the summary of cfg's run. A dataset that is not complete
+// (a stage not selected, or not run yet) is left out.
+func Summarize(ctx context.Context, cfg *config.Config) (*Summary, error) {
+	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
+	if err != nil {
+		return nil, err
+	}
+	stats := func(ds string) map[string]int64 {
+		ms, err := layout.Complete(ctx, root, cfg.Run, ds)
+		if err != nil {
+			return nil
+		}
+		out := map[string]int64{}
+		for _, m := range ms {
+			for k, v := range m.Stats {
+				out[k] += v
+			}
+		}
+		return out
+	}
+	s := &Summary{}
+	line := func(name, format string, a ...any) {
+		s.Lines = append(s.Lines, fmt.Sprintf("%-20s %s", name, fmt.Sprintf(format, a...)))
+	}
+	where := func(ds string) string { return root.URI(layout.DatasetPrefix(cfg.Run, ds)) }
+	if st := stats(dataset.Problems.Name); st != nil {
+		var rejected int64
+		for k, v := range st {
+			if strings.HasPrefix(k, "rejected_") {
+				rejected += v
+			}
+		}
+		line("rows in", "%d, %d rejected (%s)", st["rows_read"], rejected, where(dataset.Rejects.Name))
+	}
+	if st := stats(dataset.Corpus.Name); st != nil {
+		line("deduplicated", "%d duplicate clusters, %d dropped, %d kept (%s)", st["clusters"], st["dropped"], st["kept"], where(dataset.Corpus.Name))
+	}
+	if st := stats(dataset.Topics.Name); st != nil && st["documents"] > 0 {
+		line("topics", "%.2f per document, %d documents without (%s)", float64(st["topics_total"])/float64(st["documents"]), st["no_topics"], where(dataset.Topics.Name))
+	}
+	if st := stats(dataset.Summaries.Name); st != nil {
+		line("summaries", "%d, %d without a core idea (%s)", st["summaries"], st["no_core_idea"], where(dataset.Summaries.Name))
+	}
+	if st := stats(dataset.Pairs.Name); st != nil {
+		line("pairs", "%d (topic %d, summary %d, both %d)", st["pairs"], st["pairs_topic"], st["pairs_summary"], st["pairs_both"])
+	}
+	if ms, err := layout.Complete(ctx, root, cfg.Run, dataset.Thresholds.Name); err == nil {
+		for _, m := range ms {
+			for _, o := range m.Objects(dataset.Thresholds.Name) {
+				th, err := dataset.Read[dataset.Threshold](ctx, root, o.Key)
+				if err != nil {
+					return nil, fmt.Errorf("read %s: %w", root.URI(o.Key), err)
+				}
+				// Every row carries the final thresholds.
+				if len(th) > 0 {
+					t := th[0]
+					line("thresholds", "τ_topic %.6g, τ_summ %.6g, feasible %t", t.TauTopic, t.TauSumm, t.Feasible)
+					if !t.Feasible {
+						s.Warnings = append(s.Warnings, "the thresholds are not feasible: some domain has fewer eligible queries than calibrate.min_eligible (reports/calibrate.md)")
+					}
+				}
+			}
+		}
+	}
+	if st := stats(dataset.Candidates.Name); st != nil {
+		var doms, few []string
+		for k, v := range st {
+			if d, ok := strings.CutPrefix(k, "selected_"); ok {
+				doms = append(doms, fmt.Sprintf("%s %d", d, v))
+				if v < fewQueries {
+					few = append(few, fmt.Sprintf("%s %d (%d eligible)", d, v, st["eligible_"+d]))
+				}
+			}
+		}
+		sort.Strings(doms)
+		sort.Strings(few)
+		if len(few) > 0 {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("domains with fewer than %d queries, whose intervals are wide: %s (more: select.per_domain, a larger corpus or lower thresholds)", fewQueries, strings.Join(few, ", ")))
+		}
+		line("benchmark", "%d queries, %d candidates; per domain: %s", st["queries"], st["candidates"], strings.Join(doms, ", "))
+		if short := shortfall(cfg, st); short != "" {
+			s.Warnings = append(s.Warnings, short)
+		}
+	}
+	if st := stats(dataset.Judgments.Name); st != nil && st["judgments"] > 0 {
+		share := float64(st["invalid"]) / float64(st["judgments"])
+		line("judgments", "%d over %d queries, %d invalid (%.1f%%)", st["judgments"], st["queries"], st["invalid"], 100*share)
+		if share > 0.05 {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%.1f%% of judgments are invalid (no \\boxed{1} or \\boxed{2}): check the judge model and prompt (judge.max_invalid_share bounds it)", 100*share))
+		}
+	}
+	if st := stats(dataset.Ratings.Name); st != nil {
+		line("ratings", "%d, %d never played (%s)", st["ratings"], st["never_played"], where(dataset.Ratings.Name))
+	}
+	if st := stats(dataset.Results.Name); st != nil {
+		line("evaluated", "%d systems over %d queries", st["systems"], st["queries"])
+	}
+	if st := stats(dataset.Audit.Name); st != nil {
+		line("leakage audit", "%d pairs, %d flagged", st["pairs"], st["leaks"])
+	}
+	line("reports", "%s", root.URI(layout.ReportsPrefix(cfg.Run)))
+	if off := offline(cfg); len(off) > 0 {
+		s.Warnings = append(s.Warnings, "offline backends in use ("+strings.Join(off, ", ")+"): the labels are a smoke test, not the paper's; set <stage>.backend: llm with an llm: server")
+	}
+	return s, nil
+}
+
+// shortfall names the domains whose selection fell short of what was
+// wanted (select.allow_shortfall let it through).
+func shortfall(cfg *config.Config, st map[string]int64) string {
+	vals := cfg.Values("select")
+	want := vals["select.per_domain"]
+	var short []string
+	for k, n := range st {
+		if d, ok := strings.CutPrefix(k, "selected_"); ok && want != "" && fmt.Sprint(n) != want {
+			var w int64
+			fmt.Sscan(want, &w)
+			for k, override := range vals {
+				if dom, ok := strings.CutPrefix(k, "select.domain_counts."); ok && strings.ReplaceAll(strings.ToLower(dom), " ", "_") == d {
+					fmt.Sscan(override, &w)
+				}
+			}
+			if n < w {
+				short = append(short, fmt.Sprintf("%s %d of %d", d, n, w))
+			}
+		}
+	}
+	if len(short) == 0 {
+		return ""
+	}
+	sort.Strings(short)
+	return "selection fell short of select.per_domain: " + strings.Join(short, ", ")
+}
+
+// offline lists the stages whose backend is an offline one.
+func offline(cfg *config.Config) []string {
+	var out []string
+	for _, st := range []struct{ stage, online string }{{"tag", "llm"}, {"summarize", "llm"}, {"judge", "llm"}, {"audit", "llm"}} {
+		if b := strings.Trim(cfg.Values(st.stage)[st.stage+".backend"], `"`); b != "" && b != st.online {
+			out = append(out, st.stage+" "+b)
+		}
+	}
+	return out
+}
+
+// Print writes the summary, then the warnings.
+func (s *Summary) Print(w io.Writer) {
+	fmt.Fprintln(w, "\nSummary")
+	for _, l := range s.Lines {
+		fmt.Fprintln(w, "  "+l)
+	}
+	for _, warn := range s.Warnings {
+		fmt.Fprintln(w, "warning: "+warn)
+	}
+}
