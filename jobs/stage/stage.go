@@ -157,6 +157,7 @@ type Env struct {
 	writers map[string]*layout.Manifest
 	outputs []layout.Object
 	stats   map[string]int64
+	llm     []layout.LLMServer // RecordLLM's server descriptions
 }
 
 // NewEnv makes the Env of one shard of a step, for RunShard and for tests
@@ -571,6 +572,7 @@ func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec
 		Outputs: outs, Inputs: inputs, Config: values, ConfigHash: config.HashValues(values),
 		InputsHash: InputsHash(inputs), CodeVersion: CodeVersion(),
 		Started: started, Finished: time.Now().UTC(), Host: host, Slurm: slurmEnv(), Stats: env.Stats(),
+		LLM: env.llmServers(),
 	}
 	base.Hash = ManifestHash(&base)
 	var first *layout.Manifest
