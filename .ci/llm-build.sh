@@ -64,7 +64,7 @@ else
   (cd "$tmp" && npm pack --silent "$PKG" >/dev/null) || die "npm pack $PKG failed (registry unreachable?)"
   tar -xzf "$tmp"/node-llama-cpp-*.tgz -C "$tmp" package/llama/gitRelease.bundle ||
     die "$PKG has no package/llama/gitRelease.bundle"
-  git clone -q "$tmp/package/llama/gitRelease.bundle" "$tmp/src" || die "git clone of the bundle failed"
+  git -c advice.detachedHead=false clone -q "$tmp/package/llama/gitRelease.bundle" "$tmp/src" || die "git clone of the bundle failed"
   head=$(git -C "$tmp/src" rev-parse HEAD)
   [[ $head == "$COMMIT" ]] || die "bundle HEAD is $head, want $COMMIT (set LLAMA_CPP_COMMIT to accept it)"
   rm -rf "$tmp/package" "$tmp"/node-llama-cpp-*.tgz
