@@ -60,38 +60,46 @@ func (e *Env) RecordLLM(c *llm.Client) {
 	e.recordLLMServer(c)
 }
 
-// recordLLMServer puts what the server said about itself (its model list,
-// its chat answers' system_fingerprint) into the manifest, once per
-// client that sent requests: which model answered is provenance that the
-// configured name cannot give for a server that answers to any name.
+// recordLLMServer notes the client, whose server is described in the
+// manifest (llmServers) once the shard has succeeded: a failed shard
+// writes no manifest and asks the server nothing more.
 func (e *Env) recordLLMServer(c *llm.Client) {
-	info := c.ServerInfo(e.Log.WithContext(context.Background()))
-	if len(info.Models) == 0 && info.ModelsError == "" && len(info.Fingerprints) == 0 {
-		return // nothing was sent: every answer came from the cache
-	}
-	cfg := c.Config()
-	settings := cfg.Settings
-	if settings == "" {
-		settings = "llm"
-	}
-	s := layout.LLMServer{Settings: settings, BaseURL: cfg.BaseURL, Model: cfg.Model,
-		ModelsError: info.ModelsError, Fingerprints: info.Fingerprints}
-	for _, m := range info.Models {
-		s.Models = append(s.Models, layout.LLMServerModel{ID: m.ID, Meta: m.Meta})
-	}
-	if info.ModelsError != "" {
-		e.Log.Warn().Str("settings", settings).Str("error", info.ModelsError).Msg("llm: the server's model list is not recorded")
-	}
 	e.mu.Lock()
-	e.llm = append(e.llm, s)
+	e.llm = append(e.llm, c)
 	e.mu.Unlock()
 }
 
-// llmServers returns the servers RecordLLM described, for the manifest.
+// llmServers describes, for the manifest, each recorded client's server
+// as the server answered (its model list, its chat answers'
+// system_fingerprint): which model answered is provenance that the
+// configured name cannot give for a server that answers to any name.
+// A client that sent nothing (every answer from the cache) is left out.
 func (e *Env) llmServers() []layout.LLMServer {
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]layout.LLMServer(nil), e.llm...)
+	clients := append([]*llm.Client(nil), e.llm...)
+	e.mu.Unlock()
+	var out []layout.LLMServer
+	for _, c := range clients {
+		info := c.ServerInfo(e.Log.WithContext(context.Background()))
+		if len(info.Models) == 0 && info.ModelsError == "" && len(info.Fingerprints) == 0 {
+			continue
+		}
+		cfg := c.Config()
+		settings := cfg.Settings
+		if settings == "" {
+			settings = "llm"
+		}
+		s := layout.LLMServer{Settings: settings, BaseURL: cfg.BaseURL, Model: cfg.Model,
+			ModelsError: info.ModelsError, Fingerprints: info.Fingerprints}
+		for _, m := range info.Models {
+			s.Models = append(s.Models, layout.LLMServerModel{ID: m.ID, Meta: m.Meta})
+		}
+		if info.ModelsError != "" {
+			e.Log.Warn().Str("settings", settings).Str("error", info.ModelsError).Msg("llm: the server's model list is not recorded")
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // AnswerHash names a raw answer in rejects without storing it.

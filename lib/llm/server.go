@@ -38,12 +38,13 @@ const modelsTimeout = 10 * time.Second
 
 // ServerInfo returns the server's model list, fetched once per client
 // (later calls return the first answer), and the fingerprints seen so
-// far. It makes no request when the client has sent none: every answer
-// then came from the cache, and no server is to be described.
+// far. It makes no request when the client has sent none (every answer
+// then came from the cache, and no server is to be described) or has met
+// a ConfigError (the server refuses it).
 func (c *Client) ServerInfo(ctx context.Context) ServerInfo {
 	c.infoMu.Lock()
 	defer c.infoMu.Unlock()
-	if !c.modelsDone && c.sent.Load() > 0 {
+	if !c.modelsDone && c.sent.Load() > 0 && c.broken.Load() == nil {
 		c.modelsDone = true
 		c.models, c.modelsErr = c.listModels(ctx)
 	}
