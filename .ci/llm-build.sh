@@ -57,6 +57,14 @@ if [[ -f $DIR/.built && -x $DIR/bin/llama-server && -d $DIR/src/gguf-py ]]; then
   log "cached: $DIR"
 else
   mkdir -p "$TOOLS"
+  # An interrupted build's directory is left behind: remove those that no
+  # running build holds (lsof-free check: a live ninja has its cwd there).
+  for old in "$DIR".tmp.*; do
+    [[ -d $old ]] || continue
+    busy=0
+    for p in /proc/[0-9]*/cwd; do [[ $(readlink "$p" 2>/dev/null) == "$old"* ]] && { busy=1; break; }; done
+    (( busy )) || rm -rf "$old"
+  done
   tmp=$(mktemp -d "$DIR.tmp.XXXXXX")
   chmod 755 "$tmp"
   trap 'rm -rf "$tmp"' EXIT
