@@ -72,6 +72,31 @@ type Manifest struct {
 	Host        string            `json:"host,omitempty"`
 	Slurm       map[string]string `json:"slurm,omitempty"`
 	Stats       map[string]int64  `json:"stats,omitempty"`
+	// LLM describes each model server the shard sent requests to, as the
+	// server itself answered: a single-model server (llama-server, TEI)
+	// serves whatever model name it is asked for, so the configured name
+	// does not say which model answered. Provenance only: in no hash.
+	LLM []LLMServer `json:"llm,omitempty"`
+}
+
+// LLMServer is one model server of a shard: where its settings are in the
+// config ("llm", "retrievers.e5"), the configured base URL and model, the
+// server's model list (GET /models: ids and size metadata) and the
+// system_fingerprint values of its chat answers.
+type LLMServer struct {
+	Settings     string           `json:"settings"`
+	BaseURL      string           `json:"base_url,omitempty"`
+	Model        string           `json:"model"`
+	Models       []LLMServerModel `json:"models,omitempty"`
+	ModelsError  string           `json:"models_error,omitempty"`
+	Fingerprints []string         `json:"system_fingerprints,omitempty"`
+}
+
+// LLMServerModel is one entry of a server's model list with its numeric
+// metadata (n_params, size, n_embd, max_model_len, ...).
+type LLMServerModel struct {
+	ID   string             `json:"id"`
+	Meta map[string]float64 `json:"meta,omitempty"`
 }
 
 // Spec returns the manifest's shard.

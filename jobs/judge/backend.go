@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/saber-math/saber/jobs/readers"
+	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/prompts"
 	"github.com/saber-math/saber/lib/summtok"
@@ -46,6 +47,9 @@ type Judge interface {
 	PromptVersion() string
 }
 
+// errNoWinner is what a re-ask tells the model was wrong.
+var errNoWinner = errors.New(`no \boxed{1} or \boxed{2}`)
+
 // boxed finds \boxed{1} and \boxed{2}, also written \boxed {1} or with the
 // doubled braces of the prompt's source text.
 var boxed = regexp.MustCompile(`\\boxed\s*\{\s*\{?\s*([12])\s*\}?\s*\}`)
@@ -74,8 +78,10 @@ func (j *LLMJudge) Model() string         { return j.ModelID }
 func (j *LLMJudge) PromptVersion() string { return j.Prompt.Version }
 
 // Compare renders F.3 and asks until an answer names a sample. A re-ask
-// carries its number in the prompt version, so it has its own cache entry
-// and a cached bad answer is never served again. A refusal of this request
+// is the conversation stage.Reask makes (the bad answer, then a
+// correction), so a deterministic server answers it anew, and it carries
+// its number in the prompt version: its own cache entry, and a cached bad
+// answer is never served again. A refusal of this request
 // (llm.ErrPermanent: 400, 422) and an answer still unparseable after the
 // re-asks are invalid verdicts, kept; a transient failure that outlived
 // the client's retries is an error (the shard exits 75 and resumes), and
@@ -93,11 +99,11 @@ func (j *LLMJudge) Compare(ctx context.Context, target, s1, s2 *readers.Doc) (Ve
 	var v Verdict
 	v.Cached = true
 	for attempt := 0; attempt <= j.Retries; attempt++ {
-		version := j.Prompt.Version
+		ask := msgs
 		if attempt > 0 {
-			version = fmt.Sprintf("%s+reask%d", j.Prompt.Version, attempt)
+			ask = stage.Reask(msgs, v.Raw, errNoWinner)
 		}
-		resp, err := j.Client.Chat(ctx, llm.Request{PromptVersion: version, Messages: msgs})
+		resp, err := j.Client.Chat(ctx, llm.Request{PromptVersion: stage.ReaskVersion(j.Prompt.Version, attempt), Messages: ask})
 		v.Asks++
 		v.Latency += resp.Latency
 		v.Attempts += resp.Attempts

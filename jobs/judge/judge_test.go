@@ -80,7 +80,16 @@ func latent(s string) uint64 {
 }
 
 func (f *fakeJudge) handle(req llmtest.ChatRequest) string {
-	u := req.Messages[len(req.Messages)-1].Content
+	// The comparison is the first user message: a re-ask appends the bad
+	// answer and a correction after it, and this judge stays undecided on
+	// a pair however often it is asked.
+	var u string
+	for _, m := range req.Messages {
+		if m.Role == "user" {
+			u = m.Content
+			break
+		}
+	}
 	h := sha256.Sum256([]byte(u))
 	f.mu.Lock()
 	f.seen[h]++

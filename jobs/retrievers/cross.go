@@ -13,11 +13,17 @@ import (
 )
 
 // crossEncoder scores (query, document) pairs jointly over /rerank (kind
-// rerank) or vLLM's /score (kind score). The documents go in slices of
-// batch_size (default 16) per request, in_flight/batch_size requests at a
-// time: with the defaults, 150 candidates take ⌈150/16⌉ = 10 sequential
-// requests. Scores are the server's, per pair, so slicing does not change
-// them.
+// rerank) or vLLM's /score (kind score). Documents longer than max_input
+// words (if set) are split into chunks as for embeddings (Chunks), and a
+// document's score is the mean of its chunks' scores, as an embedding's
+// vector is the mean of its chunks' vectors: without it a long document
+// is an input the server truncates silently (vLLM, TEI) or refuses every
+// time (llama.cpp's "input is too large to process"). The query is not
+// chunked: each request pairs it whole with every piece. The pieces go in
+// slices of batch_size (default 16) per request, in_flight/batch_size
+// requests at a time: with the defaults and no long document, 150
+// candidates take ⌈150/16⌉ = 10 sequential requests. Scores are the
+// server's, per pair, so slicing does not change them.
 type crossEncoder struct{ httpBase }
 
 func (c *crossEncoder) Score(ctx context.Context, query string, docs []string) ([]float64, error) {
@@ -26,13 +32,17 @@ func (c *crossEncoder) Score(ctx context.Context, query string, docs []string) (
 		return nil, err
 	}
 	q := c.f.Query(query)
-	fd := make([]string, len(docs))
+	var fd []string
+	var owner []int
 	for i, d := range docs {
-		fd[i] = c.f.Doc(d)
+		for _, ch := range Chunks(d, c.spec.MaxInput) {
+			fd = append(fd, c.f.Doc(ch))
+			owner = append(owner, i)
+		}
 	}
 	bs := c.spec.BatchSize
 	n := (len(fd) + bs - 1) / bs
-	scores := make([]float64, len(fd))
+	pieces := make([]float64, len(fd))
 	err = parallel.For(ctx, n, max(1, c.spec.InFlight/bs), func(ctx context.Context, i int) error {
 		lo, hi := i*bs, min((i+1)*bs, len(fd))
 		var s []float64
@@ -45,11 +55,20 @@ func (c *crossEncoder) Score(ctx context.Context, query string, docs []string) (
 		if err != nil {
 			return err
 		}
-		copy(scores[lo:hi], s)
+		copy(pieces[lo:hi], s)
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	scores := make([]float64, len(docs))
+	counts := make([]int, len(docs))
+	for k, s := range pieces {
+		scores[owner[k]] += s
+		counts[owner[k]]++
+	}
+	for i := range scores {
+		scores[i] /= float64(counts[i]) // every document has ≥ 1 piece
 	}
 	return scores, nil
 }

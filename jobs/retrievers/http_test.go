@@ -105,6 +105,42 @@ func TestChunkAveraging(t *testing.T) {
 	}
 }
 
+// TestRerankChunks: a reranker gets the embeddings' input-length rule: a
+// document over max_input words is split into the same chunks, each
+// scored once against the whole query, and its score is the mean of its
+// chunks'; a document within the limit is scored whole. Both kinds.
+func TestRerankChunks(t *testing.T) {
+	for _, kind := range []string{"rerank", "score"} {
+		t.Run(kind, func(t *testing.T) {
+			srv := llmtest.NewServer(t, nil)
+			r := build(t, "rr", retrievers.Spec{Kind: kind, BaseURL: srv.URL, Model: "rr", MaxInput: 3, BatchSize: 2, InFlight: 2})
+			q, long, short := "sum of two squares", "a b c\nd e f g h", "prime\tnumbers"
+			got, err := r.Score(context.Background(), q, []string{long, short})
+			if err != nil {
+				t.Fatal(err)
+			}
+			chunks := retrievers.Chunks(long, 3)
+			if len(chunks) != 3 {
+				t.Fatalf("chunks %q", chunks)
+			}
+			var want float64
+			for _, c := range chunks {
+				want += llmtest.RelevanceScore(q, c) / 3
+			}
+			if !near(got[0], want, 1e-12) || near(got[0], llmtest.RelevanceScore(q, long), 1e-6) {
+				t.Errorf("long document: %v, want the mean of its chunks' scores %v (whole: %v)", got[0], want, llmtest.RelevanceScore(q, long))
+			}
+			if w := llmtest.RelevanceScore(q, short); !near(got[1], w, 1e-12) {
+				t.Errorf("short document: %v, want %v", got[1], w)
+			}
+			path := "/v1/" + kind
+			if n := srv.RequestsTo(path); n != 2 {
+				t.Errorf("%d requests to %s; want 2 (4 pieces, 2 a request)", n, path)
+			}
+		})
+	}
+}
+
 func TestDimensions(t *testing.T) {
 	srv := llmtest.NewServer(t, nil)
 	r := build(t, "emb", retrievers.Spec{Kind: "embedding", BaseURL: srv.URL, Model: "emb", Dimensions: 8})

@@ -168,7 +168,7 @@ func TestSpecValidation(t *testing.T) {
 		{"template without text", retrievers.Spec{Kind: "embedding", Model: "m", QueryTemplate: "query:"}, "query_template: \"query:\" has no {text}"},
 		{"instruction field unset", retrievers.Spec{Kind: "embedding", Model: "m", QueryTemplate: "{instruction} {text}"}, "no instruction is set"},
 		{"instruction in documents", retrievers.Spec{Kind: "embedding", Model: "m", Instruction: "I1", DocTemplate: "{instruction} {text}"}, "for the query only"},
-		{"field of another kind", retrievers.Spec{Kind: "rerank", Model: "m", MaxInput: 512}, "max_input: not used by kind rerank"},
+		{"field of another kind", retrievers.Spec{Kind: "chat", Model: "m", Prompt: "{query} {doc}", Parser: "number", MaxInput: 512}, "max_input: not used by kind chat (only by embedding, rerank, score)"},
 		{"plugin without command", retrievers.Spec{Kind: "plugin"}, "command: required"},
 		{"plugin with a model", retrievers.Spec{Kind: "plugin", Command: []string{"x"}, Model: "m"}, "model: not used by kind plugin"},
 		{"chat without prompt", retrievers.Spec{Kind: "chat", Model: "m", Parser: "yes_no"}, "prompt: required for kind chat, with {query} and {doc}"},

@@ -91,7 +91,9 @@ type Spec struct {
 
 	// MaxInput > 0 splits every text longer than MaxInput white-space
 	// separated words into non-overlapping chunks of MaxInput words,
-	// embeds each and averages them (App. C.2); embedding only.
+	// embeds each and averages them (App. C.2); for rerank and score the
+	// documents are split the same way and a document's score is the mean
+	// of its chunks' (the query is sent whole).
 	MaxInput int `yaml:"max_input" json:"max_input,omitempty"`
 	// Dimensions > 0 is sent as the embeddings' `dimensions` (servers that
 	// support it); 0 lets the server use the model's full size (C.2).
@@ -353,7 +355,7 @@ func (s Spec) Validate(name string, bad func(format string, a ...any)) {
 	set("allow_insecure_key", s.AllowInsecureKey, http...)
 	set("max_attempts", s.MaxAttempts != 0, http...)
 	set("rewrite", s.Rewrite != nil, http...)
-	set("max_input", s.MaxInput != 0, KindEmbedding)
+	set("max_input", s.MaxInput != 0, KindEmbedding, KindRerank, KindScore)
 	set("dimensions", s.Dimensions != 0, KindEmbedding)
 	set("batch_size", s.BatchSize != 0, KindEmbedding, KindRerank, KindScore)
 	set("endpoint", s.Endpoint != "", KindRerank, KindScore)

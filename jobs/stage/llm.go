@@ -57,6 +57,49 @@ func (e *Env) RecordLLM(c *llm.Client) {
 	e.Log.Info().Int64("calls", s.Calls).Int64("cached", s.Cached).Int64("retries", s.Retries).
 		Int64("failures", s.Failures).Int64("prompt_tokens", s.PromptTokens).
 		Int64("completion_tokens", s.CompletionTokens).Dur("latency_total", s.LatencyTotal).Msg("llm calls")
+	e.recordLLMServer(c)
+}
+
+// recordLLMServer notes the client, whose server is described in the
+// manifest (llmServers) once the shard has succeeded: a failed shard
+// writes no manifest and asks the server nothing more.
+func (e *Env) recordLLMServer(c *llm.Client) {
+	e.mu.Lock()
+	e.llm = append(e.llm, c)
+	e.mu.Unlock()
+}
+
+// llmServers describes, for the manifest, each recorded client's server
+// as the server answered (its model list, its chat answers'
+// system_fingerprint): which model answered is provenance that the
+// configured name cannot give for a server that answers to any name.
+// A client that sent nothing (every answer from the cache) is left out.
+func (e *Env) llmServers() []layout.LLMServer {
+	e.mu.Lock()
+	clients := append([]*llm.Client(nil), e.llm...)
+	e.mu.Unlock()
+	var out []layout.LLMServer
+	for _, c := range clients {
+		info := c.ServerInfo(e.Log.WithContext(context.Background()))
+		if len(info.Models) == 0 && info.ModelsError == "" && len(info.Fingerprints) == 0 {
+			continue
+		}
+		cfg := c.Config()
+		settings := cfg.Settings
+		if settings == "" {
+			settings = "llm"
+		}
+		s := layout.LLMServer{Settings: settings, BaseURL: cfg.BaseURL, Model: cfg.Model,
+			ModelsError: info.ModelsError, Fingerprints: info.Fingerprints}
+		for _, m := range info.Models {
+			s.Models = append(s.Models, layout.LLMServerModel{ID: m.ID, Meta: m.Meta})
+		}
+		if info.ModelsError != "" {
+			e.Log.Warn().Str("settings", settings).Str("error", info.ModelsError).Msg("llm: the server's model list is not recorded")
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // AnswerHash names a raw answer in rejects without storing it.
@@ -76,8 +119,10 @@ func (e *UnparseableError) Error() string {
 }
 
 // Ask sends a prompt and parses the answer, re-asking up to retries times
-// when parse fails. A re-ask carries its number in the prompt version, so
-// it has its own cache entry (a cached bad answer is not served again).
+// when parse fails. A re-ask is a different request (Reask: the bad answer
+// and a correction as new turns), so a deterministic server does not
+// repeat its answer, and its messages and the "+reaskN" prompt version
+// give it its own cache entry (a cached bad answer is not served again).
 func Ask[T any](ctx context.Context, c *llm.Client, p prompts.Prompt, data any, retries int, parse func(string) (T, error)) (T, error) {
 	var zero T
 	msgs, err := p.Render(data)
@@ -86,11 +131,11 @@ func Ask[T any](ctx context.Context, c *llm.Client, p prompts.Prompt, data any, 
 	}
 	var last *UnparseableError
 	for attempt := 0; attempt <= retries; attempt++ {
-		version := p.Version
+		ask := msgs
 		if attempt > 0 {
-			version = fmt.Sprintf("%s+reask%d", p.Version, attempt)
+			ask = Reask(msgs, last.Raw, last.Err)
 		}
-		resp, err := c.Chat(ctx, llm.Request{PromptVersion: version, Messages: msgs})
+		resp, err := c.Chat(ctx, llm.Request{PromptVersion: ReaskVersion(p.Version, attempt), Messages: ask})
 		if err != nil {
 			return zero, err
 		}
@@ -101,6 +146,50 @@ func Ask[T any](ctx context.Context, c *llm.Client, p prompts.Prompt, data any, 
 		last = &UnparseableError{Raw: resp.Content, Err: perr}
 	}
 	return zero, last
+}
+
+// ReaskVersion is the prompt version of attempt n (0: the first ask).
+func ReaskVersion(version string, n int) string {
+	if n == 0 {
+		return version
+	}
+	return fmt.Sprintf("%s+reask%d", version, n)
+}
+
+// maxReaskAnswer bounds the bad answer quoted back in a re-ask: enough
+// for the model to see what it did, not a second document.
+const maxReaskAnswer = 2000
+
+// Reask is the conversation of a re-ask after the answer raw failed to
+// parse with perr: the original messages, raw as the assistant's turn, and
+// a short correction as a new user turn. Sending the first request again
+// would be byte-identical, and a server that decodes greedily or with a
+// fixed seed (vLLM and llama.cpp at temperature 0) answers it identically:
+// every re-ask wasted. The conversation changes what the model sees and
+// tells it what was wrong.
+func Reask(msgs []llm.Message, raw string, perr error) []llm.Message {
+	if len(raw) > maxReaskAnswer {
+		cut := maxReaskAnswer
+		for cut > 0 && !utf8.RuneStart(raw[cut]) {
+			cut--
+		}
+		raw = raw[:cut]
+	}
+	why := "it is not in the format asked for"
+	if perr != nil {
+		why = perr.Error()
+		if len(why) > 200 {
+			why = why[:200]
+			for len(why) > 0 && !utf8.ValidString(why) {
+				why = why[:len(why)-1]
+			}
+		}
+	}
+	out := make([]llm.Message, 0, len(msgs)+2)
+	out = append(out, msgs...)
+	return append(out,
+		llm.Message{Role: llm.RoleAssistant, Content: raw},
+		llm.Message{Role: llm.RoleUser, Content: "That answer could not be used: " + why + ". Answer again, in exactly the format the instructions above ask for."})
 }
 
 // Reject turns a per-document failure into a reject row, or returns the

@@ -32,6 +32,7 @@ import (
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/seed"
 	"github.com/saber-math/saber/shard"
@@ -157,6 +158,7 @@ type Env struct {
 	writers map[string]*layout.Manifest
 	outputs []layout.Object
 	stats   map[string]int64
+	llm     []*llm.Client // RecordLLM's clients, whose servers the manifest describes
 }
 
 // NewEnv makes the Env of one shard of a step, for RunShard and for tests
@@ -571,6 +573,7 @@ func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec
 		Outputs: outs, Inputs: inputs, Config: values, ConfigHash: config.HashValues(values),
 		InputsHash: InputsHash(inputs), CodeVersion: CodeVersion(),
 		Started: started, Finished: time.Now().UTC(), Host: host, Slurm: slurmEnv(), Stats: env.Stats(),
+		LLM: env.llmServers(),
 	}
 	base.Hash = ManifestHash(&base)
 	var first *layout.Manifest

@@ -46,7 +46,15 @@ func TestSummarizeInvalidShare(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			srv := llmtest.NewServer(t, func(req llmtest.ChatRequest) string {
-				u := req.Messages[len(req.Messages)-1].Content
+				// The document is in the first user message; a re-ask
+				// appends the bad answer and a correction after it.
+				var u string
+				for _, m := range req.Messages {
+					if m.Role == "user" {
+						u = m.Content
+						break
+					}
+				}
 				for i := tc.badFrom; i < 10; i++ {
 					if strings.Contains(u, fmt.Sprintf("problem number %d.", i)) {
 						return "Sorry, I cannot summarise this."

@@ -51,12 +51,30 @@ func (e *ConfigError) ExitCode() int { return 2 }
 // documents (a prompt over the context length is one such document).
 const DefaultMaxConsecutiveRejects = 10
 
-// configError says which setting a status points at, or nil when the
-// status is one a single request can deserve (400, 422, ...).
-func (c *Client) configError(op string, status int, err error) *ConfigError {
+// configError says which setting a failure's status points at, or nil
+// when the status is one a single request can deserve (400, 422, ...).
+func (c *Client) configError(op string, f failure, err error) *ConfigError {
+	status := f.status
 	e := &ConfigError{Op: op, Status: status, Err: err}
 	keyEnv, model, baseURL := c.cfg.key("api_key_env"), c.cfg.key("model"), c.cfg.key("base_url")
+	if f.tooLarge {
+		// The server's limit (llama.cpp's physical batch, -ub; a context
+		// length) is below what the inputs need: shorter inputs or a
+		// larger limit, both configuration.
+		hint := "shorten the inputs"
+		if op != "chat" { // a retriever's texts are split by its max_input
+			e.Setting = c.cfg.key("max_input")
+			hint = "lower " + e.Setting + " (words per piece of a long text)"
+		}
+		e.Msg = fmt.Sprintf("the server at %s says an input is too large to process (HTTP %d), which no retry changes: %s, or start the server with a larger batch or context (llama-server -b/-ub/-c, vLLM --max-model-len)",
+			c.cfg.BaseURL, status, hint)
+		return e
+	}
 	switch status {
+	case http.StatusNotImplemented:
+		e.Setting = baseURL
+		e.Msg = fmt.Sprintf("the server at %s does not serve the %s endpoint (501 Not Implemented): point %s at a server that does, or start it with the endpoint enabled (llama-server --embeddings or --reranking; vLLM with a model of that task)",
+			c.cfg.BaseURL, op, baseURL)
 	case http.StatusUnauthorized:
 		e.Setting = keyEnv
 		if c.apiKey == "" {

@@ -145,6 +145,16 @@ type Client struct {
 	// is sent.
 	rejectStreak atomic.Int64
 	broken       atomic.Pointer[ConfigError]
+
+	// What the manifests record about the server (server.go): sent counts
+	// requests made, so that a client whose answers all came from the
+	// cache asks the server nothing.
+	sent         atomic.Int64
+	infoMu       sync.Mutex
+	modelsDone   bool
+	models       []ServerModel
+	modelsErr    error
+	fingerprints map[string]bool
 }
 
 // Retry backoff: full jitter, wait = uniform[0, min(cap, base·2^(n-1))) before
@@ -376,6 +386,7 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	}
 	c.promptTokens.Add(out.Usage.PromptTokens)
 	c.completionTokens.Add(out.Usage.CompletionTokens)
+	c.noteFingerprint(out.SystemFingerprint)
 	if req.TopLogprobs > 0 {
 		resp.Logprobs = tokenLogprobs(out.Choices[0].Logprobs.Content)
 	}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -41,6 +42,7 @@ func (c *Client) retry(ctx context.Context, op string, do attemptFunc) (int, err
 		}
 		actx, cancel := context.WithTimeout(ctx, c.timeout)
 		var res *http.Response
+		c.sent.Add(1)
 		err := do(actx, &res)
 		timedOut := err != nil && actx.Err() != nil
 		cancel()
@@ -94,7 +96,7 @@ func (c *Client) permanentIsConfig(op string, f failure) *ConfigError {
 	if f.status == 0 {
 		return nil
 	}
-	ce := c.configError(op, f.status, f.err)
+	ce := c.configError(op, f, f.err)
 	if ce == nil {
 		if n := c.rejectStreak.Add(1); n >= int64(c.cfg.MaxConsecutiveRejects) {
 			ce = c.rejectStreakError(op, f.status, n, f.err)
@@ -151,6 +153,7 @@ type failure struct {
 	permanent  bool
 	retryAfter time.Duration
 	status     int   // the HTTP status; 0 when there was no response
+	tooLarge   bool  // a 5xx whose message says the input is too large
 	err        error // safe to show: redacted
 }
 
@@ -165,6 +168,12 @@ func (c *Client) classify(err error, res *http.Response, timedOut bool) failure 
 	case res != nil && res.StatusCode >= 400:
 		f := failure{kind: "http_" + strconv.Itoa(res.StatusCode), status: res.StatusCode, permanent: permanentStatus(res.StatusCode)}
 		f.err = c.statusError(err, res.StatusCode)
+		// A 500 that says the input is too large repeats on every attempt
+		// (llama.cpp: "input (525 tokens) is too large to process. increase
+		// the physical batch size"): retrying only turns exit 2 into 75.
+		if res.StatusCode == http.StatusInternalServerError && inputTooLarge.MatchString(serverMessage(err)) {
+			f.permanent, f.tooLarge = true, true
+		}
 		if !f.permanent {
 			f.retryAfter = retryAfter(res.Header, time.Now())
 		}
@@ -191,8 +200,13 @@ func (c *Client) classify(err error, res *http.Response, timedOut bool) failure 
 
 // permanentStatus says which HTTP statuses no retry can fix: the client
 // errors, except timeout (408), conflict (409), too early (425) and too many
-// requests (429).
+// requests (429); and 501 Not Implemented, which a server answers for an
+// endpoint it was not started with (llama-server without --embeddings or
+// --reranking), every time.
 func permanentStatus(code int) bool {
+	if code == http.StatusNotImplemented {
+		return true
+	}
 	if code < 400 || code >= 500 {
 		return false
 	}
@@ -201,6 +215,21 @@ func permanentStatus(code int) bool {
 		return false
 	}
 	return true
+}
+
+// inputTooLarge matches a server's message for an input longer than it can
+// process in one batch or context: llama.cpp's "input (N tokens) is too
+// large to process", and the same said otherwise.
+var inputTooLarge = regexp.MustCompile(`(?i)too (large|long) to process|input .*(too (large|long)|exceeds)`)
+
+// serverMessage is the message of the server's error body, "" when it had
+// none the SDK could read.
+func serverMessage(err error) string {
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		return apiErr.Message
+	}
+	return ""
 }
 
 // statusError describes an HTTP error with the server's message, which says
