@@ -80,7 +80,7 @@ select:
 %[3]sjudge:
   shards: 2          # backend: lexical (offline); for a model: backend: llm (prompt F.3)
   rounds: 20         # the paper's Swiss rounds
-  position_audit: 0.1  # 10% of comparisons judged again swapped: reports/judge_audit.md
+  position_audit: 0.1  # a tenth of the comparisons judged again swapped: reports/judge_audit.md
 rate:
   shards: 2          # Bradley–Terry per query, ratings in [0, 5]
 evaluate:
