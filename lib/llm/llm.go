@@ -386,6 +386,10 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	}
 	c.promptTokens.Add(out.Usage.PromptTokens)
 	c.completionTokens.Add(out.Usage.CompletionTokens)
+	// OpenAI deprecated the field; llama.cpp and vLLM still send it, and
+	// with a single-model server that answers to any name it is the one
+	// thing that says which build answered.
+	//lint:ignore SA1019 the servers we run still send it (see above)
 	c.noteFingerprint(out.SystemFingerprint)
 	if req.TopLogprobs > 0 {
 		resp.Logprobs = tokenLogprobs(out.Choices[0].Logprobs.Content)
