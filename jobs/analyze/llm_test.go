@@ -18,7 +18,15 @@ func TestAnalyzeLLMNormaliser(t *testing.T) {
 	var calls atomic.Int32
 	srv := llmtest.NewServer(t, func(req llmtest.ChatRequest) string {
 		calls.Add(1)
+		// The first user turn: a re-ask adds the bad answer and a
+		// correction after it.
 		p := req.Messages[len(req.Messages)-1].Content
+		for _, m := range req.Messages {
+			if m.Role == "user" {
+				p = m.Content
+				break
+			}
+		}
 		if !strings.Contains(p, "UNIVERSAL MATH TAGGING") {
 			t.Errorf("the prompt is not F.5: %.200s", p)
 		}

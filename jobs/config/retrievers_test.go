@@ -73,7 +73,7 @@ func TestRetrieversSectionErrors(t *testing.T) {
 		{"retrievers: {e5: {kind: embedding, modle: m}}\n", "unknown key retrievers.e5.modle"},
 		{"retrievers: {e5: {kind: embedding, model: m, rewrite: {modle: x}}}\n", "unknown key retrievers.e5.rewrite.modle"},
 		{"retrievers: {e5: {kind: embedding, model: m, format: e5}}\n", `retrievers.e5.format: "e5" is not a shipped format`},
-		{"retrievers: {e5: {kind: rerank, model: m, max_input: 512}}\n", "retrievers.e5.max_input: not used by kind rerank"},
+		{"retrievers: {e5: {kind: chat, model: m, max_input: 512}}\n", "retrievers.e5.max_input: not used by kind chat"},
 		{"retrievers: {bm25: {kind: embedding, model: m}}\n", "retrievers.bm25: \"bm25\" is a built-in lexical retriever"},
 		{"retrievers: {p: {kind: plugin}}\n", "retrievers.p.command: required"},
 	} {
