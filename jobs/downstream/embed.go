@@ -25,7 +25,15 @@ var EmbedStage = stage.Stage{
 	Summary:  "the deduplication pool (every unique query and candidate) embedded once per bi-encoder of downstream.retrievers: queries, candidates, corpus → pool_embeddings",
 	Optional: true,
 	Enabled:  Enabled,
-	Uses:     func(c *config.Config) []string { return retrieverKeys(c, BiEncoders(c)) },
+	Uses: func(c *config.Config) []string {
+		// With no bi-encoder there is no key the (empty) output depends
+		// on, but a manifest with no configuration reads as one made by
+		// an older saber, which is never current: record the seed.
+		if keys := retrieverKeys(c, BiEncoders(c)); len(keys) > 0 {
+			return keys
+		}
+		return []string{"seed"}
+	},
 	Steps: []stage.Step{{
 		Name:    "map",
 		Inputs:  []string{dataset.Queries.Name, dataset.Candidates.Name, dataset.Corpus.Name},
