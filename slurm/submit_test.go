@@ -192,10 +192,11 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 		"evaluate/map id=114 array=0-3%2 off=0 dep=[106 111]",
 		"evaluate/map id=115 array=0-1%2 off=4 dep=[106 111]",
 		"audit/map id=116 array=0%2 off=0 dep=[106 111 113]",
-		// The final reduce — report, the audit's reduce, analyze, release —
-		// is one job that runs the four in order, after everything they read.
-		"report/reduce id=117 array= off=0 dep=[106 107 108 110 111 112 113 114 115 116]",
+		// The final reduce — the audit's reduce, report (whose page shows
+		// the audit), analyze, release — is one job that runs the four in
+		// order, after everything they read.
 		"audit/reduce id=117 array= off=0 dep=[106 107 108 110 111 112 113 114 115 116]",
+		"report/reduce id=117 array= off=0 dep=[106 107 108 110 111 112 113 114 115 116]",
 		"analyze/reduce id=117 array= off=0 dep=[106 107 108 110 111 112 113 114 115 116]",
 		"release/reduce id=117 array= off=0 dep=[106 107 108 110 111 112 113 114 115 116]",
 		// The deduplication experiment, off the main line, never holds up
@@ -222,8 +223,8 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 	}
 	text := string(fin)
 	iReport, iAudit, iAnalyze, iRelease := strings.Index(text, "/report' --config"), strings.Index(text, "/audit' --config"), strings.Index(text, "/analyze' --config"), strings.Index(text, "/release' --config")
-	if !strings.Contains(text, "--job-name=saber-demo-final-reduce") || iReport < 0 || iAudit < iReport || iAnalyze < iAudit || iRelease < iAnalyze || strings.Count(text, "--reduce &") != 4 {
-		t.Errorf("final-reduce.sbatch does not run report, audit's reduce, analyze and release in order:\n%s", text)
+	if !strings.Contains(text, "--job-name=saber-demo-final-reduce") || iAudit < 0 || iReport < iAudit || iAnalyze < iReport || iRelease < iAnalyze || strings.Count(text, "--reduce &") != 4 {
+		t.Errorf("final-reduce.sbatch does not run audit's reduce, report, analyze and release in order:\n%s", text)
 	}
 	for off, name := range map[int]string{0: "ingest-map.sbatch", 4: "ingest-map-from-4.sbatch", 8: "ingest-map-from-8.sbatch"} {
 		b, err := os.ReadFile(filepath.Join(LogDir(cfg), "sbatch", name))
@@ -247,8 +248,8 @@ func TestSubmitChainsOnlyMissingAndSplitsArrays(t *testing.T) {
 // pairs and thresholds complete and only select onwards submitted, a step
 // waits only for the jobs of this submission that write its inputs:
 // select for nothing, judge and evaluate for select alone (the corpus is
-// already there), rate for select and judge, report for select, rate and
-// evaluate.
+// already there), rate for select and judge, the audit's map for select and
+// rate, and the final job (audit's reduce, report) for every map.
 func TestSubmitDependsOnlyOnWritersSubmittedHere(t *testing.T) {
 	ctx := context.Background()
 	cfg, path := writeConfig(t, "slurm:\n  max_array_size: 100\n  defaults: {time: \"01:00:00\"}\n")
@@ -265,7 +266,7 @@ func TestSubmitDependsOnlyOnWritersSubmittedHere(t *testing.T) {
 		}
 	}
 	markDone(t, cfg, "calibrate", "reduce", one)
-	sel, err := pipeline.Select(cfg, "select,judge,rate,evaluate,report")
+	sel, err := pipeline.Select(cfg, "select,judge,rate,evaluate,audit,report")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +281,10 @@ func TestSubmitDependsOnlyOnWritersSubmittedHere(t *testing.T) {
 		"judge/map id=102 array=0 off=0 dep=[101]",
 		"rate/map id=103 array=0 off=0 dep=[101 102]",
 		"evaluate/map id=104 array=0-5 off=0 dep=[101]",
-		"report/reduce id=105 array= off=0 dep=[101 102 103 104]",
+		"audit/map id=105 array=0 off=0 dep=[101 103]",
+		// audit's reduce and report: one final job, after every map.
+		"audit/reduce id=106 array= off=0 dep=[101 102 103 104 105]",
+		"report/reduce id=106 array= off=0 dep=[101 102 103 104 105]",
 	}
 	if got := describe(subs); got != strings.Join(want, "\n") {
 		t.Fatalf("submissions:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))

@@ -258,13 +258,14 @@ func TestStaleShardsAreNeverServed(t *testing.T) {
 		t.Errorf("after --rerun-stale: ran %v, %v", ran, err)
 	}
 
-	// report.resamples: only report.
+	// report.resamples: report is stale; analyze, which reads its results,
+	// reruns after it.
 	r.config(2, "0.9", 100, 10)
 	_, _, err = r.run("", Rerun{})
 	if !errors.As(err, &se) || len(se.Steps) != 1 || se.Steps[0].Stage != "report" || !strings.Contains(err.Error(), "report.resamples: 200 → 100") {
 		t.Fatalf("changed resamples: %v", err)
 	}
-	if ran, _, err := r.run("", Rerun{Stale: true}); err != nil || keys(ran) != "report" {
+	if ran, _, err := r.run("", Rerun{Stale: true}); err != nil || keys(ran) != "analyze,report" {
 		t.Errorf("--rerun-stale after resamples ran %v, %v", ran, err)
 	}
 
