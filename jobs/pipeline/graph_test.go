@@ -40,11 +40,11 @@ func TestGraphIsDerived(t *testing.T) {
 		"evaluate":      "dedup reduce, select",
 		// report's page (index.html) shows the whole run: dedup's
 		// clusters, calibration's grid, the leakage audit.
-		"report":        "dedup reduce, tag, summarize, calibrate, select, judge, rate, evaluate, audit map, audit reduce",
-		"audit map":     "dedup reduce, select, rate",
-		"audit reduce":  "dedup reduce, select, audit map",
-		"analyze":       "dedup reduce, tag, summarize, select, judge, rate, report",
-		"release":       "dedup reduce, tag, summarize, calibrate, select, judge, rate, evaluate, audit map, audit reduce, report",
+		"report":       "dedup reduce, tag, summarize, calibrate, select, judge, rate, evaluate, audit map, audit reduce",
+		"audit map":    "dedup reduce, select, rate",
+		"audit reduce": "dedup reduce, select, audit map",
+		"analyze":      "dedup reduce, tag, summarize, select, judge, rate, report",
+		"release":      "dedup reduce, tag, summarize, calibrate, select, judge, rate, evaluate, audit map, audit reduce, report",
 		// The deduplication experiment (off the main line): the rewrites
 		// and the pool embeddings need only the benchmark; the ranks need
 		// both; the tables need report's nDCG@10.
