@@ -482,6 +482,12 @@ func controlChar(s string, text bool) (rune, int, bool) {
 	// first byte ≥ 0x80 on, runes, for the C1 controls.
 	i := 0
 	for ; i < len(s) && s[i] < utf8.RuneSelf; i++ {
+		for i+8 <= len(s) && !asciiStop(leWord(s[i:])) {
+			i += 8
+		}
+		if i >= len(s) || s[i] >= utf8.RuneSelf {
+			break
+		}
 		c := s[i]
 		if c >= 0x20 && c != 0x7f {
 			continue
@@ -532,4 +538,11 @@ func charName(r rune) string {
 		return "carriage return (U+000D)"
 	}
 	return fmt.Sprintf("%U", r)
+}
+
+// leWord is the first eight bytes of s (len(s) ≥ 8) as a little-endian word.
+func leWord(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }

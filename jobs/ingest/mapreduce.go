@@ -65,14 +65,14 @@ func mapShard(ctx context.Context, env *stage.Env) error {
 		mine += sp.end - sp.start
 	}
 	hs := hashState{h: sha256.New()}
-	var rows []dataset.IngestRow
+	var rows rowChunks
 	var spanRows []dataset.IngestSpan
 	var owned, reread int64
 	prog := env.Progress("read bytes", mine)
 	for _, sp := range spans {
 		in := inputs[sp.file]
 		t := newTally(in.src) // the fields of this span's rows
-		first := len(rows)
+		first := rows.len()
 		// mapRows applies the field map's where:, files:, templates and
 		// list explosion; a filtered row reaches only t (counted, not
 		// staged), an exploded row comes back once per element.
@@ -85,17 +85,14 @@ func mapShard(ctx context.Context, env *stage.Env) error {
 			} else {
 				row.Problem = p
 			}
-			if len(rows) == cap(rows) && len(rows) >= 4096 {
-				rows = slices.Grow(rows, moreRows(len(rows), prog.Done(), mine))
-			}
-			rows = append(rows, row)
+			rows.add(row)
 			return nil
 		}))
 		if err != nil {
 			return err
 		}
-		for i := first; i < len(rows); i++ {
-			rows[i].Start = rs.start
+		for i := first; i < rows.len(); i++ {
+			rows.at(i).Start = rs.start
 		}
 		o := layout.Object{URI: in.uri, SHA256: rs.sum, Size: rs.size}
 		if !sp.whole {
@@ -104,7 +101,7 @@ func mapShard(ctx context.Context, env *stage.Env) error {
 		env.AddFile(o)
 		spanRows = append(spanRows, dataset.IngestSpan{
 			Source: srcIndex[in.src], File: int32(sp.file), Name: in.name, Start: rs.start, End: rs.end, Size: rs.size,
-			Lines: rs.lines, Rows: int64(len(rows) - first), Objects: t.objects, Filtered: t.filtered,
+			Lines: rs.lines, Rows: int64(rows.len() - first), Objects: t.objects, Filtered: t.filtered,
 			Mapped: slices.Sorted(maps.Keys(t.mapped)), Seen: slices.Sorted(maps.Keys(t.seen)),
 		})
 		owned += rs.end - rs.start
@@ -117,28 +114,51 @@ func mapShard(ctx context.Context, env *stage.Env) error {
 	env.Count("bytes_read", owned)
 	env.Count("bytes_reread", reread)
 	env.Count("spans", int64(len(spans)))
-	env.Count("rows_staged", int64(len(rows)))
-	env.Log.Info().Int("inputs", len(inputs)).Int("spans", len(spans)).Int64("bytes_read", owned).Int("rows", len(rows)).Msg("read this shard's share")
-	if err := stage.WriteOutput(ctx, env, dataset.IngestRows, rows); err != nil {
+	env.Count("rows_staged", int64(rows.len()))
+	env.Log.Info().Int("inputs", len(inputs)).Int("spans", len(spans)).Int64("bytes_read", owned).Int("rows", rows.len()).Msg("read this shard's share")
+	if err := stage.WriteOutput(ctx, env, dataset.IngestRows, rows.flat()); err != nil {
 		return err
 	}
 	return stage.WriteOutput(ctx, env, dataset.IngestSpans, spanRows)
 }
 
-// moreRows is how many more rows to make room for when n rows came from
-// done of the shard's mine bytes: the rest at the same rate, and a little
-// over. The rows of a shard are held until they are sorted and written,
-// and letting append double a slice of ~700-byte rows cost a twentieth of
-// a map shard's CPU in copies and a third more memory than needed.
-func moreRows(n int, done, mine int64) int {
-	if done <= 0 || done >= mine {
-		return n // no rate yet, or past the estimate: double, as append would
+// rowChunks holds a shard's rows until they are sorted and written, in
+// chunks that never move: growing one slice of ~700-byte rows by doubling
+// (or by an estimate from the bytes read so far, which the reader's
+// read-ahead skews) copied them several times over, a tenth of a map
+// shard's CPU with the write barriers of a copy during GC. flat copies
+// them once, into a slice of the exact size.
+type rowChunks struct {
+	chunks [][]dataset.IngestRow
+	n      int
+}
+
+// rowChunk is the rows per chunk: ~3 MB, few enough chunks to index.
+const rowChunk = 4096
+
+func (c *rowChunks) add(r dataset.IngestRow) {
+	if c.n%rowChunk == 0 {
+		c.chunks = append(c.chunks, make([]dataset.IngestRow, 0, rowChunk))
 	}
-	more := int(float64(n) * float64(mine-done) / float64(done) * 1.02)
-	// At least a quarter more, so that an estimate that keeps falling
-	// short (the reader runs ahead of the rows) still grows geometrically;
-	// never beyond doubling, on a rate from a skewed start.
-	return min(max(more, n/4), n)
+	last := len(c.chunks) - 1
+	c.chunks[last] = append(c.chunks[last], r)
+	c.n++
+}
+
+func (c *rowChunks) len() int { return c.n }
+
+func (c *rowChunks) at(i int) *dataset.IngestRow { return &c.chunks[i/rowChunk][i%rowChunk] }
+
+// flat returns the rows in one slice and drops the chunks, so that each
+// is freed once copied.
+func (c *rowChunks) flat() []dataset.IngestRow {
+	out := make([]dataset.IngestRow, 0, c.n)
+	for i, ch := range c.chunks {
+		out = append(out, ch...)
+		c.chunks[i] = nil
+	}
+	c.chunks, c.n = nil, 0
+	return out
 }
 
 // spanKey names a span: its file and first byte.

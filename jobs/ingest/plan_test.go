@@ -3,6 +3,8 @@ package ingest
 import (
 	"fmt"
 	"testing"
+
+	"github.com/saber-math/saber/artifacts/dataset"
 )
 
 // TestPlanTilesInputs: for any shard count, the shards' spans together
@@ -56,21 +58,33 @@ func TestPlanTilesInputs(t *testing.T) {
 // TestMoreRows: room for the rest of the shard at the rate so far, at
 // least a quarter more (geometric growth when estimates fall short), at
 // most double.
-func TestMoreRows(t *testing.T) {
-	for _, c := range []struct {
-		n          int
-		done, mine int64
-		want       int
-	}{
-		{n: 8192, done: 0, mine: 100, want: 8192},   // no rate yet: double
-		{n: 8192, done: 100, mine: 100, want: 8192}, // past the estimate: double
-		{n: 8192, done: 50, mine: 100, want: 8192},  // half way: as many again, capped at double
-		{n: 8000, done: 80, mine: 100, want: 2040},  // a quarter to go: 2,000 and 2%
-		{n: 8000, done: 99, mine: 100, want: 2000},  // almost done: at least a quarter
-		{n: 8192, done: 10, mine: 100, want: 8192},  // a tenth done: capped at double
-	} {
-		if got := moreRows(c.n, c.done, c.mine); got != c.want {
-			t.Errorf("moreRows(%d, %d, %d) = %d, want %d", c.n, c.done, c.mine, got, c.want)
+// TestRowChunks: rows come back in order, in place (at), across chunks.
+func TestRowChunks(t *testing.T) {
+	var c rowChunks
+	if got := c.flat(); len(got) != 0 {
+		t.Fatalf("empty: %d rows", len(got))
+	}
+	const n = 2*rowChunk + 17
+	for i := range n {
+		c.add(dataset.IngestRow{Line: int64(i)})
+	}
+	for i := rowChunk - 1; i < n; i += rowChunk / 2 {
+		c.at(i).Start = 7
+	}
+	if c.len() != n {
+		t.Fatalf("len %d, want %d", c.len(), n)
+	}
+	got := c.flat()
+	for i, r := range got {
+		wantStart := int64(0)
+		if i >= rowChunk-1 && (i-(rowChunk-1))%(rowChunk/2) == 0 {
+			wantStart = 7
 		}
+		if r.Line != int64(i) || r.Start != wantStart {
+			t.Fatalf("row %d: line %d start %d", i, r.Line, r.Start)
+		}
+	}
+	if len(got) != n || cap(got) != n || c.len() != 0 {
+		t.Fatalf("flat: %d rows, cap %d; after: %d", len(got), cap(got), c.len())
 	}
 }

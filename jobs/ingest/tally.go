@@ -89,11 +89,13 @@ func (t *tally) keys(r record) {
 		return
 	}
 	t.objects++
+	// Every row has the same few keys: look up before assigning, which
+	// costs a map write per key and row.
 	for _, k := range r.keys {
-		if slices.Contains(t.names, k) {
+		if !t.mapped[k] && slices.Contains(t.names, k) {
 			t.mapped[k] = true
 		}
-		if len(t.seen) < maxSeenFields {
+		if len(t.seen) < maxSeenFields && !t.seen[k] {
 			t.seen[k] = true
 		}
 	}

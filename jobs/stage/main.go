@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -54,6 +55,7 @@ func Command(ctx context.Context, b Binary, args []string, stdout, stderr io.Wri
 	reduce := fs.Bool("reduce", false, "run only the stage's reduce step (needs every shard done)")
 	force := fs.Bool("force", false, "redo shards that are already done")
 	printCfg := fs.Bool("print-config", false, "print the effective config (defaults filled in) and exit")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process to `FILE` (go tool pprof FILE), to see where a shard's time goes on real data")
 	var apply func(*config.Config)
 	if st.Flags != nil {
 		apply = st.Flags(fs)
@@ -95,6 +97,23 @@ func Command(ctx context.Context, b Binary, args []string, stdout, stderr io.Wri
 		return ExitOK
 	}
 	log := NewLogger(cfg, st.Name, stderr)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: --cpuprofile: %v\n", st.Name, err)
+			return ExitBadInput
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "%s: --cpuprofile: %v\n", st.Name, err)
+			return ExitBug
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			if err := f.Close(); err != nil {
+				fmt.Fprintf(stderr, "%s: --cpuprofile: %v\n", st.Name, err)
+			}
+		}()
+	}
 	err = runGuarded(ctx, cfg, b, log, *shardFlag, *reduce, *force)
 	if err != nil {
 		code := ExitCode(err)
