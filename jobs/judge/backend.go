@@ -98,10 +98,10 @@ func (j *LLMJudge) Compare(ctx context.Context, target, s1, s2 *readers.Doc) (Ve
 	}
 	var v Verdict
 	v.Cached = true
+	ask := msgs
 	for attempt := 0; attempt <= j.Retries; attempt++ {
-		ask := msgs
 		if attempt > 0 {
-			ask = stage.Reask(msgs, v.Raw, errNoWinner)
+			ask = stage.Reask(ask, v.Raw, errNoWinner) // the conversation so far (stage.Ask)
 		}
 		resp, err := j.Client.Chat(ctx, llm.Request{PromptVersion: stage.ReaskVersion(j.Prompt.Version, attempt), Messages: ask})
 		v.Asks++

@@ -26,7 +26,10 @@ import (
 // grammar files are in .ci/llm/), and evaluate with bm25, an embedding
 // retriever, a reranker (both with max_input), and two chat rerankers:
 // yes/no by log-probabilities (no grammar: the model's output layer favours
-// " yes" and " no") and a number. The ontology is .ci/llm/ontology.json,
+// " yes" and " no") and a number. Tag and summarize sample (temperature
+// 1, a seed per request): greedy, a random model gives every document the
+// same labels and core idea, every pair is similar on both signals, and no
+// query has topic-only or summary-only candidates. The ontology is .ci/llm/ontology.json,
 // whose three labels tag.gbnf lists.
 func realServerConfig(t *testing.T, dir, judgeRole string) string {
 	t.Helper()
@@ -45,8 +48,8 @@ ingest:
 benchmark:
   k: 3
   ontology: {file: %[2]s}
-tag: {backend: llm, llm: {base_url: %[3]q}, max_invalid_share: 0.9}
-summarize: {backend: llm, llm: {base_url: %[4]q}, max_invalid_share: 0.9}
+tag: {backend: llm, llm: {base_url: %[3]q, temperature: 1, seed: 7}, max_invalid_share: 0.9}
+summarize: {backend: llm, llm: {base_url: %[4]q, max_tokens: 160, temperature: 1, seed: 7}, max_invalid_share: 0.9}
 calibrate: {min_eligible: 2}
 select: {per_domain: 2, allow_shortfall: true}
 judge: {backend: llm, rounds: 3, llm: {base_url: %[5]q, reasoning_effort: low}}

@@ -130,10 +130,13 @@ func Ask[T any](ctx context.Context, c *llm.Client, p prompts.Prompt, data any, 
 		return zero, err
 	}
 	var last *UnparseableError
+	ask := msgs
 	for attempt := 0; attempt <= retries; attempt++ {
-		ask := msgs
 		if attempt > 0 {
-			ask = Reask(msgs, last.Raw, last.Err)
+			// The conversation so far, not the first ask: a greedy server
+			// gives the same bad answer to both, and two re-asks that
+			// differ only in it would be byte-identical.
+			ask = Reask(ask, last.Raw, last.Err)
 		}
 		resp, err := c.Chat(ctx, llm.Request{PromptVersion: ReaskVersion(p.Version, attempt), Messages: ask})
 		if err != nil {
@@ -161,8 +164,9 @@ func ReaskVersion(version string, n int) string {
 const maxReaskAnswer = 2000
 
 // Reask is the conversation of a re-ask after the answer raw failed to
-// parse with perr: the original messages, raw as the assistant's turn, and
-// a short correction as a new user turn. Sending the first request again
+// parse with perr: the messages asked (the first ask, or the conversation
+// of the re-ask before), raw as the assistant's turn, and a short
+// correction as a new user turn. Sending the first request again
 // would be byte-identical, and a server that decodes greedily or with a
 // fixed seed (vLLM and llama.cpp at temperature 0) answers it identically:
 // every re-ask wasted. The conversation changes what the model sees and

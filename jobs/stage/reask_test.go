@@ -124,3 +124,44 @@ func TestReaskBoundsTheQuotedAnswer(t *testing.T) {
 		t.Errorf("quoted %d bytes of %d", len(got), len(raw))
 	}
 }
+
+// TestReasksAccumulate: a server that keeps giving the same bad answer (a
+// greedy one) gets three different bodies, the second re-ask carrying the
+// whole conversation: two identical re-asks would waste the second.
+func TestReasksAccumulate(t *testing.T) {
+	var bodies []string
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		bodies = append(bodies, string(b))
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":"x","object":"chat.completion","created":0,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Algebra: high"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`)
+	}))
+	defer hs.Close()
+	c, err := llm.New(llm.Config{BaseURL: hs.URL + "/v1", Model: "m"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := prompts.Get(prompts.Topics)
+	_, err = Ask(context.Background(), c, p, prompts.TopicsData{ProblemAndSolution: "Solve x+1=2.", Tags: "Algebra"}, 2,
+		func(raw string) (int, error) { return 0, errors.New("not a JSON object") })
+	var ue *UnparseableError
+	if !errors.As(err, &ue) || len(bodies) != 3 {
+		t.Fatalf("Ask: %v after %d requests; want unparseable after 3", err, len(bodies))
+	}
+	var n []int
+	for i, b := range bodies {
+		var req struct {
+			Messages []llm.Message `json:"messages"`
+		}
+		if err := json.Unmarshal([]byte(b), &req); err != nil {
+			t.Fatal(err)
+		}
+		n = append(n, len(req.Messages))
+		if i > 0 && b == bodies[i-1] {
+			t.Errorf("request %d repeats request %d", i, i-1)
+		}
+	}
+	if n[1] != n[0]+2 || n[2] != n[0]+4 {
+		t.Errorf("messages per request %v; want each re-ask two turns longer", n)
+	}
+}

@@ -16,12 +16,14 @@ package llm
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -234,9 +236,6 @@ func New(cfg Config, cache Cache) (*Client, error) {
 		// reasoning models reject the latter; vLLM takes both.
 		c.params.MaxCompletionTokens = openai.Int(int64(cfg.MaxTokens))
 	}
-	if cfg.Seed != nil {
-		c.params.Seed = openai.Int(*cfg.Seed)
-	}
 	if cfg.ReasoningEffort != "" {
 		c.params.ReasoningEffort = shared.ReasoningEffort(cfg.ReasoningEffort)
 	}
@@ -270,6 +269,22 @@ type keyDoc struct {
 	MaxTokens       int       `json:"max_tokens"`
 	ReasoningEffort string    `json:"reasoning_effort"`
 	Seed            *int64    `json:"seed"`
+	// SeedPerRequest: the seed sent is derived from the configured one
+	// and the request (requestSeed). Present only with a seed, so that
+	// unseeded keys, and the answers cached under them, are unchanged.
+	SeedPerRequest bool `json:"seed_per_request,omitempty"`
+}
+
+// requestSeed is the seed sent with one request: the configured seed and
+// the request's cache key hashed together. One seed sent with every
+// request would give every request the same random stream: at a
+// temperature above 0, answers to different prompts would be drawn
+// together, not independently, and a model that attends little to its
+// input (a small one, or a random one in CI) would give every document the
+// same answer. Derived from the key, it is as reproducible as the key.
+func requestSeed(seed int64, key string) int64 {
+	h := sha256.Sum256([]byte(strconv.FormatInt(seed, 10) + "\x00" + key))
+	return int64(binary.BigEndian.Uint64(h[:8]) >> 1) // non-negative: servers read it as an int
 }
 
 // Key is the cache key of req: the hex SHA-256 of the canonical JSON (fixed
@@ -291,6 +306,7 @@ func (c *Client) Key(req Request) string {
 		MaxTokens:       c.cfg.MaxTokens,
 		ReasoningEffort: c.cfg.ReasoningEffort,
 		Seed:            c.cfg.Seed,
+		SeedPerRequest:  c.cfg.Seed != nil,
 	})
 	if err != nil { // cannot happen: strings, ints and finite floats
 		panic(fmt.Sprintf("llm: encoding cache key: %v", err))
@@ -355,6 +371,9 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 		case RoleAssistant:
 			params.Messages[i] = openai.AssistantMessage(m.Content)
 		}
+	}
+	if c.cfg.Seed != nil {
+		params.Seed = openai.Int(requestSeed(*c.cfg.Seed, c.Key(req)))
 	}
 	if req.TopLogprobs > 0 {
 		params.Logprobs = openai.Bool(true)

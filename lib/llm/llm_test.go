@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -110,7 +111,8 @@ func TestChatSendsParametersAndReturnsAnswer(t *testing.T) {
 		t.Errorf("tokens = %d, %d; want 8, 3", resp.PromptTokens, resp.CompletionTokens)
 	}
 	r := got.Load()
-	if r.Model != "fake-model" || r.Seed == nil || *r.Seed != 42 || r.Temperature == nil || *r.Temperature != 0.7 ||
+	if r.Model != "fake-model" || r.Seed == nil || *r.Seed < 0 || *r.Seed == 42 || // the seed derived for this request (TestSeedPerRequest)
+		r.Temperature == nil || *r.Temperature != 0.7 ||
 		r.MaxTokens != 256 || r.ReasoningEffort != "low" || len(r.Messages) != 4 ||
 		r.Messages[0] != (llm.Message{Role: "system", Content: "be brief"}) || r.Messages[2].Role != "assistant" {
 		t.Errorf("server saw %+v", r)
@@ -505,9 +507,11 @@ func TestKeyStableAndSensitive(t *testing.T) {
 	}
 	k0 := key(base, req)
 	// Pinned: a change here orphans every cached answer of every run. The
-	// key is the SHA-256 of exactly this document.
-	const doc = `{"v":1,"endpoint":"chat","model":"m","prompt_version":"f1.v1","messages":[{"role":"system","content":"s"},{"role":"user","content":"u"}],"temperature":0.5,"max_tokens":100,"reasoning_effort":"low","seed":7}`
-	const golden = "f9879146d032e3b510f2c20d424bb0c70e874c7ee63071437f3f94849d3f47a5"
+	// key is the SHA-256 of exactly this document. (seed_per_request, only
+	// with a seed, orphaned the answers of seeded runs on purpose: they
+	// were drawn with one seed for every request.)
+	const doc = `{"v":1,"endpoint":"chat","model":"m","prompt_version":"f1.v1","messages":[{"role":"system","content":"s"},{"role":"user","content":"u"}],"temperature":0.5,"max_tokens":100,"reasoning_effort":"low","seed":7,"seed_per_request":true}`
+	const golden = "c7d8eb47854ab88750c8e84154c02517a2fadfa72a64c549c0163e2ee01c31a5"
 	if sum := sha256.Sum256([]byte(doc)); hex.EncodeToString(sum[:]) != golden || k0 != golden {
 		t.Errorf("key = %s, want %s", k0, golden)
 	}
@@ -778,5 +782,47 @@ func TestMissingKeyOnRemoteHostNamesTheVariable(t *testing.T) {
 	_, err := llm.New(llm.Config{BaseURL: "https://api.openai.com/v1", Model: "gpt-x"}, nil)
 	if err == nil || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
 		t.Fatalf("err = %v, want it to name OPENAI_API_KEY", err)
+	}
+}
+
+// TestSeedPerRequest: with a seed configured, each request carries its own
+// seed, derived from the configured one and the request: the same request
+// the same seed on every run, different prompts different seeds, another
+// configured seed other seeds. Without one, no seed is sent.
+func TestSeedPerRequest(t *testing.T) {
+	var mu sync.Mutex
+	var seeds []any
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		mu.Lock()
+		seeds = append(seeds, body["seed"])
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":"x","object":"chat.completion","created":0,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`)
+	}))
+	defer hs.Close()
+	ask := func(seed *int64, prompt string) any {
+		c, err := llm.New(llm.Config{BaseURL: hs.URL + "/v1", Model: "m", Seed: seed}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}}); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return seeds[len(seeds)-1]
+	}
+	a1, a2, b := ask(i64(7), "a"), ask(i64(7), "a"), ask(i64(7), "b")
+	other := ask(i64(8), "a")
+	if a1 == nil || a1 != a2 || a1 == b || a1 == other {
+		t.Errorf("seeds: a %v, a again %v, b %v, a under seed 8 %v; want a stable seed per request", a1, a2, b, other)
+	}
+	if f, ok := a1.(float64); !ok || f < 0 {
+		t.Errorf("seed %v is not a non-negative integer", a1)
+	}
+	if s := ask(nil, "a"); s != nil {
+		t.Errorf("no seed configured, sent %v", s)
 	}
 }

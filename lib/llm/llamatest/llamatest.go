@@ -2,8 +2,9 @@
 // .ci/llm-start.sh starts: llama.cpp's llama-server with tiny GGUF models
 // of random weights, one server per role (chat, tag, summarize, judge,
 // gptoss, audit, number, keyed, embed, rerank; the script's header says
-// what each serves and with which grammar). Without them a test skips, or
-// fails with SABER_LLAMA_REQUIRED=1 (.ci/run sets it when SABER_CI_LLAMA=1).
+// what each serves and with which grammar). Without them a test skips
+// locally and fails under CI=true or SABER_LLAMA_REQUIRED=1 (.ci/run starts
+// them and sets both).
 package llamatest
 
 import (
@@ -21,11 +22,10 @@ func Env(t testing.TB, name string) string {
 		return v
 	}
 	msg := "$" + name + " is unset: no real LLM server (start them with: . \"$(bash .ci/llm-start.sh | tail -n 1)\")"
-	// Until these tests have passed against the real servers, CI starts
-	// them only with SABER_CI_LLAMA=1 (.ci/run), which sets
-	// SABER_LLAMA_REQUIRED; then a missing server fails, as for S3 and Slurm.
-	if os.Getenv("SABER_LLAMA_REQUIRED") == "1" {
-		t.Fatal(msg + "; with SABER_LLAMA_REQUIRED=1 the tests that need it fail")
+	// CI starts them (.ci/run): there a missing server fails, as for S3
+	// and Slurm.
+	if os.Getenv("SABER_LLAMA_REQUIRED") == "1" || os.Getenv("CI") == "true" {
+		t.Fatal(msg + "; under CI=true or SABER_LLAMA_REQUIRED=1 the tests that need it fail")
 	}
 	t.Skip(msg)
 	return ""
