@@ -540,7 +540,9 @@ func charName(r rune) string {
 	return fmt.Sprintf("%U", r)
 }
 
-// leWord is the first eight bytes of s (len(s) ≥ 8) as a little-endian word.
+// leWord is the first eight bytes of s (len(s) ≥ 8) as a little-endian
+// word: binary.LittleEndian.Uint64 for a string, without converting it to
+// a []byte (a copy) on every eight bytes.
 func leWord(s string) uint64 {
 	_ = s[7]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |

@@ -1,5 +1,7 @@
 package ingest
 
+import "encoding/binary"
+
 // A row's line used to be read three times before its fields were text:
 // json.Valid, a second scan splitting the object into members, and for
 // each string a UTF-8 check, a search for escapes and a search for \u
@@ -13,8 +15,6 @@ package ingest
 // path that explains why, and a line it takes is one encoding/json takes.
 
 // String flags, set for string values.
-import "encoding/binary"
-
 const (
 	fString   uint8 = 1 << iota // the value is a JSON string
 	fEscape                     // it holds a backslash escape

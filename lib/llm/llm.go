@@ -373,7 +373,10 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 		}
 	}
 	if c.cfg.Seed != nil {
-		params.Seed = openai.Int(requestSeed(*c.cfg.Seed, c.Key(req)))
+		if key == "" { // not computed for the cache
+			key = c.Key(req)
+		}
+		params.Seed = openai.Int(requestSeed(*c.cfg.Seed, key))
 	}
 	if req.TopLogprobs > 0 {
 		params.Logprobs = openai.Bool(true)
