@@ -12,7 +12,6 @@ import (
 	"embed"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"text/template"
 
@@ -76,27 +75,28 @@ func (s Script) EnvKeys() []string {
 	return keys
 }
 
-// ServerArgv is the server command with {model} and {port} substituted.
-func (s Script) ServerArgv() []string {
+// PortSpread is how many ports from server.port up the array tasks of
+// one stage use: task i serves on port + i mod PortSpread, so tasks that
+// share a node (CPU nodes, nodes with several GPUs) do not all bind one
+// port. The config refuses a port the spread would take past 65535.
+func (Script) PortSpread() int { return 1000 }
+
+// ServerWords is the server command as shell words, {model} substituted
+// and {port} the script's $server_port (the task's own port).
+func (s Script) ServerWords() []string {
 	sv := s.R.Server
 	out := make([]string, len(sv.Command))
-	r := strings.NewReplacer("{model}", sv.Model, "{port}", strconv.Itoa(sv.Port))
 	for i, a := range sv.Command {
-		out[i] = r.Replace(a)
+		parts := strings.Split(strings.ReplaceAll(a, "{model}", sv.Model), "{port}")
+		for k := range parts {
+			if parts[k] != "" || len(parts) == 1 { // an empty argument stays ''
+				parts[k] = Quote(parts[k])
+			}
+		}
+		out[i] = strings.Join(parts, `"${server_port}"`)
 	}
 	return out
 }
-
-// ServerLine is the server command for the log, as one string.
-func (s Script) ServerLine() string { return strings.Join(s.ServerArgv(), " ") }
-
-// HealthURL is polled until the server answers.
-func (s Script) HealthURL() string {
-	return fmt.Sprintf("http://127.0.0.1:%d%s", s.R.Server.Port, s.R.Server.HealthPath)
-}
-
-// BaseURL is what the stage talks to.
-func (s Script) BaseURL() string { return fmt.Sprintf("http://127.0.0.1:%d/v1", s.R.Server.Port) }
 
 // JobName is saber-<run>-<stage>, plus -reduce for a reduce step.
 func JobName(run, stage, step string) string {

@@ -321,7 +321,8 @@ func TestDryRunTouchesNoSlurmAndScriptsParse(t *testing.T) {
 	for _, want := range []string{"#SBATCH --job-name=saber-demo-ingest", "#SBATCH --gres=gpu:h200:1", "#SBATCH --constraint=h200",
 		"#SBATCH --signal=B:USR1@120", "#SBATCH --kill-on-invalid-dep=yes", "#SBATCH --open-mode=append", "#SBATCH --requeue",
 		"module load 'cuda/12.4'", "source '/opt/venv/bin/activate'", "export HF_HOME='/scratch/hf'",
-		"'vllm' 'serve' 'openai/gpt-oss-120b' '--port' '8123' &", "SLURM_RESTART_COUNT", "# sbatch --parsable --array=0-9"} {
+		"server_port=$(( 8123 + ${SLURM_ARRAY_TASK_ID:-0} % 1000 ))", `'vllm' 'serve' 'openai/gpt-oss-120b' '--port' "${server_port}" &`,
+		`export SABER_LLM_BASE_URL="http://127.0.0.1:${server_port}/v1"`, "SLURM_RESTART_COUNT", "# sbatch --parsable --array=0-9"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("dry run lacks %q", want)
 		}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,8 @@ import (
 // command (the tiny chat model of .ci/llm-start.sh, with the grammar that
 // makes its answers F.1 JSON), so each job starts the server on the node,
 // waits for /health, runs tag against it through $SABER_LLM_BASE_URL and
-// stops it on exit. Every shard completes, its manifest names the model
+// stops it on exit. The two tag tasks share the node, each on its own port.
+// Every shard completes, its manifest names the model
 // the node's server answered with, the job log shows the server's health,
 // and the port is free again afterwards.
 func TestSlurmGPUTemplateWithLlamaServer(t *testing.T) {
@@ -29,7 +31,7 @@ func TestSlurmGPUTemplateWithLlamaServer(t *testing.T) {
 	bin := llamatest.Env(t, "SABER_LLAMA_SERVER")
 	models := llamatest.Env(t, "SABER_LLAMA_MODELS")
 	grammars := llamatest.Env(t, "SABER_LLAMA_GRAMMARS")
-	const port = 7299 // outside .ci/llm-start.sh's range
+	const port = 7299 // and 7300 for task 1: outside .ci/llm-start.sh's range
 	dir := t.TempDir()
 	root := testRoot(t, dir)
 	input := filepath.Join(dir, "synth.jsonl")
@@ -64,6 +66,10 @@ slurm:
 	submit(t, cfg, "--stages", "ingest,dedup,tag")
 	rep := waitIdle(t, cfg, 8*time.Minute)
 	for _, s := range rep.Steps {
+		// Status lists the whole main line; only these were submitted.
+		if !slices.Contains([]string{"ingest", "dedup", "tag"}, s.Stage) {
+			continue
+		}
 		if s.Done != s.Total {
 			human, _ := saber(t, "status", "--config", cfg)
 			t.Fatalf("%s %s: %d/%d done\n%s", s.Stage, s.Step, s.Done, s.Total, human)
@@ -80,8 +86,9 @@ slurm:
 	}
 	for _, m := range ms {
 		if m.Slurm["slurm_job_id"] == "" || len(m.LLM) != 1 || len(m.LLM[0].Models) != 1 ||
-			!strings.Contains(m.LLM[0].Models[0].ID, "chat") || m.LLM[0].BaseURL != fmt.Sprintf("http://127.0.0.1:%d/v1", port) {
-			t.Errorf("shard %d: slurm %v, llm %+v; want a Slurm job whose node's server answered", m.Shard, m.Slurm, m.LLM)
+			!strings.Contains(m.LLM[0].Models[0].ID, "chat") || m.LLM[0].BaseURL != fmt.Sprintf("http://127.0.0.1:%d/v1", port+m.Shard) {
+			// Array task i serves on port + i: the two tasks share this node.
+			t.Errorf("shard %d: slurm %v, llm %+v; want a Slurm job whose node's server answered on port %d", m.Shard, m.Slurm, m.LLM, port+m.Shard)
 		}
 	}
 	logs, _ := filepath.Glob(filepath.Join(dir, "logs", "slurmllama", "saber-slurmllama-tag_*.out"))
@@ -94,8 +101,10 @@ slurm:
 	if !healthy {
 		t.Errorf("no tag job log (%v) says the server became healthy", logs)
 	}
-	if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second); err == nil {
-		c.Close()
-		t.Errorf("port %d still open after the jobs: the server was not stopped", port)
+	for p := port; p < port+2; p++ {
+		if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", p), time.Second); err == nil {
+			c.Close()
+			t.Errorf("port %d still open after the jobs: the server was not stopped", p)
+		}
 	}
 }

@@ -62,7 +62,8 @@ type SlurmStage struct {
 // the node by the job script (Command), or an external Endpoint.
 type Server struct {
 	// Command is the argv that starts the server; {model} and {port} are
-	// substituted. Default: vllm serve {model} --port {port}.
+	// substituted. Default: vllm serve {model} --port {port}. Array task i
+	// serves on Port + i mod 1000, so tasks sharing a node do not collide.
 	Command []string `yaml:"command" json:"command,omitempty"`
 	Model   string   `yaml:"model" json:"model,omitempty"`
 	Port    int      `yaml:"port" json:"port,omitempty"`
@@ -232,8 +233,9 @@ func validateSlurmStage(p string, s SlurmStage, bad func(string, ...any)) {
 		if sv.Endpoint == "" && sv.Model == "" && len(sv.Command) == 0 {
 			bad("%s.server: give a model (and optionally command), or an external endpoint", p)
 		}
-		if sv.Port < 0 || sv.Port > 65535 {
-			bad("%s.server.port: %d out of range", p, sv.Port)
+		// Array task i serves on port + i mod 1000 (slurm's PortSpread).
+		if sv.Port < 0 || sv.Port > 65535-999 {
+			bad("%s.server.port: %d out of range (0–64536: array tasks serve on the next 999 ports too)", p, sv.Port)
 		}
 		if sv.HealthPath != "" && (!strings.HasPrefix(sv.HealthPath, "/") || !reSafePath.MatchString(sv.HealthPath)) {
 			bad("%s.server.health_path: %q must be a path starting with /", p, sv.HealthPath)
