@@ -21,7 +21,8 @@ Usage:
 Per stage step, before anything runs: shards and Slurm array jobs (after
 slurm.max_array_size splits), rows, LLM calls (tag from the ontology and a
 sampled traversal, summarize one per document, judge from the Swiss
-schedule, audit from audit.top), prompt tokens (the server's /tokenize on
+schedule, twice under judge.both_orders, plus judge.position_audit's
+re-judged sample, audit from audit.top), prompt tokens (the server's /tokenize on
 sampled prompts, else about 4 characters per token), completion tokens
 (the done shards' answers, else llm.max_tokens, else a typical answer),
 wall time and GPU-hours from plan.calls_per_second and plan.gpus, bytes per

@@ -79,7 +79,7 @@ pairs: {shards: 2}
 benchmark: {k: 3}
 calibrate: {min_eligible: 3}
 select: {per_domain: 3, allow_shortfall: true}
-judge: {shards: 2, rounds: 5, backend: llm}
+judge: {shards: 2, rounds: 5, backend: llm, position_audit: 0.2}
 rate: {shards: 1}
 `
 
@@ -192,7 +192,7 @@ func TestForecastAgainstFakeServer(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"tag scorer calls", "tag llm calls", "tag prompt tokens", "tag completion tokens",
-		"summarize llm calls", "summarize prompt tokens", "judge comparisons", "judge llm calls", "judge prompt tokens", "rate ratings"} {
+		"summarize llm calls", "summarize prompt tokens", "judge judgments", "judge audited comparisons", "judge llm calls", "judge prompt tokens", "rate ratings"} {
 		if !checked[want] {
 			t.Errorf("%s was not compared", want)
 		}
@@ -247,5 +247,84 @@ func TestPlanDemoConfigBeforeRun(t *testing.T) {
 	}
 	if !strings.Contains(md.String(), "## calibrate\n\n1 shards (0 done), 1 Slurm array job(s) of 1 tasks\n\nno forecast") {
 		t.Errorf("calibrate is not marked \"no forecast\":\n%s", md.String())
+	}
+}
+
+const offlineYAML = `run: orders
+root: %s/data
+seed: 5
+log: {progress_seconds: 0}
+ingest:
+  shards: 1
+  sources: [{name: s, paths: [%s/synth.jsonl], fields: {id: id, statement: statement, solution: solution, subject: domain, source: source}}]
+dedup: {shards: 1}
+tag: {shards: 1}
+summarize: {shards: 1}
+pairs: {shards: 1}
+benchmark: {k: 3}
+calibrate: {min_eligible: 3}
+select: {per_domain: 3, allow_shortfall: true}
+judge: {shards: 2, rounds: 6, %s}
+`
+
+// TestForecastJudgeOrders: the judge's forecast counts what each way of
+// auditing its position bias adds — a second judgment of every comparison
+// under judge.both_orders (and no audit call), a position_audit share of
+// comparisons judged again — within 10% of what the shards record.
+func TestForecastJudgeOrders(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, judge string
+		audit       bool
+	}{
+		{"one-order", "position_audit: 0", false},
+		{"position-audit", "position_audit: 0.3", true},
+		{"both-orders", "both_orders: true", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			f, _ := os.Create(filepath.Join(dir, "synth.jsonl"))
+			if err := synth.Write(f, synth.Config{N: 240, Seed: 5}); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			cfg, err := pipeline.ParseConfig([]byte(fmt.Sprintf(offlineYAML, dir, dir, tc.judge)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
+			runStages(t, cfg, root, "ingest,dedup,tag,summarize,pairs,calibrate,select")
+			sel, _ := pipeline.Select(cfg, "judge")
+			steps, err := Forecast(ctx, cfg, pipeline.Default(), sel, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			runStages(t, cfg, root, "judge")
+			if err := Compare(ctx, cfg, pipeline.Default(), steps); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]Metric{}
+			for _, m := range steps[0].Metrics {
+				got[m.Name] = m
+			}
+			want := []string{"judgments"}
+			if tc.audit {
+				want = append(want, "audited comparisons")
+			} else if _, ok := got["audited comparisons"]; ok {
+				t.Error("an audited-comparisons forecast without an audit")
+			}
+			for _, name := range want {
+				m, ok := got[name]
+				if !ok || m.Ratio == nil {
+					t.Fatalf("%s: no forecast or no actual (%+v)", name, m)
+				}
+				if *m.Ratio < 0.9 || *m.Ratio > 1.1 {
+					t.Errorf("%s: forecast %.0f, actual %.0f (%s)", name, m.Value, *m.Actual, m.Basis)
+				}
+			}
+			if tc.name == "both-orders" && got["audited comparisons"].Value*2 != got["judgments"].Value {
+				t.Errorf("both orders: %v audited of %v judgments, want half", got["audited comparisons"].Value, got["judgments"].Value)
+			}
+		})
 	}
 }

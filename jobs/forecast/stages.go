@@ -201,7 +201,9 @@ func candidatesPerQuery(ctx context.Context, in *Input) (queries, perQuery float
 }
 
 // judgeMap: each query's Swiss schedule, played with coin flips, gives the
-// comparisons; one judge call each.
+// comparisons; one judge call each, two under judge.both_orders (every
+// comparison also judged swapped, a judgment row each), and one more for
+// each comparison judge.position_audit samples to judge again swapped.
 func judgeMap(ctx context.Context, in *Input, out *Step) error {
 	queries, perQuery, basis, err := candidatesPerQuery(ctx, in)
 	if err != nil {
@@ -214,15 +216,74 @@ func judgeMap(ctx context.Context, in *Input, out *Step) error {
 		return err
 	}
 	comparisons := queries * float64(per)
+	judgments, orders := comparisons, "one judgment each"
+	audited, auditBasis := 0.0, ""
+	switch {
+	case cfg.BothOrders:
+		judgments, orders = 2*comparisons, "two judgments each (judge.both_orders)"
+		audited, auditBasis = comparisons, "every comparison is its own audit under judge.both_orders: no extra call"
+	case cfg.PositionAudit > 0:
+		audited, auditBasis, err = auditedComparisons(ctx, in, cfg, per)
+		if err != nil {
+			return err
+		}
+	}
 	out.Metrics = append(out.Metrics,
 		Metric{Name: "queries", Value: queries, Stats: []string{"queries"}, Basis: basis},
-		Metric{Name: "comparisons", Value: comparisons, Stats: []string{"judgments"},
-			Basis: fmt.Sprintf("%d per query: the Swiss schedule of %d candidates over judge.rounds = %d", per, n, cfg.Rounds)})
-	out.Rows[dataset.Judgments.Name] = comparisons
+		Metric{Name: "judgments", Value: judgments, Stats: []string{"judgments"},
+			Basis: fmt.Sprintf("%d per query: the Swiss schedule of %d candidates over judge.rounds = %d, %s", per, n, cfg.Rounds, orders)})
+	if audited > 0 {
+		out.Metrics = append(out.Metrics, Metric{Name: "audited comparisons", Value: audited, Stats: []string{"audit_comparisons"}, Basis: auditBasis})
+	}
+	out.Rows[dataset.Judgments.Name] = judgments
+	if audited > 0 {
+		out.Rows[dataset.JudgeAudit.Name] = audited
+	}
 	if cfg.Backend == "llm" {
-		return llmStep(ctx, in, out, comparisons, in.Config.LLMFor(cfg.LLM), "judge")
+		calls := judgments
+		if !cfg.BothOrders {
+			calls += audited
+		}
+		return llmStep(ctx, in, out, calls, in.Config.LLMFor(cfg.LLM), "judge")
 	}
 	return nil
+}
+
+// auditedComparisons forecasts the comparisons judge.position_audit judges
+// again. The audit's sample is drawn per (query, round, match) from the
+// run seed (judge.Audited), so once the queries are known the draw is
+// replayed over each query's schedule — its per matches spread evenly
+// over the rounds — instead of taking the share of the total, whose
+// sampling error at a few hundred comparisons exceeds the 10% a forecast
+// is held to.
+func auditedComparisons(ctx context.Context, in *Input, cfg *judge.Config, per int) (float64, string, error) {
+	ms, err := in.Complete(ctx, dataset.Queries.Name)
+	if err != nil {
+		queries, _, err := rowsOr(ctx, in, dataset.Queries.Name)
+		return queries * float64(per) * cfg.PositionAudit, fmt.Sprintf("judge.position_audit = %g of the comparisons, judged again swapped: one call each", cfg.PositionAudit), err
+	}
+	perRound := float64(per) / float64(max(cfg.Rounds, 1))
+	var n float64
+	for _, m := range ms {
+		for _, o := range m.Objects(dataset.Queries.Name) {
+			qs, err := dataset.Read[dataset.Query](ctx, in.Root, o.Key)
+			if err != nil {
+				return 0, "", fmt.Errorf("read %s: %w", o.Key, err)
+			}
+			for _, q := range qs {
+				for r := 1; r <= cfg.Rounds; r++ {
+					// Matches of round r: the schedule's per spread evenly.
+					k0, k1 := int(perRound*float64(r-1)+0.5), int(perRound*float64(r)+0.5)
+					for k := range k1 - k0 {
+						if judge.Audited(in.Config.Seed, q.ID, int32(r), int32(k), cfg.PositionAudit) {
+							n++
+						}
+					}
+				}
+			}
+		}
+	}
+	return n, fmt.Sprintf("judge.position_audit = %g: its seeded draw replayed over each query's %d scheduled comparisons; one call each", cfg.PositionAudit, per), nil
 }
 
 func rateMap(ctx context.Context, in *Input, out *Step) error {
