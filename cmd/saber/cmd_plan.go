@@ -9,6 +9,7 @@ import (
 
 	"github.com/saber-math/saber/jobs/forecast"
 	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/plan"
 	"github.com/saber-math/saber/jobs/stage"
 )
 
@@ -65,8 +66,8 @@ one afterwards: saber plan --compare --forecast plan.json.
 		if err != nil {
 			return fail(stderr, "plan", stage.BadInput(err))
 		}
-		if err := json.Unmarshal(b, &steps); err != nil {
-			return fail(stderr, "plan", stage.BadInput(fmt.Errorf("%s: not the JSON of saber plan --json: %w", *saved, err)))
+		if steps, err = plan.Parse(b, *saved); err != nil {
+			return fail(stderr, "plan", stage.BadInput(err))
 		}
 		if err := forecast.Compare(ctx, cfg, pipeline.Default(), steps); err != nil {
 			return fail(stderr, "plan", err)

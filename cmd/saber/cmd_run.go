@@ -10,6 +10,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/demo"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/stage"
 )
@@ -114,6 +115,11 @@ would refuse.
 	if *printCfg {
 		return printConfig(cfg, stdout, stderr)
 	}
+	stopModel, err := demo.ServeModel(cfg, stderr)
+	if err != nil {
+		return fail(stderr, "run", err)
+	}
+	defer stopModel()
 	sel, err := pipeline.Select(cfg, *stages)
 	if err != nil {
 		return fail(stderr, "run", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/saber-math/saber/jobs/demo"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/shard"
@@ -44,6 +45,11 @@ match, 1 listing those that do not.
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}
+	stopModel, err := demo.ServeModel(cfg, stderr)
+	if err != nil {
+		return fail(stderr, "verify", err)
+	}
+	defer stopModel()
 	if *stored {
 		if *stageName != "" || *shardFlag != "" || *reduce {
 			return fail(stderr, "verify", stage.BadInput(fmt.Errorf("--stored checks the whole run: give it without --stage, --shard or --reduce")))

@@ -6,6 +6,7 @@ package demo
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ import (
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/downstream"
+	"github.com/saber-math/saber/jobs/forecast"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/release"
 	"github.com/saber-math/saber/jobs/stage"
@@ -85,19 +87,22 @@ rate:
   shards: 2          # Bradley–Terry per query, ratings in [0, 5]
 evaluate:
   shards: 1          # query ranges per retriever and setting
-  retrievers: [bm25, tfidf, jaccard, bm25-no-tok, tfidf-no-tok, jaccard-no-tok]
+  retrievers: [bm25, tfidf, jaccard, bm25-no-tok, tfidf-no-tok, jaccard-no-tok, hash-embed]
   settings: [statement-full, full-full, statement-statement]
+  instructions: [I1, I2, I3]  # App. D.9: hash-embed once more per instruction (hash-embed.I1 …), for Tables 9 and 10
 audit:
   shards: 1          # each query's top documents checked for leaks (offline; backend: llm asks the judge)
 rewrite:
   shards: 2          # each query restated for the deduplication experiment (offline rewriter; backend: llm asks a model, prompt B.4)
 retrievers:
-  hash-embed:        # the demo's bi-encoder (feature-hashed tokens), served on a loopback port by saber demo through $SABER_LLM_BASE_URL
+  hash-embed:        # the demo's bi-encoder (feature-hashed tokens), served on a loopback port by saber demo through $SABER_LLM_BASE_URL (saber run needs it set to a server of it)
     kind: embedding
     model: saber-demo-hash-256
 downstream:
   shards: 1          # query ranges per retriever; embed_shards: document ranges per bi-encoder
-  retrievers: [bm25, tfidf, jaccard, bm25-no-tok]  # search with each rewrite for its original (App. B.4, D.11); add hash-embed under saber demo, which serves it
+  retrievers: [bm25, tfidf, jaccard, bm25-no-tok, hash-embed]  # search with each rewrite for its original (App. B.4, D.11)
+report:
+  plan: plan.json    # the forecast saber demo saved before the run (saber plan --json): index.html shows it beside the actuals
 analyze:             # maths vs words, signal groups, distributions, score over time (reports/analyze.md)
   release_dates: input/release_dates.csv  # the CSV saber mteb reads; here the year each lexical method was published
 release:
@@ -167,21 +172,16 @@ func Run(ctx context.Context, opt Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// The demo's bi-encoder (retrievers.hash-embed, no base_url) reaches
-	// this server through the variable every stage process inherits.
-	if len(downstream.BiEncoders(cfg)) > 0 {
-		srv, err := StartEmbedServer()
-		if err != nil {
-			return err
-		}
-		defer srv.Close()
-		if err := os.Setenv(llm.BaseURLEnv, srv.URL); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "serving the demo's embedding model %s at %s ($%s)\n", EmbedModel, srv.URL, llm.BaseURLEnv)
+	stop, err := ServeModel(cfg, out)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	stages, err := pipeline.Select(cfg, "")
 	if err != nil {
+		return err
+	}
+	if err := savePlan(ctx, cfg, stages, filepath.Join(opt.Dir, PlanFile), out); err != nil {
 		return err
 	}
 	// The release refuses a benchmark with leaks the audit found (paper
@@ -214,6 +214,71 @@ func Run(ctx context.Context, opt Options, out io.Writer) error {
 		}
 	}
 	return summarize(ctx, cfg, scfg, out)
+}
+
+// PlanFile is the forecast saber demo saves before its first run, which
+// report.plan shows on the page beside the actuals.
+const PlanFile = "plan.json"
+
+// savePlan writes the forecast of the run, as `saber plan --json` would,
+// unless one is there: the plan is the one made before the run, and a
+// rerun compares against it rather than against a recount.
+func savePlan(ctx context.Context, cfg *config.Config, stages []stage.Stage, path string, out io.Writer) error {
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	steps, err := forecast.Forecast(ctx, cfg, pipeline.Default(), stages, forecast.Options{})
+	if err != nil {
+		return fmt.Errorf("forecast the demo: %w", err)
+	}
+	b, err := json.MarshalIndent(steps, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "saved the forecast of the run in %s (saber plan --json; reports/index.html puts it beside the actuals)\n", path)
+	return nil
+}
+
+// ServeModel starts the demo's embedding server when the run uses the
+// demo's model (retrievers.hash-embed: no base_url) and no server is set
+// ($SABER_LLM_BASE_URL empty), and points the variable every stage process
+// inherits at it; stop closes it. saber demo, run and verify call it, so a
+// demo config runs and verifies with no server of the user's.
+func ServeModel(cfg *config.Config, out io.Writer) (stop func(), err error) {
+	if !servesDemoModel(cfg) || os.Getenv(llm.BaseURLEnv) != "" {
+		return func() {}, nil
+	}
+	srv, err := StartEmbedServer()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Setenv(llm.BaseURLEnv, srv.URL); err != nil {
+		srv.Close()
+		return nil, err
+	}
+	fmt.Fprintf(out, "serving the demo's embedding model %s at %s ($%s)\n", EmbedModel, srv.URL, llm.BaseURLEnv)
+	return func() {
+		srv.Close()
+		os.Unsetenv(llm.BaseURLEnv)
+	}, nil
+}
+
+// servesDemoModel reports whether a retriever the run evaluates or ranks
+// the pool with is the demo's own embedding model with no server set.
+func servesDemoModel(cfg *config.Config) bool {
+	used := slices.Concat(cfg.Evaluate.Retrievers, downstream.BiEncoders(cfg))
+	for _, r := range used {
+		if s, ok := cfg.Retrievers[r]; ok && s.Model == EmbedModel && s.BaseURL == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // refusedLeaks returns the audit's leaks when err is the release refusing
@@ -446,7 +511,7 @@ func summarize(ctx context.Context, cfg *config.Config, scfg synth.Config, out i
 	local := strings.TrimPrefix(strings.TrimSuffix(dir, "/"), "file://")
 	fmt.Fprintf(out, "  release              %s: %d files, %d bytes (data/, beir/, mteb/, trec/, README.md card, croissant.json)\n", dir, relStats["files"], relStats["bytes"])
 	fmt.Fprintf(out, "  verify it with       saber release verify %s\n                       (cd %s && sha256sum -c SHA256SUMS)\n", local, local)
-	fmt.Fprintf(out, "\nThe lexical baselines on the demo benchmark (nDCG@10; the lexical judge's ratings, so only a smoke test):\n\n%s", table)
+	fmt.Fprintf(out, "\nThe retrievers on the demo benchmark (nDCG@10: the lexical baselines and the demo's hash-embedding bi-encoder with its instruction variants, against the lexical judge's ratings, so only a smoke test):\n\n%s", table)
 	return nil
 }
 

@@ -22,74 +22,17 @@ import (
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/plan"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/slurm"
 )
 
-// Metric is one forecast count of a step, and, under --compare, the
-// actual beside it.
-type Metric struct {
-	// Name is what is counted ("llm_calls", "rows of topics").
-	Name string `json:"name"`
-	// Value is the forecast for the whole step (every shard).
-	Value float64 `json:"forecast"`
-	// Stats are the manifest statistics whose sum is the actual ("" for a
-	// metric with no recorded counterpart); Rows, when set, compares with
-	// the rows the manifests of that dataset record instead.
-	Stats []string `json:"stats,omitempty"`
-	Rows  string   `json:"rows_of,omitempty"`
-	// Basis says how the forecast was derived, for a reader to judge it.
-	Basis string `json:"basis"`
-	// Actual is the sum over the done shards; Ratio is Actual over the
-	// forecast for those shards (Value × done/shards).
-	Actual *float64 `json:"actual,omitempty"`
-	Ratio  *float64 `json:"ratio,omitempty"`
-}
-
-// Step is the forecast of one stage step.
-type Step struct {
-	Name  string `json:"name"`
-	Stage string `json:"stage"`
-	Step  string `json:"step"`
-	// Shards is the step's shard count; ArrayJobs the Slurm arrays it
-	// takes after slurm.max_array_size splits (ArrayTasks its tasks);
-	// Done the shards with a manifest, whose work a run skips.
-	Shards     int `json:"shards"`
-	ArrayJobs  int `json:"array_jobs"`
-	ArrayTasks int `json:"array_tasks"`
-	Done       int `json:"done"`
-	// Metrics are the counts, in the function's order.
-	Metrics []Metric `json:"metrics,omitempty"`
-	// Rows and Bytes forecast each output dataset's size.
-	Rows  map[string]float64 `json:"rows,omitempty"`
-	Bytes map[string]float64 `json:"bytes,omitempty"`
-	// LLM are the model-call costs of an LLM step (nil otherwise).
-	LLM *LLMCost `json:"llm,omitempty"`
-	// NoForecast: no function is registered for the step.
-	NoForecast bool `json:"no_forecast,omitempty"`
-	// Notes say what the forecast could not know or assumed.
-	Notes []string `json:"notes,omitempty"`
-}
-
-// LLMCost is what an LLM step asks of the server.
-type LLMCost struct {
-	Calls            float64 `json:"calls"`
-	PromptTokens     float64 `json:"prompt_tokens"`
-	CompletionTokens float64 `json:"completion_tokens"`
-	// TokensBasis says where the per-call token counts came from.
-	TokensBasis string `json:"tokens_basis"`
-	// CachedShare is the share of calls the run's cache or done shards
-	// answer without the server (measured on the sample, or the done
-	// shards' share); SavedCalls those calls.
-	CachedShare float64 `json:"cached_share"`
-	SavedCalls  float64 `json:"saved_calls"`
-	// CallsPerSecond is the throughput used (plan.calls_per_second or
-	// --measure; 0 unknown); WallHours and GPUHours follow from it for the
-	// calls still to make.
-	CallsPerSecond float64 `json:"calls_per_second,omitempty"`
-	WallHours      float64 `json:"wall_hours,omitempty"`
-	GPUHours       float64 `json:"gpu_hours,omitempty"`
-}
+// The forecast's types are those `saber plan --json` saves (jobs/plan).
+type (
+	Metric  = plan.Metric
+	Step    = plan.Step
+	LLMCost = plan.LLMCost
+)
 
 // Func fills a step's forecast: its Metrics, Rows and, for an LLM step,
 // LLM. It must derive every number from in (the config, the inputs' rows,
@@ -192,7 +135,7 @@ func Forecast(ctx context.Context, cfg *config.Config, g *pipeline.Graph, stages
 	}
 	for i, n := range g.Nodes() {
 		count := n.Step.Count(cfg)
-		st := &Step{Name: n.String(), Stage: n.Stage.Name, Step: n.Step.Name, Shards: count, Rows: map[string]float64{}, Bytes: map[string]float64{}}
+		st := &Step{Name: n.String(), Stage: n.Stage.Name, Step: n.Step.Name, Shards: count, Output: n.Step.Outputs[0], Rows: map[string]float64{}, Bytes: map[string]float64{}}
 		all := make([]int, count)
 		for k := range all {
 			all[k] = k
@@ -225,7 +168,7 @@ func Forecast(ctx context.Context, cfg *config.Config, g *pipeline.Graph, stages
 			return nil, err
 		}
 		if st.LLM != nil {
-			st.LLM.timing(cfg, n.Stage.Name, float64(count-st.Done)/float64(max(count, 1)))
+			timing(st.LLM, cfg, n.Stage.Name, float64(count-st.Done)/float64(max(count, 1)))
 		}
 		if opt.Compare {
 			if err := compare(ctx, in, st, done); err != nil {
@@ -283,7 +226,7 @@ func bytesPerDataset(ctx context.Context, in *Input, st *Step) error {
 
 // timing derives wall time and GPU-hours for the share of calls still to
 // make, from the configured or measured throughput.
-func (c *LLMCost) timing(cfg *config.Config, stageName string, todo float64) {
+func timing(c *LLMCost, cfg *config.Config, stageName string, todo float64) {
 	if c.CallsPerSecond == 0 {
 		c.CallsPerSecond = cfg.Plan.CallsPerSecond[stageName]
 	}
@@ -300,56 +243,9 @@ func (c *LLMCost) timing(cfg *config.Config, stageName string, todo float64) {
 
 // compare puts the actuals of the done shards beside each metric.
 func compare(ctx context.Context, in *Input, st *Step, done []*layout.Manifest) error {
-	if len(done) == 0 {
-		return nil
-	}
-	sum := map[string]int64{}
-	for _, m := range done {
-		for k, v := range m.Stats {
-			sum[k] += v
-		}
-	}
-	share := float64(len(done)) / float64(st.Shards)
-	for k := range st.Metrics {
-		m := &st.Metrics[k]
-		var actual float64
-		switch {
-		case m.Rows != "":
-			// Each output dataset's manifest records its own rows.
-			ms, err := doneManifests(ctx, in, m.Rows, st.Shards)
-			if err != nil {
-				return err
-			}
-			if len(ms) == 0 {
-				continue
-			}
-			for _, man := range ms {
-				actual += float64(man.Rows)
-			}
-		case len(m.Stats) > 0:
-			found := false
-			for _, s := range m.Stats {
-				if v, ok := sum[s]; ok {
-					actual += float64(v)
-					found = true
-				}
-			}
-			if !found {
-				continue
-			}
-		default:
-			continue
-		}
-		m.Actual = &actual
-		if want := m.Value * share; want > 0 {
-			r := actual / want
-			m.Ratio = &r
-		} else if actual == 0 {
-			r := 1.0
-			m.Ratio = &r
-		}
-	}
-	return nil
+	return plan.Actuals(st, done, func(ds string, shards int) ([]*layout.Manifest, error) {
+		return doneManifests(ctx, in, ds, shards)
+	})
 }
 
 // Registered lists the registered stage steps, for tests and --help.
@@ -383,7 +279,6 @@ func Compare(ctx context.Context, cfg *config.Config, g *pipeline.Graph, steps [
 		if err != nil {
 			return err
 		}
-		st.Done = len(done)
 		if err := compare(ctx, in, st, done); err != nil {
 			return err
 		}

@@ -30,6 +30,12 @@ type Config struct {
 	// cross-encoder; lexical built-ins and plugins are other (on no
 	// frontier).
 	Families map[string]string `yaml:"families" json:"families,omitempty"`
+	// Plan is a forecast saved before the run with `saber plan --json >
+	// FILE` (a path resolved like the sources'); the page (index.html)
+	// shows it beside what the manifests of the steps before report
+	// recorded, with the ratio — the forecast checked, not a recount.
+	// Empty: the page says how to add one.
+	Plan string `yaml:"plan" json:"plan,omitempty"`
 }
 
 // Families of the frontier, the values of Config.Families.

@@ -12,6 +12,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
@@ -19,6 +20,7 @@ import (
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/ndcg"
+	"github.com/saber-math/saber/lib/stats"
 )
 
 // ReportHTML is reports/index.html: the whole run on one static page.
@@ -43,7 +45,44 @@ var page = template.Must(template.New(ReportHTML).Funcs(template.FuncMap{
 		return strconv.FormatFloat(100*float64(a)/float64(b), 'f', 1, 64) + "%"
 	},
 	"secs": seconds,
+	// prop is a share with its 95% interval, "–" without a count.
+	"prop": func(p stats.Proportion) string {
+		if p.N == 0 || math.IsNaN(p.P) {
+			return "–"
+		}
+		return fmt.Sprintf("%.3f [%.3f, %.3f]", p.P, p.Lo, p.Hi)
+	},
+	// count is a forecast or actual count, to the unit (thousands apart).
+	"count": func(v float64) string {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return "–"
+		}
+		return groupThousands(strconv.FormatFloat(math.Round(v), 'f', 0, 64))
+	},
+	"ratio": func(v float64) string {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return "–"
+		}
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	},
 }).Parse(pageTemplate))
+
+// groupThousands puts a thin space between groups of three digits.
+func groupThousands(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteString(" ")
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
 
 // site is what the page shows.
 type site struct {
@@ -60,6 +99,8 @@ type site struct {
 	SelTotal                selRow
 	Dedup                   dedupSummary
 	Audit                   auditSummary
+	JudgeAudit              readers.AuditSummary
+	Plan                    planSummary
 }
 
 type siteRow struct {
@@ -157,6 +198,14 @@ func writeHTML(ctx context.Context, env *stage.Env, m *model) error {
 		return err
 	}
 	if err := s.audit(ctx, env); err != nil {
+		return err
+	}
+	rows, _, err := readers.ReadAudit(ctx, env)
+	if err != nil {
+		return err
+	}
+	s.JudgeAudit = readers.SummarizeAudit(rows, m.domains)
+	if err := s.plan(ctx, env); err != nil {
 		return err
 	}
 	var b bytes.Buffer

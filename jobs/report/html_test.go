@@ -3,15 +3,26 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
+
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/plan"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/stage/stagetest"
 	"github.com/saber-math/saber/lib/ndcg"
+	"github.com/saber-math/saber/shard"
 )
 
 // leaderboardRow matches a row of the page's leaderboard as written, and
@@ -94,4 +105,79 @@ func mustOpen(t *testing.T, dir string) store.Store {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// TestIndexHTMLPlanAndJudgeAudit: with report.plan, the page puts each
+// saved count beside the actual its step's manifests recorded (rows of a
+// dataset, a statistic), marks a count more than 10% off, and lists the
+// steps after report, whose actuals it cannot know; the plan file is
+// recorded as an input of the shard. The judge's position audit is on the
+// page with judge_audit.md's figures.
+func TestIndexHTMLPlanAndJudgeAudit(t *testing.T) {
+	ctx := context.Background()
+	_, root, _, dir := setup(t, fabOptions{queries: 12, docs: 6, ranges: 1}, 3)
+	// 50 audited comparisons: the first shown wins in the first order
+	// always, and in the swapped order 40 times: 90 of 100 verdicts for
+	// the first position, 10 of 50 comparisons consistent.
+	var audit []dataset.JudgeAuditRow
+	for i := range 50 {
+		r := dataset.JudgeAuditRow{Query: "q001", Domain: testDomains[0], Round: 1, Match: int32(i), Sample1: fmt.Sprint("a", i), Sample2: fmt.Sprint("b", i), Source: dataset.JudgeAuditSample}
+		r.Winner, r.SwappedWinner = r.Sample1, r.Sample2
+		if i < 10 {
+			r.SwappedWinner = r.Sample1
+		}
+		r.Consistent = r.Winner == r.SwappedWinner
+		audit = append(audit, r)
+	}
+	stagetest.PutBy(t, root, "r", dataset.JudgeAudit, "judge", map[string]string{"judge.backend": "lexical"}, audit)
+	ms, err := layout.Complete(ctx, root, "r", dataset.Ratings.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows float64
+	for _, m := range ms {
+		rows += float64(m.Rows)
+	}
+	steps := []*plan.Step{
+		{Name: "rate map", Stage: "rate", Step: "map", Shards: ms[0].Shards, Output: dataset.Ratings.Name, Metrics: []plan.Metric{
+			{Name: "ratings", Value: rows * 1.05, Rows: dataset.Ratings.Name, Basis: "one per candidate"},
+			{Name: "queries", Value: 2 * 12, Rows: dataset.Queries.Name, Basis: "twice too many"},
+		}},
+		{Name: "downstream map", Stage: "downstream", Step: "map", Shards: 1, Output: "downstream"},
+	}
+	b, _ := json.Marshal(steps)
+	if err := os.WriteFile(filepath.Join(dir, "plan.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t, dir, "r", 3, nil)
+	y, _ := os.ReadFile(filepath.Join(dir, "r.yaml"))
+	y = bytes.Replace(y, []byte("report: {resamples: 200, k: 5}"), []byte("report: {resamples: 200, k: 5, plan: plan.json}"), 1)
+	os.WriteFile(filepath.Join(dir, "r.yaml"), y, 0o644)
+	if cfg, err = config.Load(filepath.Join(dir, "r.yaml"), Section); err != nil {
+		t.Fatal(err)
+	}
+	res, err := stage.RunShard(ctx, cfg, Stage, Stage.Steps[0], shard.Spec{Index: 0, Count: 1}, root, zerolog.Nop(), stage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(readReport(t, dir, ReportHTML))
+	for _, want := range []string{
+		`<h3>rate map <span class="note">1 of 1 shards done</span></h3>`,
+		"<td class=\"l\">ratings</td><td>" + groupThousands(strconv.Itoa(int(rows*1.05+0.5))) + "</td><td>" + groupThousands(strconv.Itoa(int(rows))) + "</td><td>0.952</td>",
+		`<tr class="off"><td class="l">queries</td><td>24</td><td>12</td><td>0.500</td>`,
+		"1 of 2 counts within 10%",
+		"Not compared here", "downstream map",
+		`<td class="l">overall</td><td>50</td><td>50</td><td>0.200 [`, `<td data-p="0.9">0.900 [`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	found := false
+	for _, in := range res.Manifest.Inputs {
+		found = found || strings.HasSuffix(in.URI, "plan.json")
+	}
+	if !found {
+		t.Errorf("the plan file is not among the shard's inputs: %+v", res.Manifest.Inputs)
+	}
 }

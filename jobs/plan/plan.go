@@ -1,0 +1,153 @@
+// Package plan holds a run's forecast as `saber plan --json` saves it —
+// per stage step: shards, counts, rows, bytes, LLM costs — and puts the
+// actuals its manifests recorded beside it. It is apart from the forecast
+// itself (jobs/forecast, which needs every stage's code) so that report can
+// show a saved forecast against the run without importing another stage.
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/saber-math/saber/artifacts/layout"
+)
+
+// Metric is one forecast count of a step, and, under --compare, the
+// actual beside it.
+type Metric struct {
+	// Name is what is counted ("llm_calls", "rows of topics").
+	Name string `json:"name"`
+	// Value is the forecast for the whole step (every shard).
+	Value float64 `json:"forecast"`
+	// Stats are the manifest statistics whose sum is the actual ("" for a
+	// metric with no recorded counterpart); Rows, when set, compares with
+	// the rows the manifests of that dataset record instead.
+	Stats []string `json:"stats,omitempty"`
+	Rows  string   `json:"rows_of,omitempty"`
+	// Basis says how the forecast was derived, for a reader to judge it.
+	Basis string `json:"basis"`
+	// Actual is the sum over the done shards; Ratio is Actual over the
+	// forecast for those shards (Value × done/shards).
+	Actual *float64 `json:"actual,omitempty"`
+	Ratio  *float64 `json:"ratio,omitempty"`
+}
+
+// Step is the forecast of one stage step.
+type Step struct {
+	Name  string `json:"name"`
+	Stage string `json:"stage"`
+	Step  string `json:"step"`
+	// Shards is the step's shard count; ArrayJobs the Slurm arrays it
+	// takes after slurm.max_array_size splits (ArrayTasks its tasks);
+	// Done the shards with a manifest, whose work a run skips.
+	Shards     int `json:"shards"`
+	ArrayJobs  int `json:"array_jobs"`
+	ArrayTasks int `json:"array_tasks"`
+	Done       int `json:"done"`
+	// Output is the dataset whose manifests record the step's statistics
+	// (its first output): what Actuals reads, without the pipeline graph.
+	Output string `json:"output,omitempty"`
+	// Metrics are the counts, in the function's order.
+	Metrics []Metric `json:"metrics,omitempty"`
+	// Rows and Bytes forecast each output dataset's size.
+	Rows  map[string]float64 `json:"rows,omitempty"`
+	Bytes map[string]float64 `json:"bytes,omitempty"`
+	// LLM are the model-call costs of an LLM step (nil otherwise).
+	LLM *LLMCost `json:"llm,omitempty"`
+	// NoForecast: no function is registered for the step.
+	NoForecast bool `json:"no_forecast,omitempty"`
+	// Notes say what the forecast could not know or assumed.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// LLMCost is what an LLM step asks of the server.
+type LLMCost struct {
+	Calls            float64 `json:"calls"`
+	PromptTokens     float64 `json:"prompt_tokens"`
+	CompletionTokens float64 `json:"completion_tokens"`
+	// TokensBasis says where the per-call token counts came from.
+	TokensBasis string `json:"tokens_basis"`
+	// CachedShare is the share of calls the run's cache or done shards
+	// answer without the server (measured on the sample, or the done
+	// shards' share); SavedCalls those calls.
+	CachedShare float64 `json:"cached_share"`
+	SavedCalls  float64 `json:"saved_calls"`
+	// CallsPerSecond is the throughput used (plan.calls_per_second or
+	// --measure; 0 unknown); WallHours and GPUHours follow from it for the
+	// calls still to make.
+	CallsPerSecond float64 `json:"calls_per_second,omitempty"`
+	WallHours      float64 `json:"wall_hours,omitempty"`
+	GPUHours       float64 `json:"gpu_hours,omitempty"`
+}
+
+// Parse reads the JSON of `saber plan --json`.
+func Parse(b []byte, name string) ([]*Step, error) {
+	var steps []*Step
+	if err := json.Unmarshal(b, &steps); err != nil {
+		return nil, fmt.Errorf("%s: not the JSON of saber plan --json: %w", name, err)
+	}
+	return steps, nil
+}
+
+// Manifests returns the done manifests of a dataset written with shards
+// shards (none, and no error, when it has none).
+type Manifests func(dataset string, shards int) ([]*layout.Manifest, error)
+
+// Actuals puts beside each of st's metrics the actual that done — the
+// manifests of st.Output of the step's shard count — recorded: the sum of
+// its Stats, or the rows of its Rows dataset (read with rows), and the
+// ratio to the forecast for the done shards' share. A metric with no
+// recorded counterpart keeps Actual nil.
+func Actuals(st *Step, done []*layout.Manifest, rows Manifests) error {
+	st.Done = len(done)
+	if len(done) == 0 {
+		return nil
+	}
+	sum := map[string]int64{}
+	for _, m := range done {
+		for k, v := range m.Stats {
+			sum[k] += v
+		}
+	}
+	share := float64(len(done)) / float64(st.Shards)
+	for k := range st.Metrics {
+		m := &st.Metrics[k]
+		var actual float64
+		switch {
+		case m.Rows != "":
+			// Each output dataset's manifest records its own rows.
+			ms, err := rows(m.Rows, st.Shards)
+			if err != nil {
+				return err
+			}
+			if len(ms) == 0 {
+				continue
+			}
+			for _, man := range ms {
+				actual += float64(man.Rows)
+			}
+		case len(m.Stats) > 0:
+			found := false
+			for _, s := range m.Stats {
+				if v, ok := sum[s]; ok {
+					actual += float64(v)
+					found = true
+				}
+			}
+			if !found {
+				continue
+			}
+		default:
+			continue
+		}
+		m.Actual = &actual
+		if want := m.Value * share; want > 0 {
+			r := actual / want
+			m.Ratio = &r
+		} else if actual == 0 {
+			r := 1.0
+			m.Ratio = &r
+		}
+	}
+	return nil
+}
