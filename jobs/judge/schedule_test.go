@@ -112,7 +112,7 @@ func TestSchedulersResumeWithoutRepeatingACall(t *testing.T) {
 // defaults filled in, and bad values are refused naming the key.
 func TestSchedulerConfig(t *testing.T) {
 	parse := func(judgeYAML string) (*config.Config, error) {
-		return config.Parse([]byte("run: j\nroot: /tmp/x\njudge: {" + judgeYAML + "}\n"), judge.Section)
+		return config.Parse([]byte("run: j\nroot: /tmp/x\njudge: {"+judgeYAML+"}\n"), judge.Section)
 	}
 	base, err := parse("rounds: 20")
 	if err != nil {
