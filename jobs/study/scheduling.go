@@ -28,7 +28,7 @@ import (
 // with the default position bias and invalid share; measured with
 // `saber study scheduling --simulate` (see RUNBOOK §11).
 const (
-	DefaultSchedNoise        = 0.45
+	DefaultSchedNoise        = 0.39
 	DefaultSchedPositionBias = 0.2
 	DefaultSchedInvalidRate  = 0.02
 	DefaultSchedQueries      = 24
@@ -104,6 +104,70 @@ func SimulateBiased(c SchedSimConfig) ([]*Exhaustive, error) {
 	return out, nil
 }
 
+// has reports whether the record holds a judgment of m's pair, in either
+// sample order.
+func (e *Exhaustive) has(m swiss.Match) bool {
+	return e.out[m.First*e.n+m.Second] != none || e.out[m.Second*e.n+m.First] != none
+}
+
+// RecordsFromRows groups a run's judgment rows by query, as
+// ExhaustiveFromRows does, but keeps every query: the scheduling study
+// replays schedulers on whatever the run judged and charges the rest.
+// Candidates are the documents a query's rows mention, sorted by id — the
+// judge stage's own candidate order, so that its seeds replay its
+// tournaments when every candidate played.
+func RecordsFromRows(rows []JudgmentRow) ([]*Exhaustive, error) {
+	full, skipped, err := ExhaustiveFromRows(rows)
+	if err != nil || len(skipped) == 0 {
+		return full, err
+	}
+	partial := map[string]bool{}
+	for _, s := range skipped {
+		partial[s.Query] = true
+	}
+	byQuery := map[string][]JudgmentRow{}
+	for _, r := range rows {
+		if partial[r.Query] {
+			byQuery[r.Query] = append(byQuery[r.Query], r)
+		}
+	}
+	out := full
+	for _, s := range skipped {
+		rs := byQuery[s.Query]
+		index := map[string]int{}
+		var docs []string
+		for _, r := range rs {
+			for _, d := range []string{r.Sample1, r.Sample2} {
+				if _, ok := index[d]; !ok {
+					index[d] = 0
+					docs = append(docs, d)
+				}
+			}
+		}
+		slices.Sort(docs)
+		for i, d := range docs {
+			index[d] = i
+		}
+		js := make([]swiss.Judgment, len(rs))
+		for i, r := range rs {
+			w := swiss.Invalid
+			if !r.Invalid {
+				w = index[r.Winner]
+			}
+			js[i] = swiss.Judgment{Match: swiss.Match{First: index[r.Sample1], Second: index[r.Sample2]}, Winner: w}
+		}
+		e, _, err := newExhaustive(s.Query, docs, js)
+		if err != nil {
+			return nil, stage.BadInput(err)
+		}
+		if len(docs) >= 2 {
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Exhaustive) int { return strings.Compare(a.Key, b.Key) })
+	return out, nil
+}
+
 // Scheduler is one schedule the study compares.
 type Scheduler struct {
 	Name   string
@@ -113,13 +177,15 @@ type Scheduler struct {
 
 // DefaultSchedulers are the study's schedules: the paper's Swiss R = 20
 // (the reference, first), Swiss cut at two thirds of its rounds (the
-// naive way to save as much), and the two adaptive schedulers with their
-// defaults.
+// naive way to save as much), Swiss with adaptive stopping at its defaults
+// and at looser settings that do stop early, and the information-driven
+// scheduler at its defaults.
 func DefaultSchedulers() []Scheduler {
 	return []Scheduler{
 		{Name: "swiss R=20", Rounds: 20, Config: schedule.Config{Kind: schedule.Swiss}},
 		{Name: "swiss R=13", Rounds: 13, Config: schedule.Config{Kind: schedule.Swiss}},
 		{Name: "swiss-adaptive", Rounds: 20, Config: schedule.Config{Kind: schedule.SwissAdaptive}.WithDefaults()},
+		{Name: "swiss-adaptive loose", Rounds: 20, Config: schedule.Config{Kind: schedule.SwissAdaptive, StableRounds: 3, Epsilon: 0.01, MinRounds: 6}.WithDefaults()},
 		{Name: "active", Rounds: 20, Config: schedule.Config{Kind: schedule.Active}.WithDefaults()},
 	}
 }
@@ -128,9 +194,13 @@ func DefaultSchedulers() []Scheduler {
 type SchedConfig struct {
 	Schedulers []Scheduler // the first is the reference
 	Retrievers int
-	Seed       uint64 // tournaments and retrievers
-	Lambda     float64
-	Workers    int
+	Seed       uint64 // tournaments, retrievers and charged answers
+	// JudgeSeed seeds every tournament as the judge stage does, from
+	// (Seed, "judge", query): with Seed the run's seed, Swiss replays the
+	// run's own tournaments exactly.
+	JudgeSeed bool
+	Lambda    float64
+	Workers   int
 }
 
 // SchedRow is one scheduler, averaged over queries.
@@ -140,6 +210,10 @@ type SchedRow struct {
 	Params string
 	// Comparisons per query and their share of the reference's.
 	Comparisons, Share float64
+	// Charged is the comparisons per query the record did not hold (a
+	// replayed run that never judged the pair): new calls, answered by a
+	// draw from the Bradley–Terry fit of all the query's judgments.
+	Charged float64
 	Rounds             float64 // rounds with at least one match, mean
 	// Inversions against the exhaustive ranking (ties ½), mean.
 	Inversions float64
@@ -164,13 +238,14 @@ type SchedResult struct {
 	MeanN      float64
 	MeanPairs  float64
 	Retrievers int
-	// ExhaustiveSpearmanRef is the reference leaderboard's Spearman
-	// against the exhaustive one.
-	Rows []SchedRow
+	// Partial is the queries whose record lacks some pair (a replayed
+	// run): their "exhaustive" ranking is the fit of what was judged.
+	Partial int
+	Rows    []SchedRow
 }
 
 type schedOne struct {
-	comparisons, rounds []int
+	comparisons, rounds, charged []int
 	inv, tau            []float64
 	ndcg                [][]float64 // [scheduler][retriever]
 	ndcgExh             []float64   // [retriever]
@@ -221,6 +296,9 @@ func Scheduling(ctx context.Context, qs []*Exhaustive, c SchedConfig) (SchedResu
 	}
 	out := SchedResult{Queries: len(qs), Retrievers: c.Retrievers}
 	for _, q := range qs {
+		if q.Judgments < q.Pairs() {
+			out.Partial++
+		}
 		out.MeanN += float64(q.n)
 		out.MeanPairs += float64(q.Pairs())
 	}
@@ -242,6 +320,7 @@ func Scheduling(ctx context.Context, qs []*Exhaustive, c SchedConfig) (SchedResu
 		for i := range res {
 			p := &res[i]
 			row.Comparisons += float64(p.comparisons[s])
+			row.Charged += float64(p.charged[s])
 			row.Rounds += float64(p.rounds[s])
 			row.Inversions += p.inv[s]
 			row.TopTau += p.tau[s]
@@ -251,6 +330,7 @@ func Scheduling(ctx context.Context, qs []*Exhaustive, c SchedConfig) (SchedResu
 		}
 		k := float64(len(res))
 		row.Comparisons /= k
+		row.Charged /= k
 		row.Rounds /= k
 		row.Inversions /= k
 		row.TopTau /= k
@@ -326,15 +406,36 @@ func schedQuery(q *Exhaustive, c SchedConfig, f *bt.Fitter) (schedOne, error) {
 		return out
 	}
 	p := schedOne{ndcgExh: scoreAll(refTheta)}
+	// Every scheduler draws its rounds from the same generators, so that
+	// they share their Swiss opening and differ only where they choose to.
+	rnd := swiss.SeedRounds(c.Seed, "study/scheduling", q.Key)
+	if c.JudgeSeed {
+		rnd = swiss.SeedRounds(c.Seed, "judge", q.Key)
+	}
 	for _, sc := range c.Schedulers {
-		t, err := schedule.New(sc.Config, q.n, swiss.SeedRounds(c.Seed, "study/scheduling/"+sc.Config.Kind, q.Key))
+		t, err := schedule.New(sc.Config, q.n, rnd)
 		if err != nil {
 			return schedOne{}, err
+		}
+		charged := 0
+		decide := func(m swiss.Match) int {
+			if q.has(m) {
+				return q.decide(m)
+			}
+			// Not in the record: a new call, answered as the record's
+			// own Bradley–Terry model would, by a draw seeded by the pair.
+			charged++
+			a, b := min(m.First, m.Second), max(m.First, m.Second)
+			u := seed.Rand(c.Seed, "study/scheduling/charge", q.Key+"/"+strconv.Itoa(a)+"/"+strconv.Itoa(b)).Float64()
+			if u < 1/(1+math.Exp(refTheta[b]-refTheta[a])) {
+				return a
+			}
+			return b
 		}
 		rounds := 0
 		for range sc.Rounds {
 			before := len(t.Judgments())
-			if err := schedule.Run(t, 1, q.decide); err != nil {
+			if err := schedule.Run(t, 1, decide); err != nil {
 				return schedOne{}, fmt.Errorf("query %s: %s: %w", q.Key, sc.Name, err)
 			}
 			if len(t.Judgments()) > before {
@@ -351,6 +452,7 @@ func schedQuery(q *Exhaustive, c SchedConfig, f *bt.Fitter) (schedOne, error) {
 		}
 		inv, tied := Discordance(fit.Theta, refTheta)
 		p.comparisons = append(p.comparisons, len(js))
+		p.charged = append(p.charged, charged)
 		p.rounds = append(p.rounds, rounds)
 		p.inv = append(p.inv, float64(inv)+float64(tied)/2)
 		p.tau = append(p.tau, topTau(fit.Theta, refTheta, ndcg.DefaultK))
@@ -425,7 +527,7 @@ func topTau(est, ref []float64, k int) float64 {
 
 // schedCSVHeader are the columns of scheduling.csv.
 var schedCSVHeader = []string{
-	"scheduler", "kind", "params", "comparisons_per_query", "share_of_reference", "rounds",
+	"scheduler", "kind", "params", "comparisons_per_query", "share_of_reference", "charged_per_query", "rounds",
 	"inversions", "top10_kendall_tau", "ndcg10_abs_error", "leaderboard_spearman_vs_reference",
 	"leaderboard_spearman_vs_exhaustive", "goal_met",
 }
@@ -434,7 +536,7 @@ var schedCSVHeader = []string{
 func (r SchedResult) CSV() []byte {
 	var rows [][]string
 	for _, x := range r.Rows {
-		rows = append(rows, []string{x.Name, x.Kind, x.Params, num(x.Comparisons, 1), num(x.Share, 4), num(x.Rounds, 2),
+		rows = append(rows, []string{x.Name, x.Kind, x.Params, num(x.Comparisons, 1), num(x.Share, 4), num(x.Charged, 1), num(x.Rounds, 2),
 			num(x.Inversions, 1), num(x.TopTau, 4), num(x.NDCGError, 5), num(x.SpearmanRef, 4), num(x.SpearmanExhaustive, 4),
 			strconv.FormatBool(x.Goal)})
 	}
@@ -446,6 +548,9 @@ func (r SchedResult) header() string {
 	fmt.Fprintf(&b, "source: %s\n", r.Source)
 	fmt.Fprintf(&b, "queries: %d, candidates: %s, pairs: %s per query, %d simulated retrievers\n",
 		r.Queries, numAuto(r.MeanN), numAuto(r.MeanPairs), r.Retrievers)
+	if r.Partial > 0 {
+		fmt.Fprintf(&b, "%d queries not judged exhaustively: their exhaustive ranking is the Bradley–Terry fit of all their judgments, and comparisons they lack are charged\n", r.Partial)
+	}
 	fmt.Fprintf(&b, "reference: %s; goal: ≤ 2/3 of its comparisons, leaderboard Spearman ≥ 0.99 against it, top-10 τ no worse\n", r.Rows[0].Name)
 	return b.String()
 }
@@ -457,9 +562,9 @@ func (r SchedResult) Text() string {
 	b.WriteString(r.header())
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scheduler\tcalls/query\tshare\trounds\tinversions\ttop-10 τ\t|ΔnDCG@10|\tρ vs ref\tρ vs exh\tgoal\t")
+	fmt.Fprintln(tw, "scheduler\tcalls/query\tshare\tcharged\trounds\tinversions\ttop-10 τ\t|ΔnDCG@10|\tρ vs ref\tρ vs exh\tgoal\t")
 	for _, x := range r.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", x.Name, num(x.Comparisons, 1), num(x.Share, 3), num(x.Rounds, 1),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", x.Name, num(x.Comparisons, 1), num(x.Share, 3), num(x.Charged, 1), num(x.Rounds, 1),
 			num(x.Inversions, 1), num(x.TopTau, 4), num(x.NDCGError, 4), num(x.SpearmanRef, 4), num(x.SpearmanExhaustive, 4), goal(x.Goal))
 	}
 	tw.Flush()
@@ -484,10 +589,10 @@ func (r SchedResult) Markdown() []byte {
 	for _, l := range strings.Split(strings.TrimSpace(r.header()), "\n") {
 		fmt.Fprintf(&b, "- %s\n", l)
 	}
-	b.WriteString("\n| scheduler | parameters | calls/query | share | rounds | inversions | top-10 τ | mean abs ΔnDCG@10 | leaderboard ρ vs reference | vs exhaustive | goal |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("\n| scheduler | parameters | calls/query | share | charged | rounds | inversions | top-10 τ | mean abs ΔnDCG@10 | leaderboard ρ vs reference | vs exhaustive | goal |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, x := range r.Rows {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", x.Name, x.Params, num(x.Comparisons, 1), num(x.Share, 3),
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", x.Name, x.Params, num(x.Comparisons, 1), num(x.Share, 3), num(x.Charged, 1),
 			num(x.Rounds, 1), num(x.Inversions, 1), num(x.TopTau, 4), num(x.NDCGError, 4), num(x.SpearmanRef, 4), num(x.SpearmanExhaustive, 4), goal(x.Goal))
 	}
 	return b.Bytes()
