@@ -355,7 +355,7 @@ func params(s Scheduler) string {
 	case schedule.SwissAdaptive:
 		return fmt.Sprintf("R≤%d, k=%d, ε=%g, top %d, min %d", s.Rounds, c.StableRounds, c.Epsilon, c.TopK, c.MinRounds)
 	case schedule.Active:
-		return fmt.Sprintf("R≤%d, k=%d, ε=%g, top %d, min %d, %d Swiss rounds, %d matches", s.Rounds, c.StableRounds, c.Epsilon, c.TopK, c.MinRounds, c.SwissRounds, c.Matches)
+		return fmt.Sprintf("R≤%d, k=%d, ε=%g, top %d, min %d, %d Swiss rounds, %d matches of ≤ %d per candidate", s.Rounds, c.StableRounds, c.Epsilon, c.TopK, c.MinRounds, c.SwissRounds, c.Matches, c.PerCandidate)
 	}
 	return fmt.Sprintf("R=%d", s.Rounds)
 }

@@ -31,7 +31,8 @@
 // gain the benchmark gives its two candidates (an error among the top
 // costs nDCG, one at the bottom does not). Pairs are taken greedily by
 // score, ties broken by the round's generator, each candidate in at most
-// one match, until Matches matches; then one coin per match decides Sample
+// PerCandidate matches, until Matches matches (at most ⌊n/2⌋, a Swiss
+// round's); then one coin per match decides Sample
 // 1, as in lib/swiss. No pair is ever scheduled twice (the paper's
 // no-rematch rule): a rematch in the same order would be answered by the
 // LLM cache with the same verdict and so carry no information.
@@ -417,10 +418,13 @@ func (t *adaptive) activePair(r int) swiss.Round {
 		}
 		return cmp.Compare(x.tie, y.tie)
 	})
+	// Never more than a Swiss round's ⌊n/2⌋: active pairing is there to
+	// save calls, also on a query with few candidates.
+	limit := min(t.c.Matches, n/2)
 	round := swiss.Round{Number: r}
 	placed := make([]int, n)
 	for _, c := range cs {
-		if len(round.Matches) == t.c.Matches {
+		if len(round.Matches) == limit {
 			break
 		}
 		if placed[c.a] == t.c.PerCandidate || placed[c.b] == t.c.PerCandidate {
