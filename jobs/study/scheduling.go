@@ -214,7 +214,7 @@ type SchedRow struct {
 	// replayed run that never judged the pair): new calls, answered by a
 	// draw from the Bradley–Terry fit of all the query's judgments.
 	Charged float64
-	Rounds             float64 // rounds with at least one match, mean
+	Rounds  float64 // rounds with at least one match, mean
 	// Inversions against the exhaustive ranking (ties ½), mean.
 	Inversions float64
 	// TopTau is Kendall's τ between the scheduler's θ and the exhaustive
@@ -246,9 +246,9 @@ type SchedResult struct {
 
 type schedOne struct {
 	comparisons, rounds, charged []int
-	inv, tau            []float64
-	ndcg                [][]float64 // [scheduler][retriever]
-	ndcgExh             []float64   // [retriever]
+	inv, tau                     []float64
+	ndcg                         [][]float64 // [scheduler][retriever]
+	ndcgExh                      []float64   // [retriever]
 }
 
 // Scheduling runs every scheduler on every query, each comparison answered

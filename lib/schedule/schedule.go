@@ -32,8 +32,7 @@
 // costs nDCG, one at the bottom does not). Pairs are taken greedily by
 // score, ties broken by the round's generator, each candidate in at most
 // PerCandidate matches, until Matches matches (at most ⌊n/2⌋, a Swiss
-// round's); then one coin per match decides Sample
-// 1, as in lib/swiss. No pair is ever scheduled twice (the paper's
+// round's); then one coin per match decides Sample 1, as in lib/swiss. No pair is ever scheduled twice (the paper's
 // no-rematch rule): a rematch in the same order would be answered by the
 // LLM cache with the same verdict and so carry no information.
 //
