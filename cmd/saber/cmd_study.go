@@ -20,6 +20,7 @@ const studyUsage = `saber study — the experiments that check the judging desig
 Usage:
   saber study rounds    [flags]   Swiss rounds vs the exhaustive ranking (App. D.2, Fig. 7)
   saber study agreement [flags]   agreement with human labels (App. D.4, Tables 5 and 6)
+  saber study scheduling [flags]  judge schedulers: calls vs fidelity (issue 24)
 
 Run "saber study <study> --help" for what each computes, its inputs and
 an example.
@@ -39,6 +40,8 @@ func cmdStudy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return studyRounds(ctx, args[1:], stdout, stderr)
 	case "agreement":
 		return studyAgreement(ctx, args[1:], stdout, stderr)
+	case "scheduling":
+		return studyScheduling(ctx, args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "saber study: unknown study %q\n\n%s", args[0], studyUsage)
 	return stage.ExitBadInput

@@ -4,6 +4,7 @@ import (
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/llm"
+	"github.com/saber-math/saber/lib/schedule"
 )
 
 // Section is judge's part of the run config, `judge:`.
@@ -44,10 +45,54 @@ type Config struct {
 	// win for nobody. It doubles the judge's calls. Every comparison is
 	// then in `judge_audit` too, and position_audit adds nothing.
 	BothOrders bool `yaml:"both_orders" json:"both_orders"`
+	// Scheduler chooses which comparisons each round asks for (lib/schedule,
+	// issue 24). Unset — or kind swiss with nothing else — it is the
+	// paper's Swiss rule over all Rounds, the default, and the config's
+	// hash is what it was before the key existed. Kind swiss-adaptive
+	// stops a query's tournament once its top-K Bradley–Terry ranking has
+	// been stable for stable_rounds rounds; kind active does too, and pairs
+	// its rounds after swiss_rounds by how uncertain and how near the top
+	// each pair is. Rounds still caps every tournament.
+	Scheduler *Scheduler `yaml:"scheduler" json:"scheduler,omitempty"`
 	// Workers is the comparisons in flight (default: the LLM concurrency
 	// with the llm backend, the cores otherwise).
 	Workers int         `yaml:"workers" json:"workers" hash:"-"`
 	LLM     *llm.Config `yaml:"llm" json:"llm,omitempty"`
+}
+
+// Scheduler is `judge.scheduler`; zero fields take lib/schedule's defaults.
+type Scheduler struct {
+	// Kind is swiss, swiss-adaptive or active.
+	Kind string `yaml:"kind" json:"kind"`
+	// TopK is the part of the ranking whose stability stops a tournament
+	// (default 10, what nDCG@10 reads).
+	TopK int `yaml:"top_k" json:"top_k"`
+	// StableRounds is the stable rounds in a row that stop it (default 5).
+	StableRounds int `yaml:"stable_rounds" json:"stable_rounds"`
+	// Epsilon is the nDCG@top_k the previous round's top K may lose under
+	// the current ratings and still count as stable (default 0.002).
+	Epsilon float64 `yaml:"epsilon" json:"epsilon"`
+	// MinRounds is the fewest rounds before a stop (default 12).
+	MinRounds int `yaml:"min_rounds" json:"min_rounds"`
+	// SwissRounds (active) is the Swiss rounds before the
+	// information-driven ones (default 5).
+	SwissRounds int `yaml:"swiss_rounds" json:"swiss_rounds"`
+	// Matches (active) is the comparisons of an information-driven round
+	// (default 40).
+	Matches int `yaml:"matches" json:"matches"`
+	// PerCandidate (active) is the most comparisons of one candidate in an
+	// information-driven round (default 3).
+	PerCandidate int `yaml:"per_candidate" json:"per_candidate"`
+}
+
+// Schedule is the lib/schedule config of the judge's scheduler.
+func (j *Config) Schedule() schedule.Config {
+	s := j.Scheduler
+	if s == nil {
+		return schedule.Config{Kind: schedule.Swiss}
+	}
+	return schedule.Config{Kind: s.Kind, TopK: s.TopK, StableRounds: s.StableRounds, Epsilon: s.Epsilon, MinRounds: s.MinRounds,
+		SwissRounds: s.SwissRounds, Matches: s.Matches, PerCandidate: s.PerCandidate}
 }
 
 // Defaults implements config.Section.
@@ -66,6 +111,17 @@ func (j *Config) Defaults(*config.Config) {
 	}
 	if j.MaxInvalidShare == 0 {
 		j.MaxInvalidShare = stage.DefaultMaxInvalidShare
+	}
+	if s := j.Scheduler; s != nil {
+		if (*s == Scheduler{} || *s == Scheduler{Kind: schedule.Swiss}) {
+			// The default written out: the same tournament, and so the
+			// same hash, as no key at all.
+			j.Scheduler = nil
+		} else if s.Kind != "" && s.Kind != schedule.Swiss {
+			d := j.Schedule().WithDefaults()
+			*s = Scheduler{Kind: d.Kind, TopK: d.TopK, StableRounds: d.StableRounds, Epsilon: d.Epsilon, MinRounds: d.MinRounds,
+				SwissRounds: d.SwissRounds, Matches: d.Matches, PerCandidate: d.PerCandidate}
+		}
 	}
 }
 
@@ -91,6 +147,16 @@ func (j *Config) Validate(core *config.Config, bad func(string, ...any)) {
 	}
 	if !(j.PositionAudit >= 0 && j.PositionAudit <= 1) {
 		bad("judge.position_audit: %v must be a share in [0, 1] (0: no audit)", j.PositionAudit)
+	}
+	if s := j.Scheduler; s != nil {
+		switch {
+		case s.Kind == "" || s.Kind == schedule.Swiss:
+			bad("judge.scheduler: kind swiss takes no parameters (they tune swiss-adaptive and active); set kind or remove them")
+		default:
+			if err := j.Schedule().Validate(); err != nil {
+				bad("%v", err)
+			}
+		}
 	}
 	if !(j.MaxInvalidShare > 0 && j.MaxInvalidShare <= 1) {
 		bad("judge.max_invalid_share: %v must be in (0, 1]", j.MaxInvalidShare)

@@ -12,8 +12,11 @@
 //     thousands of requests per round, not 75.
 //   - After every round the shard writes a checkpoint (every judgment so
 //     far) to <run>/_checkpoints/judge/part-<i>-of-<n>/; a rerun replays
-//     the tournaments from it (swiss.Replay checks every pairing) and
+//     the tournaments from it (schedule.Replay checks every pairing) and
 //     continues with the next round.
+//   - judge.scheduler (lib/schedule) may stop a query's tournament before
+//     R rounds, or pair its later rounds by information rather than by
+//     wins; the default is the paper's Swiss rule, unchanged.
 //   - On USR1/TERM/INT no new comparison starts; those in flight finish
 //     (their answers land in the LLM cache), the round is not recorded and
 //     the shard exits 75. The rerun re-pairs that round identically and
@@ -32,6 +35,7 @@ import (
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/prompts"
+	"github.com/saber-math/saber/lib/schedule"
 	"github.com/saber-math/saber/lib/swiss"
 )
 
@@ -63,7 +67,7 @@ type tournament struct {
 	domain string
 	docs   []*readers.Doc // candidates, by document id
 	index  map[string]int
-	t      *swiss.Tournament
+	t      schedule.Tournament
 }
 
 func newJudge(env *stage.Env) (Judge, func(), error) {
@@ -110,7 +114,7 @@ func run(ctx context.Context, env *stage.Env) error {
 			tr.docs = append(tr.docs, texts[d])
 			tr.index[d] = k
 		}
-		if tr.t, err = swiss.New(len(tr.docs), swiss.SeedRounds(env.RunSeed(), env.Stage, q.ID)); err != nil {
+		if tr.t, err = schedule.New(cfg.Schedule(), len(tr.docs), swiss.SeedRounds(env.RunSeed(), env.Stage, q.ID)); err != nil {
 			return err
 		}
 		ts[i], byQuery[q.ID] = tr, tr
@@ -126,7 +130,7 @@ func run(ctx context.Context, env *stage.Env) error {
 		return err
 	}
 	if done > 0 {
-		if err := replay(env.RunSeed(), env.Stage, byQuery, done, rows, cfg.BothOrders); err != nil {
+		if err := replay(cfg.Schedule(), env.RunSeed(), env.Stage, byQuery, done, rows, cfg.BothOrders); err != nil {
 			return stage.BadInput(fmt.Errorf("checkpoint %s: %w (delete it to restart the shard; answers already paid for come from the LLM cache)", ck.loadedURI(), err))
 		}
 		env.Log.Info().Int("rounds_done", done).Int("judgments", len(rows)).Msg("resuming from checkpoint")
@@ -136,6 +140,12 @@ func run(ctx context.Context, env *stage.Env) error {
 	prog.Add(int64(done))
 	sample := "" // one invalid judgment, for the message of a failed shard
 	for r := done + 1; r <= cfg.Rounds; r++ {
+		// An adaptive scheduler may have stopped every tournament of the
+		// shard: the rounds left would all be empty.
+		if allStopped(ts) {
+			env.Log.Info().Int("rounds", r-1).Msg("every tournament stopped early (judge.scheduler)")
+			break
+		}
 		type task struct {
 			tr *tournament
 			m  swiss.Match
@@ -255,6 +265,15 @@ func run(ctx context.Context, env *stage.Env) error {
 	return ck.clear(ctx)
 }
 
+func allStopped(ts []*tournament) bool {
+	for _, tr := range ts {
+		if !tr.t.Stopped() {
+			return false
+		}
+	}
+	return true
+}
+
 // The invalid share's unit and threshold key, in messages.
 const (
 	invalidWhat = "judgments invalid"
@@ -287,7 +306,7 @@ func sampleOf(sample string, rows []dataset.Judgment) string {
 }
 
 // replay rebuilds every tournament from the checkpoint's judgments.
-func replay(runSeed uint64, stageName string, byQuery map[string]*tournament, done int, rows []dataset.Judgment, bothOrdersOn bool) error {
+func replay(sc schedule.Config, runSeed uint64, stageName string, byQuery map[string]*tournament, done int, rows []dataset.Judgment, bothOrdersOn bool) error {
 	type replayKey struct {
 		q    string
 		r    int32
@@ -334,7 +353,7 @@ func replay(runSeed uint64, stageName string, byQuery map[string]*tournament, do
 		return fmt.Errorf("%d of %d comparisons judged in one order only, but judge.both_orders is on (a checkpoint written without it?)", len(seen)-len(swapped), len(seen))
 	}
 	for q, tr := range byQuery {
-		t, err := swiss.Replay(len(tr.docs), swiss.SeedRounds(runSeed, stageName, q), done, per[q])
+		t, err := schedule.Replay(sc, len(tr.docs), swiss.SeedRounds(runSeed, stageName, q), done, per[q])
 		if err != nil {
 			return fmt.Errorf("query %s: %w", q, err)
 		}

@@ -1,0 +1,263 @@
+package schedule
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/saber-math/saber/lib/swiss"
+)
+
+// noisyJudge decides a match between candidates with latent scores i/n by
+// a seeded BT coin at noise 0.3, drawn from the match itself, so the same
+// match gets the same verdict whatever was asked before (as the LLM cache
+// makes it), with one match in 40 invalid.
+func noisyJudge(n int) swiss.Judge {
+	return func(m swiss.Match) int {
+		r := rand.New(rand.NewPCG(uint64(m.First)<<32|uint64(m.Second), 7))
+		if r.IntN(40) == 0 {
+			return swiss.Invalid
+		}
+		d := float64(m.First-m.Second) / float64(n)
+		if r.Float64() < 1/(1+math.Exp(-d/0.3)) {
+			return m.First
+		}
+		return m.Second
+	}
+}
+
+func rounds(seed uint64) swiss.RoundRand {
+	return func(r int) *rand.Rand { return rand.New(rand.NewPCG(seed, uint64(r))) }
+}
+
+func play(t *testing.T, c Config, n, r int) Tournament {
+	t.Helper()
+	tr, err := New(c, n, rounds(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(tr, r, noisyJudge(n)); err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func scheduleHash(js []swiss.Judgment) string {
+	h := sha256.New()
+	for _, j := range js {
+		fmt.Fprintf(h, "%d %d %d %d\n", j.Round, j.First, j.Second, j.Winner)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TestSwissDefaultUnchanged pins the paper's schedule: the default
+// scheduler (Kind "" or swiss) is lib/swiss's tournament, match for match,
+// and its 150-candidate, 20-round schedule under a fixed judge has the
+// hash it had before the scheduler interface existed.
+func TestSwissDefaultUnchanged(t *testing.T) {
+	const pinned = "6269532289a545bda37cbec837e8122ef2bf2f5c920a5aa05e0808f5d346b115"
+	ref, err := swiss.New(150, rounds(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ref.Run(20, noisyJudge(150)); err != nil {
+		t.Fatal(err)
+	}
+	want := scheduleHash(ref.Judgments())
+	for _, kind := range []string{"", Swiss} {
+		got := play(t, Config{Kind: kind}, 150, 20)
+		if h := scheduleHash(got.Judgments()); h != want {
+			t.Errorf("kind %q: schedule %s, lib/swiss %s", kind, h, want)
+		}
+		if got.Stopped() {
+			t.Errorf("kind %q: a Swiss tournament stopped", kind)
+		}
+	}
+	if want != pinned {
+		t.Errorf("lib/swiss schedule %s, pinned %s: the default schedule changed", want, pinned)
+	}
+}
+
+// TestReplayResumesAnywhere: under every scheduler, a tournament rebuilt
+// by Replay from its first r rounds and played on gives exactly the
+// uninterrupted judgments, for every r, including after it stopped.
+func TestReplayResumesAnywhere(t *testing.T) {
+	const n, R = 40, 14
+	for _, c := range []Config{
+		{Kind: Swiss},
+		{Kind: SwissAdaptive, TopK: 5, StableRounds: 2, MinRounds: 4, Epsilon: 0.01},
+		{Kind: Active, TopK: 5, StableRounds: 3, MinRounds: 8, SwissRounds: 3, Matches: 8, PerCandidate: 2},
+	} {
+		full := play(t, c, n, R)
+		want := full.Judgments()
+		for r := 0; r <= R; r++ {
+			var prefix []swiss.Judgment
+			for _, j := range want {
+				if j.Round <= r {
+					prefix = append(prefix, j)
+				}
+			}
+			tr, err := Replay(c, n, rounds(3), r, prefix)
+			if err != nil {
+				t.Fatalf("%s: replay of %d rounds: %v", c.Kind, r, err)
+			}
+			if err := Run(tr, R-r, noisyJudge(n)); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(tr.Judgments(), want) || tr.Stopped() != full.Stopped() {
+				t.Fatalf("%s: resumed after round %d: %d judgments (stopped %v), uninterrupted %d (stopped %v)",
+					c.Kind, r, len(tr.Judgments()), tr.Stopped(), len(want), full.Stopped())
+			}
+		}
+		if c.Kind != Swiss && !full.Stopped() {
+			t.Errorf("%s: never stopped in %d rounds; the test wants a stop to replay", c.Kind, R)
+		}
+	}
+}
+
+// TestReplayRefusesAChangedRecord: a flipped sample order, a lost judgment
+// or another config is an error, not a different tournament.
+func TestReplayRefusesAChangedRecord(t *testing.T) {
+	c := Config{Kind: Active, TopK: 5, SwissRounds: 2, Matches: 6, StableRounds: 9}
+	js := play(t, c, 30, 5).Judgments()
+	last := len(js) - 1
+	flipped := append([]swiss.Judgment(nil), js...)
+	flipped[last].First, flipped[last].Second = flipped[last].Second, flipped[last].First
+	for name, tt := range map[string]struct {
+		c  Config
+		js []swiss.Judgment
+	}{
+		"flipped": {c, flipped},
+		"lost":    {c, js[:last]},
+		"config":  {Config{Kind: Active, TopK: 5, SwissRounds: 2, Matches: 5, StableRounds: 9}, js},
+	} {
+		if _, err := Replay(tt.c, 30, rounds(3), 5, tt.js); err == nil || !strings.Contains(err.Error(), "round") {
+			t.Errorf("%s: replay err %v, want one naming the round", name, err)
+		}
+	}
+}
+
+// TestActivePairing: information-driven rounds hold at most Matches
+// matches, each candidate in at most PerCandidate of them, never a pair
+// met before, and the top of the ranking plays more than the bottom.
+func TestActivePairing(t *testing.T) {
+	const n, R = 60, 16
+	c := Config{Kind: Active, SwissRounds: 4, Matches: 12, PerCandidate: 2, StableRounds: 99}
+	tr := play(t, c, n, R)
+	met := map[[2]int]bool{}
+	perRound := map[int]int{}
+	games := make([]int, n)
+	for _, j := range tr.Judgments() {
+		k := [2]int{min(j.First, j.Second), max(j.First, j.Second)}
+		if met[k] {
+			t.Fatalf("pair %v scheduled twice", k)
+		}
+		met[k] = true
+		if j.Round > c.SwissRounds {
+			perRound[j.Round]++
+			games[j.First]++
+			games[j.Second]++
+		}
+	}
+	for r := c.SwissRounds + 1; r <= R; r++ {
+		if perRound[r] == 0 || perRound[r] > c.Matches {
+			t.Errorf("round %d: %d matches, want 1..%d", r, perRound[r], c.Matches)
+		}
+	}
+	// Latent order is the index: the top decile should have played the
+	// information-driven rounds far more than the bottom half.
+	top, bottom := 0, 0
+	for i := range n {
+		switch {
+		case i >= n-n/10:
+			top += games[i]
+		case i < n/2:
+			bottom += games[i]
+		}
+	}
+	if top <= bottom/5*2 {
+		t.Errorf("information-driven games: top 10%% %d, bottom 50%% %d: not weighted to the top", top, bottom)
+	}
+	// PerCandidate, round by round.
+	for r := c.SwissRounds + 1; r <= R; r++ {
+		plays := make([]int, n)
+		for _, j := range tr.Judgments() {
+			if j.Round == r {
+				plays[j.First]++
+				plays[j.Second]++
+			}
+		}
+		for i, p := range plays {
+			if p > c.PerCandidate {
+				t.Errorf("round %d: candidate %d in %d matches, want ≤ %d", r, i, p, c.PerCandidate)
+			}
+		}
+	}
+}
+
+// TestStoppedRoundsAreEmpty: once stopped, every round has no match and
+// Record takes no judgment.
+func TestStoppedRoundsAreEmpty(t *testing.T) {
+	c := Config{Kind: SwissAdaptive, TopK: 3, StableRounds: 1, MinRounds: 2}
+	tr := play(t, c, 20, 12)
+	if !tr.Stopped() {
+		t.Fatal("never stopped")
+	}
+	last := 0
+	for _, j := range tr.Judgments() {
+		last = max(last, j.Round)
+	}
+	if tr.Completed() != 12 || last >= 12 {
+		t.Errorf("completed %d rounds, last judged round %d: want 12 and fewer", tr.Completed(), last)
+	}
+	if r := tr.Pair(); len(r.Matches) != 0 {
+		t.Errorf("round after the stop has %d matches", len(r.Matches))
+	}
+	if err := tr.Record([]swiss.Judgment{{Match: swiss.Match{Round: 13, First: 0, Second: 1}, Winner: 0}}); err == nil {
+		t.Error("a judgment recorded in a stopped round")
+	}
+}
+
+func TestValidate(t *testing.T) {
+	ok := Config{Kind: Active}.WithDefaults()
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		mut  func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.Kind = "x" }, "kind"},
+		{func(c *Config) { c.TopK = -1 }, "top_k"},
+		{func(c *Config) { c.StableRounds = -1 }, "stable_rounds"},
+		{func(c *Config) { c.Epsilon = 1 }, "epsilon"},
+		{func(c *Config) { c.MinRounds = -3 }, "min_rounds"},
+		{func(c *Config) { c.SwissRounds = -1 }, "swiss_rounds"},
+		{func(c *Config) { c.Matches = -1 }, "matches"},
+		{func(c *Config) { c.PerCandidate = -1 }, "per_candidate"},
+	} {
+		c := ok
+		tt.mut(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: err %v, want one naming %s", c, err, tt.want)
+		}
+	}
+}
+
+func TestTopLoss(t *testing.T) {
+	theta := []float64{3, 2, 1, 0}
+	if l := TopLoss([]int{0, 1}, theta, 2); l != 0 {
+		t.Errorf("the current top 2: loss %v, want 0", l)
+	}
+	if l := TopLoss([]int{1, 0}, theta, 2); !(l > 0 && l < 1) {
+		t.Errorf("top 2 swapped: loss %v, want in (0, 1)", l)
+	}
+	if l1, l2 := TopLoss([]int{1, 0}, theta, 2), TopLoss([]int{3, 2}, theta, 2); !(l2 > l1) {
+		t.Errorf("the bottom two as the top lose %v, a swap %v: want more", l2, l1)
+	}
+}
