@@ -215,7 +215,7 @@ pairs: {shards: 1}
 benchmark: {k: 3}
 calibrate: {min_eligible: 3}
 select: {per_domain: 3, allow_shortfall: true}
-judge: {shards: 2, rounds: 6, %s}
+judge: {shards: 2, rounds: 8, %s}
 `
 
 // TestForecastJudgeOrders: the judge's forecast counts what each way of
@@ -231,6 +231,9 @@ func TestForecastJudgeOrders(t *testing.T) {
 		{"one-order", "position_audit: 0", false},
 		{"position-audit", "position_audit: 0.3", true},
 		{"both-orders", "both_orders: true", true},
+		// An adaptive scheduler's count is played against a simulated
+		// judge; the lexical judge here settles about as fast.
+		{"active", "scheduler: {kind: active, swiss_rounds: 2, min_rounds: 3, stable_rounds: 2}", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -272,6 +275,9 @@ func TestForecastJudgeOrders(t *testing.T) {
 				if *m.Ratio < 0.9 || *m.Ratio > 1.1 {
 					t.Errorf("%s: forecast %.0f, actual %.0f (%s)", name, m.Value, *m.Actual, m.Basis)
 				}
+			}
+			if tc.name == "active" && !strings.Contains(got["judgments"].Basis, "judge.scheduler active") {
+				t.Errorf("the forecast does not play the configured scheduler: %s", got["judgments"].Basis)
 			}
 			if tc.name == "both-orders" && got["audited comparisons"].Value*2 != got["judgments"].Value {
 				t.Errorf("both orders: %v audited of %v judgments, want half", got["audited comparisons"].Value, got["judgments"].Value)

@@ -13,7 +13,7 @@ import (
 	"github.com/saber-math/saber/jobs/summarize"
 	"github.com/saber-math/saber/jobs/tag"
 	"github.com/saber-math/saber/lib/domains"
-	"github.com/saber-math/saber/lib/swiss"
+	"github.com/saber-math/saber/lib/schedule"
 )
 
 // One function per stage step; each says in Basis how it counts.
@@ -211,11 +211,16 @@ func judgeMap(ctx context.Context, in *Input, out *Step) error {
 	}
 	cfg := judge.Section.Of(in.Config)
 	n := int(perQuery + 0.5)
-	per, err := swiss.Matches(n, cfg.Rounds, in.Config.Seed)
+	sched := cfg.Schedule()
+	per, err := schedule.Matches(sched, n, cfg.Rounds, in.Config.Seed)
 	if err != nil {
 		return err
 	}
 	comparisons := queries * float64(per)
+	rule := "the Swiss schedule"
+	if sched.Kind != "" && sched.Kind != schedule.Swiss {
+		rule = "judge.scheduler " + sched.Kind + " played against a simulated judge (an estimate: it stops when the ranking settles)"
+	}
 	judgments, orders := comparisons, "one judgment each"
 	audited, auditBasis := 0.0, ""
 	switch {
@@ -231,7 +236,7 @@ func judgeMap(ctx context.Context, in *Input, out *Step) error {
 	out.Metrics = append(out.Metrics,
 		Metric{Name: "queries", Value: queries, Stats: []string{"queries"}, Basis: basis},
 		Metric{Name: "judgments", Value: judgments, Stats: []string{"judgments"},
-			Basis: fmt.Sprintf("%d per query: the Swiss schedule of %d candidates over judge.rounds = %d, %s", per, n, cfg.Rounds, orders)})
+			Basis: fmt.Sprintf("%d per query: %s of %d candidates over judge.rounds = %d, %s", per, rule, n, cfg.Rounds, orders)})
 	if audited > 0 {
 		out.Metrics = append(out.Metrics, Metric{Name: "audited comparisons", Value: audited, Stats: []string{"audit_comparisons"}, Basis: auditBasis})
 	}
