@@ -122,6 +122,7 @@ type Input struct {
 	rows     map[string]float64
 	cur      *stage.Current
 	measured *measured
+	looked   *cacheLook
 }
 
 // ErrUnknown is returned (wrapped) by Rows for a dataset that is neither
