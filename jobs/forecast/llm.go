@@ -103,9 +103,13 @@ func llmStep(ctx context.Context, in *Input, out *Step, calls float64, lcfg llm.
 		}
 		switch {
 		case look != nil:
-			c.CachedShare = float64(look.cached) / float64(look.rows)
+			c.CachedShare = look.share()
 			c.SavedCalls = calls * c.CachedShare
-			out.Notes = append(out.Notes, fmt.Sprintf("cached share: the run's LLM cache answers %d of %d sampled documents (looked up, no server call)", look.cached, look.rows))
+			note := fmt.Sprintf("cached share: the run's LLM cache answers %d of %d sampled documents (looked up, no server call)", look.cached, look.rows)
+			if look.scale > 0 {
+				note += fmt.Sprintf(", sampled from the last run's corpus, %.0f%% of the rebuild's", 100*look.scale)
+			}
+			out.Notes = append(out.Notes, note)
 		case prompt == "judge" || prompt == "audit":
 			out.Notes = append(out.Notes, "cached share not looked up: the comparisons depend on pairings and answers only the run makes (--measure, or done shards, say)")
 		}
@@ -151,8 +155,12 @@ func tokenized(ctx context.Context, c *llm.Client, msgs [][]llm.Message) (float6
 
 // sampleDocs reads a seeded sample of up to plan.sample corpus documents
 // from one part (chosen by the seed), or nil when corpus is not complete.
+//
+// A stale corpus (a rebuild's: say, a source was added) is sampled too: it
+// is what the last run tagged and summarized, and most of the rebuild's
+// documents.
 func sampleDocs(ctx context.Context, in *Input) ([]dataset.Document, error) {
-	ms, err := in.Complete(ctx, dataset.Corpus.Name)
+	ms, err := in.completeOrStale(ctx, dataset.Corpus.Name)
 	if err != nil {
 		return nil, nil
 	}
@@ -340,6 +348,18 @@ type cacheLook struct {
 	// perRow are the model's calls per row over the cached rows (tag's
 	// traversal, read back from the cache); 0 when none is cached.
 	perRow float64
+	// scale is the share of the rebuild's rows the sample stands for:
+	// below 1 when it is of a stale corpus the rebuild adds to (0: 1).
+	scale float64
+}
+
+// share is the share of the step's rows the cache answers.
+func (l *cacheLook) share() float64 {
+	s := float64(l.cached) / float64(l.rows)
+	if l.scale > 0 {
+		s *= l.scale
+	}
+	return s
 }
 
 // errNotCached ends a cache-only traversal at the first prompt the cache
@@ -445,6 +465,20 @@ func (in *Input) lookOnce(ctx context.Context, lcfg llm.Config, name string) (*c
 	}
 	if look.cached > 0 {
 		look.perRow = float64(calls) / float64(look.cached)
+	}
+	if in.stale[dataset.Corpus.Name] {
+		// The sample is of the last run's corpus; the rebuild's is its
+		// writer's forecast (the inputs' rows: before dedup, so this
+		// errs towards more calls). The documents beyond the last run's
+		// are new: none of them cached.
+		ms, _ := in.completeOrStale(ctx, dataset.Corpus.Name)
+		var last int64
+		for _, m := range ms {
+			last += m.Rows
+		}
+		if now, _, err := in.Rows(ctx, dataset.Corpus.Name); err == nil && now > float64(last) {
+			look.scale = float64(last) / now
+		}
 	}
 	in.looked = look
 	return look, nil
