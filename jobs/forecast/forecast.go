@@ -65,6 +65,10 @@ type Input struct {
 	rows     map[string]float64
 	cur      *stage.Current
 	measured *measured
+	looked   *cacheLook
+	// stale are the datasets a rerun recomputes: written by a stale step
+	// (`saber run --rerun-stale` would rerun it) or downstream of one.
+	stale map[string]bool
 }
 
 // ErrUnknown is returned (wrapped) by Rows for a dataset that is neither
@@ -90,12 +94,50 @@ func (in *Input) Rows(ctx context.Context, ds string) (n float64, basis string, 
 
 // Complete returns the manifests of a complete dataset (an error when it
 // is not).
+//
+// A stale dataset is not complete: the rebuild recomputes it (a source
+// added to ingest makes every step downstream stale), so its rows are
+// its writer's forecast, not what the last run wrote.
 func (in *Input) Complete(ctx context.Context, ds string) ([]*layout.Manifest, error) {
+	if in.stale[ds] {
+		return nil, fmt.Errorf("%s is stale: a rerun (--rerun-stale) recomputes it", ds)
+	}
+	return in.completeOrStale(ctx, ds)
+}
+
+// completeOrStale returns the manifests of a complete dataset, stale or
+// not: a stale corpus is still a sample of the documents, and the last
+// run's (whose answers the run's LLM cache holds).
+func (in *Input) completeOrStale(ctx context.Context, ds string) ([]*layout.Manifest, error) {
 	ms, err := in.cur.Manifests(ctx, ds)
 	if err != nil {
 		return nil, err
 	}
 	return layout.CompleteSet(ds, in.Root.URI(layout.DonePrefix(in.Config.Run, ds)), ms)
+}
+
+// staleDatasets are the outputs of the steps a rerun would recompute:
+// the stale ones, as `saber run --rerun-stale` decides (Planner), and
+// every step downstream of them.
+func staleDatasets(ctx context.Context, cfg *config.Config, g *pipeline.Graph, root store.Store) (map[string]bool, error) {
+	p := g.NewPlanner(cfg, root)
+	var stale []int
+	for i := range g.Nodes() {
+		sp, err := p.Plan(ctx, i)
+		if err != nil {
+			return nil, fmt.Errorf("plan %s: %w", g.Nodes()[i], err)
+		}
+		if sp.IsStale() {
+			stale = append(stale, i)
+		}
+	}
+	out := map[string]bool{}
+	for _, i := range append(stale, g.Descendants(stale)...) {
+		for _, ds := range g.Nodes()[i].Step.Outputs {
+			out[ds] = true
+		}
+	}
+	return out, nil
 }
 
 // Stats sums the statistics of a complete dataset's manifests (nil when it
@@ -121,6 +163,10 @@ func Forecast(ctx context.Context, cfg *config.Config, g *pipeline.Graph, stages
 		return nil, stage.BadInput(err)
 	}
 	cur := stage.NewCurrent(root, cfg.Run)
+	stale, err := staleDatasets(ctx, cfg, g, root)
+	if err != nil {
+		return nil, err
+	}
 	rows := map[string]float64{}
 	maxArray := cfg.Slurm.MaxArraySize
 	if maxArray == 0 {
@@ -142,7 +188,7 @@ func Forecast(ctx context.Context, cfg *config.Config, g *pipeline.Graph, stages
 		}
 		st.ArrayJobs = len(slurm.Chunks(all, maxArray))
 		st.ArrayTasks = count
-		in := &Input{Config: cfg, Stage: n.Stage, Step: n.Step, Root: root, Opt: opt, rows: rows, cur: cur}
+		in := &Input{Config: cfg, Stage: n.Stage, Step: n.Step, Root: root, Opt: opt, rows: rows, cur: cur, stale: stale}
 		// Measuring costs server time: only the selected steps measure.
 		in.Opt.Measure = opt.Measure && want[i]
 		done, err := doneManifests(ctx, in, n.Step.Outputs[0], count)
@@ -150,6 +196,9 @@ func Forecast(ctx context.Context, cfg *config.Config, g *pipeline.Graph, stages
 			return nil, err
 		}
 		st.Done = len(done)
+		if stale[n.Step.Outputs[0]] {
+			st.Done = 0 // the rerun recomputes them
+		}
 		fn, ok := registry[n.Stage.Name+"/"+n.Step.Name]
 		if !ok {
 			st.NoForecast = true

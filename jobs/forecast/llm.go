@@ -94,6 +94,25 @@ func llmStep(ctx context.Context, in *Input, out *Step, calls float64, lcfg llm.
 			c.CachedShare = m.cached / (m.calls + m.cached)
 			c.SavedCalls = calls * c.CachedShare
 		}
+	} else {
+		// A rebuild (a source added, a step rerun) asks the server only
+		// for what the run's cache lacks: look the sample up there.
+		look, err := in.lookOnce(ctx, lcfg, prompt)
+		if err != nil {
+			return err
+		}
+		switch {
+		case look != nil:
+			c.CachedShare = look.share()
+			c.SavedCalls = calls * c.CachedShare
+			note := fmt.Sprintf("cached share: the run's LLM cache answers %d of %d sampled documents (looked up, no server call)", look.cached, look.rows)
+			if look.scale > 0 {
+				note += fmt.Sprintf(", sampled from the last run's corpus, %.0f%% of the rebuild's", 100*look.scale)
+			}
+			out.Notes = append(out.Notes, note)
+		case prompt == "judge" || prompt == "audit":
+			out.Notes = append(out.Notes, "cached share not looked up: the comparisons depend on pairings and answers only the run makes (--measure, or done shards, say)")
+		}
 	}
 	c.PromptTokens, c.CompletionTokens = calls*promptPer, calls*complPer
 	c.TokensBasis = "prompt: " + promptBasis + "; completion: " + complBasis
@@ -136,8 +155,12 @@ func tokenized(ctx context.Context, c *llm.Client, msgs [][]llm.Message) (float6
 
 // sampleDocs reads a seeded sample of up to plan.sample corpus documents
 // from one part (chosen by the seed), or nil when corpus is not complete.
+//
+// A stale corpus (a rebuild's: say, a source was added) is sampled too: it
+// is what the last run tagged and summarized, and most of the rebuild's
+// documents.
 func sampleDocs(ctx context.Context, in *Input) ([]dataset.Document, error) {
-	ms, err := in.Complete(ctx, dataset.Corpus.Name)
+	ms, err := in.completeOrStale(ctx, dataset.Corpus.Name)
 	if err != nil {
 		return nil, nil
 	}
@@ -148,10 +171,20 @@ func sampleDocs(ctx context.Context, in *Input) ([]dataset.Document, error) {
 	if len(parts) == 0 {
 		return nil, nil
 	}
+	// One part, chosen by the seed, then the next ones until the sample
+	// is full: a part is a shard's documents, and a sample from one part
+	// would miss what others hold (a rebuild's new documents, in the
+	// cache look-up's share), when the sample is larger than a part.
 	r := seed.Rand(in.Config.Seed, "plan", dataset.Corpus.Name)
-	docs, err := dataset.Read[dataset.Document](ctx, in.Root, parts[r.IntN(len(parts))].Key)
-	if err != nil {
-		return nil, fmt.Errorf("read a sample of %s: %w", dataset.Corpus.Name, err)
+	first := r.IntN(len(parts))
+	var docs []dataset.Document
+	for k := 0; k < len(parts) && (k == 0 || len(docs) < in.Config.Plan.Sample); k++ {
+		part := parts[(first+k)%len(parts)]
+		rows, err := dataset.Read[dataset.Document](ctx, in.Root, part.Key)
+		if err != nil {
+			return nil, fmt.Errorf("read a sample of %s: %w", dataset.Corpus.Name, err)
+		}
+		docs = append(docs, rows...)
 	}
 	r.Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
 	return docs[:min(len(docs), in.Config.Plan.Sample)], nil
@@ -304,4 +337,149 @@ func ignoreRowError(err error) error {
 		return nil
 	}
 	return err
+}
+
+// cacheLook is what the run's LLM cache answers of a step's sample, read
+// without a server call: the look-up behind a plain forecast's
+// cached_share and saved_calls, which make a rebuild's forecast (a source
+// added to a finished run) count only the calls still to make.
+type cacheLook struct {
+	rows, cached int // sampled rows, and those the cache answers whole
+	// perRow are the model's calls per row over the cached rows (tag's
+	// traversal, read back from the cache); 0 when none is cached.
+	perRow float64
+	// scale is the share of the rebuild's rows the sample stands for:
+	// below 1 when it is of a stale corpus the rebuild adds to (0: 1).
+	scale float64
+}
+
+// share is the share of the step's rows the cache answers.
+func (l *cacheLook) share() float64 {
+	s := float64(l.cached) / float64(l.rows)
+	if l.scale > 0 {
+		s *= l.scale
+	}
+	return s
+}
+
+// errNotCached ends a cache-only traversal at the first prompt the cache
+// has no answer for.
+var errNotCached = errors.New("not in the run's LLM cache")
+
+// cacheScorer is tag's llm scorer with the run's cache for a model: the
+// same prompt bytes (tag.PromptData) and parsing, answers read from the
+// cache only. A parse failure counts as a miss: the stage would re-ask.
+type cacheScorer struct {
+	lcfg   llm.Config
+	cache  llm.Cache
+	prompt prompts.Prompt
+}
+
+func (s *cacheScorer) Score(ctx context.Context, text topics.Text, tags []topics.Tag) ([]float64, error) {
+	labels := make([]string, len(tags))
+	for i, t := range tags {
+		labels[i] = t.Label
+	}
+	msgs, err := s.prompt.Render(tag.PromptData(text, labels))
+	if err != nil {
+		return nil, err
+	}
+	resp, ok, err := llm.Lookup(ctx, s.lcfg, s.cache, llm.Request{PromptVersion: s.prompt.Version, Messages: msgs})
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errNotCached
+	}
+	scores, err := tag.ParseScores(resp.Content, labels)
+	if err != nil {
+		return nil, errNotCached
+	}
+	return scores, nil
+}
+
+// lookOnce looks the step's sample up in the run's cache once per step
+// (tag's calls per document and its cached share come from the same
+// traversals); nil when the corpus is not complete or the prompt's
+// requests cannot be rebuilt from a document alone (judge, audit: their
+// prompts depend on pairings and answers the plan cannot replay).
+func (in *Input) lookOnce(ctx context.Context, lcfg llm.Config, name string) (*cacheLook, error) {
+	if in.looked != nil {
+		return in.looked, nil
+	}
+	docs, err := sampleDocs(ctx, in)
+	if err != nil || len(docs) == 0 {
+		return nil, err
+	}
+	cache := kvcache.New(in.Root, layout.LLMCachePrefix(in.Config.Run))
+	p, err := prompts.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	var hit func(ctx context.Context, d dataset.Document) (calls int, ok bool, err error)
+	switch name {
+	case "topics":
+		tree, _, err := loadTree(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		cfg := tag.Section.Of(in.Config)
+		s := &cacheScorer{lcfg: lcfg, cache: cache, prompt: p}
+		hit = func(ctx context.Context, d dataset.Document) (int, bool, error) {
+			a, err := topics.Assign(ctx, tree, s, topics.Text{Statement: d.Statement, Solution: d.Solution}, cfg.Tau, cfg.MaxCalls)
+			if errors.Is(err, errNotCached) || errors.Is(err, topics.ErrTooManyCalls) {
+				return 0, false, nil
+			}
+			return a.Calls, err == nil, err
+		}
+	case "summary":
+		hit = func(ctx context.Context, d dataset.Document) (int, bool, error) {
+			msgs, err := p.Render(prompts.SummaryData{Problem: d.Statement, Solution: d.Solution})
+			if err != nil {
+				return 0, false, err
+			}
+			_, ok, err := llm.Lookup(ctx, lcfg, cache, llm.Request{PromptVersion: p.Version, Messages: msgs})
+			return 1, ok, err
+		}
+	default:
+		return nil, nil
+	}
+	look := &cacheLook{rows: len(docs)}
+	var mu sync.Mutex
+	var calls int
+	err = parallel.For(ctx, len(docs), 8, func(ctx context.Context, i int) error {
+		n, ok, err := hit(ctx, docs[i])
+		if err != nil {
+			return fmt.Errorf("look up document %s in the LLM cache: %w", docs[i].ID, err)
+		}
+		if ok {
+			mu.Lock()
+			look.cached++
+			calls += n
+			mu.Unlock()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if look.cached > 0 {
+		look.perRow = float64(calls) / float64(look.cached)
+	}
+	if in.stale[dataset.Corpus.Name] {
+		// The sample is of the last run's corpus; the rebuild's is its
+		// writer's forecast (the inputs' rows: before dedup, so this
+		// errs towards more calls). The documents beyond the last run's
+		// are new: none of them cached.
+		ms, _ := in.completeOrStale(ctx, dataset.Corpus.Name)
+		var last int64
+		for _, m := range ms {
+			last += m.Rows
+		}
+		if now, _, err := in.Rows(ctx, dataset.Corpus.Name); err == nil && now > float64(last) {
+			look.scale = float64(last) / now
+		}
+	}
+	in.looked = look
+	return look, nil
 }

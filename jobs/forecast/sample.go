@@ -114,6 +114,17 @@ func tagCallsPerDoc(ctx context.Context, in *Input, cfg *tag.Config) (float64, s
 		}
 		return m.perRow, fmt.Sprintf("--measure: the model's traversal of %d sampled documents", m.rows), nil
 	}
+	if len(docs) > 0 && cfg.Backend == "llm" {
+		// The model's own traversals, read back from the run's cache,
+		// when earlier runs tagged some of the sample (a rebuild).
+		look, err := in.lookOnce(ctx, in.Config.LLMFor(cfg.LLM), "topics")
+		if err != nil {
+			return 0, "", err
+		}
+		if look != nil && look.cached > 0 {
+			return look.perRow, fmt.Sprintf("the model's traversal of the %d of %d sampled documents the run's LLM cache answers", look.cached, look.rows), nil
+		}
+	}
 	if len(docs) == 0 {
 		return tree.DescentCalls(), fmt.Sprintf("the ontology's descent cost, one kept child per level over %d nodes: a floor, as documents keep several", tree.Len()), nil
 	}

@@ -1,6 +1,8 @@
 package tag
 
 import (
+	"strings"
+
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/prompts"
 	"github.com/saber-math/saber/lib/topics"
@@ -16,4 +18,12 @@ func NewLLMScorer(c *llm.Client, retries int) (topics.Scorer, error) {
 		return nil, err
 	}
 	return &llmScorer{client: c, prompt: p, retries: retries}, nil
+}
+
+// PromptData is F.1's template data for a text and the labels offered:
+// the stage's scorer and `saber plan`'s look-up of a rebuild's prompts in
+// the run's LLM cache render the same bytes, so the plan finds what the
+// stage cached.
+func PromptData(text topics.Text, labels []string) map[string]string {
+	return map[string]string{"ProblemAndSolution": text.Statement + "\n\n" + text.Solution, "Tags": strings.Join(labels, ", ")}
 }

@@ -72,8 +72,7 @@ func (s *llmScorer) Score(ctx context.Context, text topics.Text, tags []topics.T
 	for i, t := range tags {
 		labels[i] = t.Label
 	}
-	data := map[string]string{"ProblemAndSolution": text.Statement + "\n\n" + text.Solution, "Tags": strings.Join(labels, ", ")}
-	return stage.Ask(ctx, s.client, s.prompt, data, s.retries, func(raw string) ([]float64, error) {
+	return stage.Ask(ctx, s.client, s.prompt, PromptData(text, labels), s.retries, func(raw string) ([]float64, error) {
 		return ParseScores(raw, labels)
 	})
 }

@@ -291,7 +291,12 @@ func requestSeed(seed int64, key string) int64 {
 // field order, every field present) of the model, prompt version, messages
 // and every generation parameter. It contains neither the API key nor the
 // base URL, so the same answers serve any server of the same model.
-func (c *Client) Key(req Request) string {
+func (c *Client) Key(req Request) string { return cacheKey(c.cfg, req) }
+
+// cacheKey is Client.Key for the generation settings of cfg: it reads
+// only what the model sees and how it decodes, so Lookup, with no client
+// and no server, finds what a client of the same config cached.
+func cacheKey(cfg Config, req Request) string {
 	msgs := req.Messages
 	if msgs == nil {
 		msgs = []Message{}
@@ -299,14 +304,14 @@ func (c *Client) Key(req Request) string {
 	b, err := json.Marshal(keyDoc{
 		V:               keyVersion,
 		Endpoint:        "chat",
-		Model:           c.cfg.Model,
+		Model:           cfg.Model,
 		PromptVersion:   req.PromptVersion,
 		Messages:        msgs,
-		Temperature:     c.cfg.Temperature,
-		MaxTokens:       c.cfg.MaxTokens,
-		ReasoningEffort: c.cfg.ReasoningEffort,
-		Seed:            c.cfg.Seed,
-		SeedPerRequest:  c.cfg.Seed != nil,
+		Temperature:     cfg.Temperature,
+		MaxTokens:       cfg.MaxTokens,
+		ReasoningEffort: cfg.ReasoningEffort,
+		Seed:            cfg.Seed,
+		SeedPerRequest:  cfg.Seed != nil,
 	})
 	if err != nil { // cannot happen: strings, ints and finite floats
 		panic(fmt.Sprintf("llm: encoding cache key: %v", err))
