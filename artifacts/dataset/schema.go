@@ -227,7 +227,7 @@ type PairCount struct {
 	// Cells are the non-empty cells, ascending; Counts the pairs in each.
 	// Cell a·(len(τ_summ)+1) + b holds the pairs passing exactly the
 	// first a τ_topic and the first b τ_summ values (sim > τ).
-	Cells  []int32 `parquet:"cells,list,delta"`
+	Cells  []int32 `parquet:"cells,list"`
 	Counts []int32 `parquet:"counts,list"`
 	// HistTopic and HistSumm count the pairs' similarities in 20 bins of
 	// width 0.05 over [0, 1] (bin min(19, ⌊20·sim⌋)), for select's report.

@@ -91,6 +91,8 @@ func fabricateBy(t *testing.T, root store.Store, run string, nDocs, pairShards i
 		}
 		stagetest.Put(t, root, run, dataset.Pairs, spec, rows)
 	}
+	// As pairs.keep_all leaves it: every pair listed, no counts.
+	stagetest.PutOne(t, root, run, dataset.PairCounts, nil)
 }
 
 // putThresholds writes `thresholds` as calibrate would at (tauTopic,
