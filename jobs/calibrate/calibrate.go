@@ -22,7 +22,7 @@ import (
 // Stage is the calibrate stage.
 var Stage = stage.Stage{
 	Name:    "calibrate",
-	Summary: "eligible queries per domain over a threshold grid; SPEC's rule picks the thresholds: pairs, topics, summaries → thresholds, calibration",
+	Summary: "eligible queries per domain over a threshold grid; SPEC's rule picks the thresholds: pair_counts (or pairs), topics, summaries → thresholds, calibration",
 	Section: Section,
 	Uses: func(*config.Config) []string {
 		return []string{"benchmark.ontology", "benchmark.k", "benchmark.domains", "benchmark.topic_floor", "benchmark.summ_floor"}

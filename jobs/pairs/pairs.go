@@ -76,10 +76,10 @@ func Edges(cfg *config.Config) thresholds.Grid {
 	return g
 }
 
-// chunk is how many queries are found between writes: the shard holds one
+// Chunk is how many queries are found between writes: the shard holds one
 // chunk's results, not its whole range's (at 283K documents a shard's
 // pairs alone were 10 GB).
-const chunk = 2048
+const Chunk = 2048
 
 func run(ctx context.Context, env *stage.Env) error {
 	cfg := env.Config
@@ -120,12 +120,12 @@ func run(ctx context.Context, env *stage.Env) error {
 		total  int64
 	)
 	if keepAll {
-		pairs = make([][]relevance.Pair, chunk)
+		pairs = make([][]relevance.Pair, Chunk)
 	} else {
-		counts = make([]counted, chunk)
+		counts = make([]counted, Chunk)
 	}
-	for start := lo; start < hi; start += chunk {
-		n := min(chunk, hi-start)
+	for start := lo; start < hi; start += Chunk {
+		n := min(Chunk, hi-start)
 		err = parallel.For(ctx, n, workers, func(_ context.Context, i int) error {
 			ps := f.Query(start + i)
 			if keepAll {
@@ -191,6 +191,12 @@ var categories = [3]string{relevance.CategoryTopic, relevance.CategorySummary, r
 type counted struct {
 	dataset.PairCount
 	categories [3]int64
+}
+
+// Count is one query's `pair_counts` row from its pairs, counted over
+// grid (edges its String).
+func Count(q string, ps []relevance.Pair, grid thresholds.Grid, edges string) dataset.PairCount {
+	return count(q, ps, grid, edges).PairCount
 }
 
 // count turns one query's pairs into its `pair_counts` row.

@@ -34,7 +34,7 @@ import (
 // Stage is the select stage.
 var Stage = stage.Stage{
 	Name:    "select",
-	Summary: "the benchmark: queries per domain among the eligible, K candidates per category: pairs, topics, summaries, thresholds → queries, candidates",
+	Summary: "the benchmark: queries per domain among the eligible, K candidates per category: pair_counts (or pairs), topics, summaries, thresholds → queries, candidates",
 	Section: Section,
 	Uses: func(*config.Config) []string {
 		return []string{"seed", "benchmark.ontology", "benchmark.k", "benchmark.domains", "benchmark.topic_floor", "benchmark.summ_floor"}
