@@ -238,7 +238,13 @@ func TestCountsEqualKeepAll(t *testing.T) {
 					if len(got[false]) != len(got[true]) {
 						t.Errorf("outputs from counts %v, from every pair %v", got[false], got[true])
 					}
-					t.Logf("%d docs, %s candidates; pairs stored %d bytes as counts, %d as every pair", len(docs), got[false]["candidate rows"], size[false], size[true])
+					names := make([]string, 0, len(got[true]))
+					for name := range got[true] {
+						names = append(names, name)
+					}
+					sort.Strings(names)
+					t.Logf("%d docs, %s candidates; pairs stored %d bytes as counts, %d as every pair; identical: %s",
+						len(docs), got[false]["candidate rows"], size[false], size[true], strings.Join(names, ", "))
 				})
 			}
 		})
