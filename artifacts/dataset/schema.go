@@ -210,6 +210,31 @@ type Pair struct {
 	Category string `parquet:"category"`
 }
 
+// PairCount is a row of `pair_counts`, written by pairs unless
+// pairs.keep_all: one query's pairs counted over the threshold grid
+// instead of listed — everything calibrate and select's eligibility need,
+// in O(grid) per query rather than O(pairs), so the dataset grows with N
+// and not N². Only queries with at least one pair have a row. Key: Query.
+type PairCount struct {
+	Query string `parquet:"query"`
+	// Edges are the thresholds the cells are counted over: the τ_topic
+	// values, a "|", the τ_summ values, each space-separated and ascending
+	// (calibrate's grid and select's fixed thresholds). The same for every
+	// row of a run.
+	Edges string `parquet:"edges,dict"`
+	// Pairs is the query's pairs (over either floor).
+	Pairs int64 `parquet:"pairs"`
+	// Cells are the non-empty cells, ascending; Counts the pairs in each.
+	// Cell a·(len(τ_summ)+1) + b holds the pairs passing exactly the
+	// first a τ_topic and the first b τ_summ values (sim > τ).
+	Cells  []int32 `parquet:"cells,list"`
+	Counts []int32 `parquet:"counts,list"`
+	// HistTopic and HistSumm count the pairs' similarities in 20 bins of
+	// width 0.05 over [0, 1] (bin min(19, ⌊20·sim⌋)), for select's report.
+	HistTopic []int32 `parquet:"hist_sim_topic,list"`
+	HistSumm  []int32 `parquet:"hist_sim_summ,list"`
+}
+
 // Threshold is a row of `thresholds`, written by calibrate: the final pair
 // of thresholds (Scope "final") and each domain's own pick (Scope the
 // domain's label). Key: Scope, "final" first.
@@ -572,6 +597,8 @@ var (
 		Compare: func(a, b *Summary) int { return strings.Compare(a.ID, b.ID) }}
 	Pairs = Dataset[Pair]{Name: "pairs", Version: 1, Key: "query, doc", Doc: "every (query, document) pair over the topic or summary floor, with both similarities",
 		Compare: func(a, b *Pair) int { return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc)) }}
+	PairCounts = Dataset[PairCount]{Name: "pair_counts", Version: 1, Key: "query", Doc: "each query's pairs counted per cell of the threshold grid (pairs' default instead of listing them)",
+		Compare: func(a, b *PairCount) int { return strings.Compare(a.Query, b.Query) }}
 	Thresholds = Dataset[Threshold]{Name: "thresholds", Version: 1, Key: "scope (final first)", Doc: "the calibrated thresholds, final and per domain",
 		Compare: compareThreshold}
 	Calibration = Dataset[GridPoint]{Name: "calibration", Version: 1, Key: "scope, tau_topic, tau_summ", Doc: "eligible queries per domain at every point of the threshold grid",
@@ -658,7 +685,7 @@ var (
 func All() []Info {
 	return []Info{
 		IngestRows.Info(), IngestSpans.Info(), Problems.Info(), Rejects.Info(), Signatures.Info(), Corpus.Info(), Duplicates.Info(),
-		Topics.Info(), TagRejects.Info(), Summaries.Info(), SummaryRejects.Info(), Pairs.Info(),
+		Topics.Info(), TagRejects.Info(), Summaries.Info(), SummaryRejects.Info(), Pairs.Info(), PairCounts.Info(),
 		Thresholds.Info(), Calibration.Info(), Queries.Info(), Candidates.Info(), Judgments.Info(), JudgeTimings.Info(), JudgeAudit.Info(),
 		Ratings.Info(), Runs.Info(), Timings.Info(), Results.Info(), Audit.Info(), Leaks.Info(), MathText.Info(), Release.Info(),
 		Rewrites.Info(), PoolEmbeddings.Info(), DedupRanks.Info(), DedupResults.Info(),

@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"slices"
 	"sort"
@@ -32,6 +33,9 @@ import (
 	"github.com/saber-math/saber/artifacts/layout"
 	aontology "github.com/saber-math/saber/artifacts/ontology"
 	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/calibrate"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/pairs"
 	"github.com/saber-math/saber/lib/ontology"
 	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/relevance"
@@ -45,9 +49,12 @@ import (
 var DefaultPairsSizes = []int{20000, 50000, 100000}
 
 const (
-	PaperN            = 283000
-	GoalCoreHours     = 1.0
-	GoalBytes         = 5e9
+	PaperN = 283000
+	// The goals at PaperN (issue 25): the stage's core-hours, the bytes
+	// it stores, the peak resident memory of one shard.
+	GoalCoreHours     = 0.15
+	GoalBytes         = 0.5e9
+	GoalRSS           = 2e9
 	defaultShardQuery = 25000
 	eligibleK         = 50 // documents per category a query needs (SPEC §3)
 )
@@ -72,6 +79,10 @@ type PairsOptions struct {
 	ShardQueries int
 	// Target is the size extrapolated to (default PaperN).
 	Target int
+	// KeepAll writes every pair, as pairs.keep_all does, instead of the
+	// per-query counts over calibrate's default grid the stage writes by
+	// default.
+	KeepAll bool
 	// Dir is the store root the rows are written to (default: a temporary
 	// directory); it is removed afterwards unless Keep, and each object as
 	// soon as it is measured unless Keep.
@@ -99,6 +110,14 @@ type PairsRow struct {
 	Bytes       int64            // the Parquet objects written
 	ColumnBytes map[string]int64 // compressed column chunks, by column
 	PeakHeapMiB float64          // sampled every 20 ms
+	// PeakRSS is the process's peak resident bytes over the size (reset
+	// before it where Linux allows, else since the process began), or 0
+	// where unknown: what one shard's process needs, since the shards of
+	// the size run one after another over one index, as one shard's
+	// process holds it.
+	PeakRSS int64
+	// Rows is the rows written: pairs, or queries with counts.
+	Rows int64
 }
 
 // Stage is the stage's work: index, queries and write.
@@ -132,8 +151,10 @@ type PairsReport struct {
 	Rows  []PairsRow
 	Brute *Brute
 	// TimeFit is of wall × workers, CPUFit of CPU (both stage core-seconds).
-	TimeFit, CPUFit, PairsFit, ByteFit Fit
-	Target                             int
+	TimeFit, CPUFit, PairsFit, ByteFit, RSSFit Fit
+	Target                                     int
+	// KeepAll: every pair was written (PairsOptions.KeepAll).
+	KeepAll bool
 	// LoadBefore and LoadAfter are the 1-minute load averages around the
 	// run: above the core count, other processes competed for the cores.
 	LoadBefore, LoadAfter string
@@ -199,7 +220,7 @@ func RunPairs(ctx context.Context, opt PairsOptions, out io.Writer) (*PairsRepor
 	}
 	fmt.Fprintf(out, "\npairs: generated corpora (lib/synth/corpusdist, seed %d), τ_topic %v, τ_summ %v, %d workers, %d queries per written shard\n",
 		opt.Seed, opt.TopicFloor, opt.SummFloor, opt.Workers, opt.ShardQueries)
-	rep := &PairsReport{Target: opt.Target, LoadBefore: loadAverage()}
+	rep := &PairsReport{Target: opt.Target, LoadBefore: loadAverage(), KeepAll: opt.KeepAll}
 	for k, n := range sizes {
 		fmt.Fprintf(out, "pairs: N = %d …\n", n)
 		row, c, f, err := runPairsSize(ctx, opt, gen, tree, st, n)
@@ -219,14 +240,16 @@ func RunPairs(ctx context.Context, opt PairsOptions, out io.Writer) (*PairsRepor
 	}
 	if len(rep.Rows) >= 2 {
 		var ns []int
-		var ts, cs, ps, bs []float64
+		var ts, cs, ps, bs, rs []float64
 		for _, r := range rep.Rows {
 			ns = append(ns, r.N)
 			ts = append(ts, r.CoreSeconds())
 			cs = append(cs, r.CPU.Seconds())
 			ps = append(ps, float64(r.Pairs))
 			bs = append(bs, float64(r.Bytes))
+			rs = append(rs, float64(r.PeakRSS))
 		}
+		rep.RSSFit = FitPower(ns, rs)
 		rep.TimeFit, rep.CPUFit = FitPower(ns, ts), FitPower(ns, cs)
 		rep.PairsFit, rep.ByteFit = FitPower(ns, ps), FitPower(ns, bs)
 	}
@@ -263,6 +286,8 @@ func Generate(gen *corpusdist.Generator, tree *ontology.Tree, n int) *relevance.
 func runPairsSize(ctx context.Context, opt PairsOptions, gen *corpusdist.Generator, tree *ontology.Tree, st store.Store, n int) (PairsRow, *relevance.Corpus, *relevance.Finder, error) {
 	row := PairsRow{N: n, Workers: opt.Workers, ColumnBytes: map[string]int64{}}
 	runtime.GC()
+	debug.FreeOSMemory()
+	resetPeakRSS()
 	stop := sampleHeap()
 	defer stop()
 
@@ -276,58 +301,105 @@ func runPairsSize(ctx context.Context, opt PairsOptions, gen *corpusdist.Generat
 	row.Index = time.Since(t0)
 	row.SearchCPU = cpuTime() - cpu0
 
+	// The counts are over calibrate's default grid, as the stage counts
+	// them under a default config.
+	grid := pairs.Edges(config.Default(calibrate.Section))
+	edges := grid.String()
 	perQuery := make([]int, n)
 	need := (eligibleK*n + opt.Target - 1) / opt.Target
 	shards := (n + opt.ShardQueries - 1) / opt.ShardQueries
+	type found struct {
+		ps      []relevance.Pair
+		count   dataset.PairCount
+		t, s, b int
+	}
+	results := make([]found, pairs.Chunk)
 	for s := range shards {
 		spec := shard.Spec{Index: s, Count: shards}
 		lo, hi := spec.Range(n)
-		results := make([][]relevance.Pair, hi-lo)
-		t0, qcpu := time.Now(), cpuTime()
-		err := parallel.For(ctx, hi-lo, opt.Workers, func(_ context.Context, i int) error {
-			results[i] = f.Query(lo + i)
-			return nil
-		})
-		row.Query += time.Since(t0)
-		row.SearchCPU += cpuTime() - qcpu
+		key := layout.DataKey("bench", dataset.PairCounts.Name, spec)
+		if opt.KeepAll {
+			key = layout.DataKey("bench", dataset.Pairs.Name, spec)
+		}
+		pw, err := dataset.NewWriter[dataset.Pair](ctx, st, key)
 		if err != nil {
 			return row, nil, nil, err
 		}
-		t0 = time.Now()
-		var rows []dataset.Pair
-		total := 0
-		for _, r := range results {
-			total += len(r)
+		cw, err := dataset.NewWriter[dataset.PairCount](ctx, st, key)
+		if err != nil {
+			return row, nil, nil, err
 		}
-		rows = make([]dataset.Pair, 0, total)
-		for i, r := range results {
-			perQuery[lo+i] = len(r)
-			var t, su, b int
-			for _, p := range r {
-				switch p.Category {
-				case "topic":
-					t++
-				case "summary":
-					su++
-				case "both":
-					b++
+		// As the stage: a chunk of queries found in parallel, then written
+		// while the next waits, the shard never holding more than a chunk.
+		for start := lo; start < hi; start += pairs.Chunk {
+			m := min(pairs.Chunk, hi-start)
+			t0, qcpu := time.Now(), cpuTime()
+			err := parallel.For(ctx, m, opt.Workers, func(_ context.Context, i int) error {
+				ps := f.Query(start + i)
+				r := found{}
+				for _, p := range ps {
+					switch p.Category {
+					case "topic":
+						r.t++
+					case "summary":
+						r.s++
+					case "both":
+						r.b++
+					}
+				}
+				if opt.KeepAll {
+					r.ps = ps
+				} else {
+					r.count = pairs.Count(c.IDs[start+i], ps, grid, edges)
+				}
+				perQuery[start+i] = len(ps)
+				results[i] = r
+				return nil
+			})
+			row.Query += time.Since(t0)
+			row.SearchCPU += cpuTime() - qcpu
+			if err != nil {
+				pw.Abort()
+				cw.Abort()
+				return row, nil, nil, err
+			}
+			t0 = time.Now()
+			for i := range m {
+				r := &results[i]
+				row.Topic, row.Summ, row.Both = row.Topic+int64(r.t), row.Summ+int64(r.s), row.Both+int64(r.b)
+				row.Pairs += int64(r.t + r.s + r.b)
+				if min(r.t, r.s, r.b) >= need {
+					row.Eligible++
+				}
+				if opt.KeepAll {
+					rows := make([]dataset.Pair, len(r.ps))
+					for j, p := range r.ps {
+						rows[j] = dataset.Pair{Query: c.IDs[start+i], Doc: p.Doc, SimTopic: p.SimTopic, SimSumm: p.SimSumm, Category: p.Category}
+					}
+					err = pw.Write(rows)
+				} else if r.count.Pairs > 0 {
+					err = cw.Write([]dataset.PairCount{r.count})
+				}
+				*r = found{}
+				if err != nil {
+					pw.Abort()
+					cw.Abort()
+					return row, nil, nil, err
 				}
 			}
-			row.Topic, row.Summ, row.Both = row.Topic+int64(t), row.Summ+int64(su), row.Both+int64(b)
-			if min(t, su, b) >= need {
-				row.Eligible++
-			}
-			for _, p := range r {
-				rows = append(rows, dataset.Pair{Query: c.IDs[lo+i], Doc: p.Doc, SimTopic: p.SimTopic, SimSumm: p.SimSumm, Category: p.Category})
-			}
-			results[i] = nil
+			row.Write += time.Since(t0)
 		}
-		obj, err := dataset.Pairs.Write(ctx, st, layout.DataKey("bench", dataset.Pairs.Name, spec), rows)
+		t0 = time.Now()
+		w := func() (layout.Object, error) { cw.Abort(); return pw.Close() }
+		if !opt.KeepAll {
+			w = func() (layout.Object, error) { pw.Abort(); return cw.Close() }
+		}
+		obj, err := w()
 		row.Write += time.Since(t0)
 		if err != nil {
 			return row, nil, nil, err
 		}
-		row.Pairs += int64(len(rows))
+		row.Rows += obj.Rows
 		row.Bytes += obj.Size
 		if err := addColumnBytes(ctx, st, obj.Key, row.ColumnBytes); err != nil {
 			return row, nil, nil, err
@@ -342,7 +414,30 @@ func runPairsSize(ctx context.Context, opt PairsOptions, gen *corpusdist.Generat
 	slices.Sort(perQuery)
 	row.MedianPerQuery = perQuery[n/2]
 	row.PeakHeapMiB = float64(stop()) / (1 << 20)
+	row.PeakRSS = peakRSS()
 	return row, c, f, nil
+}
+
+// resetPeakRSS resets the kernel's record of the process's peak resident
+// set (Linux ≥ 4.0), so that peakRSS measures from here.
+func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// peakRSS returns the process's peak resident bytes (VmHWM), 0 where there
+// is no /proc.
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			if _, err := fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kb); err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
 }
 
 // addColumnBytes adds the compressed size of each column of a Parquet object.
@@ -559,19 +654,24 @@ func FitPower(ns []int, ys []float64) Fit {
 func PrintPairs(out io.Writer, rep *PairsReport) {
 	fmt.Fprintf(out, "\nmachine: %d cores, %s/%s, %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "N\tgen s\tindex s\tquery s\twrite s\tstage wall s\twall×workers s\tCPU s\tpairs\ttopic\tsummary\tboth\tper query\tmedian\teligible %\t% of N²\tMB stored\tB/pair\tpeak heap MiB\t")
+	fmt.Fprintln(tw, "N\tgen s\tindex s\tquery s\twrite s\tstage wall s\twall×workers s\tCPU s\tpairs\ttopic\tsummary\tboth\tper query\tmedian\teligible %\t% of N²\trows stored\tMB stored\tB/pair\tpeak heap MiB\tpeak RSS MiB\t")
 	for _, r := range rep.Rows {
 		all := float64(r.N) * float64(r.N-1)
 		bpp := math.NaN()
 		if r.Pairs > 0 {
 			bpp = float64(r.Bytes) / float64(r.Pairs)
 		}
-		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%.0f\t%d\t%.1f\t%.3f\t%.1f\t%.1f\t%.0f\t\n",
+		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%.0f\t%d\t%.1f\t%.3f\t%d\t%.1f\t%.2f\t%.0f\t%.0f\t\n",
 			r.N, r.Gen.Seconds(), r.Index.Seconds(), r.Query.Seconds(), r.Write.Seconds(), r.Stage().Seconds(), r.CoreSeconds(), r.CPU.Seconds(),
 			r.Pairs, r.Topic, r.Summ, r.Both, float64(r.Pairs)/float64(r.N), r.MedianPerQuery, 100*float64(r.Eligible)/float64(r.N), 100*float64(r.Pairs)/all,
-			float64(r.Bytes)/1e6, bpp, r.PeakHeapMiB)
+			r.Rows, float64(r.Bytes)/1e6, bpp, r.PeakHeapMiB, float64(r.PeakRSS)/(1<<20))
 	}
 	tw.Flush()
+	what := "each query's pairs counted over calibrate's default grid (pair_counts, the stage's default)"
+	if rep.KeepAll {
+		what = "every pair (pairs, as pairs.keep_all)"
+	}
+	fmt.Fprintf(out, "stored: %s; peak RSS: the process's, reset before each size: one shard's need, as the shards run in turn over one index\n", what)
 	fmt.Fprintln(out, "stage = index + queries + write (zstd Parquet, as the stage writes it); CPU = the process's CPU time over the stage (GC included);")
 	fmt.Fprintln(out, "gen (the corpus generator) is not part of the stage; pairs are ordered (query, document), per query = pairs / N;")
 	fmt.Fprintf(out, "eligible = queries with ≥ %d·N/%d pairs in each category, about those with ≥ %d at N = %d (pairs per query grow ∝ N)\n",
@@ -598,8 +698,17 @@ func PrintPairs(out io.Writer, rep *PairsReport) {
 		}
 		fmt.Fprintf(out, "bytes per pair by column at N = %d: %s\n", last.N, strings.Join(parts, ", "))
 	}
+	for _, r := range rep.Rows {
+		if r.N == rep.Target {
+			fmt.Fprintf(out, "measured at N = %d: pairs stage CPU %.3f core-hours (wall × workers %.3f): goal ≤ %g: %s; stored %.3f GB: goal ≤ %g GB: %s; peak RSS per shard %.2f GB: goal ≤ %g GB: %s\n",
+				r.N, r.CPU.Hours(), r.CoreSeconds()/3600, GoalCoreHours, verdict(r.CPU.Hours() <= GoalCoreHours),
+				float64(r.Bytes)/1e9, GoalBytes/1e9, verdict(float64(r.Bytes) <= GoalBytes),
+				float64(r.PeakRSS)/1e9, GoalRSS/1e9, verdict(r.PeakRSS > 0 && float64(r.PeakRSS) <= GoalRSS))
+		}
+	}
 	if len(rep.Rows) < 2 {
 		fmt.Fprintln(out, "(one size only: no growth fit)")
+		fmt.Fprintf(out, "load average (1 min) before %s, after %s on %d cores\n", rep.LoadBefore, rep.LoadAfter, runtime.NumCPU())
 		return
 	}
 	fmt.Fprintf(out, "growth, least squares on logs over N = %v: CPU ∝ N^%.2f, wall×workers ∝ N^%.2f, pairs ∝ N^%.2f, bytes ∝ N^%.2f\n",
@@ -615,7 +724,11 @@ func PrintPairs(out io.Writer, rep *PairsReport) {
 	wallH := rep.TimeFit.At(T) / 3600
 	wallSq := last.CoreSeconds() * sq / 3600
 	bytes, pairsT := rep.ByteFit.At(T), rep.PairsFit.At(T)
+	// Every pair grows as the pairs; counts as the queries with pairs.
 	bytesSq := float64(last.Bytes) / float64(last.Pairs) * pairsT
+	if !rep.KeepAll {
+		bytesSq = float64(last.Bytes) / float64(last.N) * float64(T)
+	}
 	fmt.Fprintf(out, "extrapolated to N = %d (fitted exponent; in brackets N² from N = %d where the fit grows slower; each verdict on the larger):\n", T, last.N)
 	fmt.Fprintf(out, "  time:   CPU %.2f core-hours%s: goal ≤ %g core-hour: %s\n",
 		cpuH, bracket(rep.CPUFit.Exp, cpuSq, "core-hours"), GoalCoreHours, verdict(max(cpuH, sqIf(rep.CPUFit.Exp, cpuSq)) <= GoalCoreHours))
@@ -623,8 +736,14 @@ func PrintPairs(out io.Writer, rep *PairsReport) {
 		wallH, bracket(rep.TimeFit.Exp, wallSq, "core-hours"), wallH/float64(last.Workers), last.Workers, GoalCoreHours,
 		verdict(max(wallH, sqIf(rep.TimeFit.Exp, wallSq)) <= GoalCoreHours))
 	fmt.Fprintf(out, "  pairs:  %.3g (%.0f per query)\n", pairsT, pairsT/float64(T))
-	fmt.Fprintf(out, "  stored: %.2f GB (%.2f GB at N = %d's %.1f B/pair): goal ≤ %g GB: %s\n",
-		bytes/1e9, bytesSq/1e9, last.N, float64(last.Bytes)/float64(last.Pairs), GoalBytes/1e9, verdict(max(bytes, bytesSq) <= GoalBytes))
+	fmt.Fprintf(out, "  stored: %.3f GB (%.3f GB at N = %d's %.1f B/pair, %.0f B/document): goal ≤ %g GB: %s\n",
+		bytes/1e9, bytesSq/1e9, last.N, float64(last.Bytes)/float64(last.Pairs), float64(last.Bytes)/float64(last.N), GoalBytes/1e9, verdict(max(bytes, bytesSq) <= GoalBytes))
+	// The index and the corpus grow as N; a shard holds one chunk of
+	// results besides.
+	rss := rep.RSSFit.At(T)
+	rssLin := float64(last.PeakRSS) / float64(last.N) * float64(T)
+	fmt.Fprintf(out, "  peak RSS per shard: %.2f GB (%.2f GB ∝ N from N = %d): goal ≤ %g GB: %s\n",
+		rss/1e9, rssLin/1e9, last.N, GoalRSS/1e9, verdict(last.PeakRSS > 0 && max(rss, rssLin) <= GoalRSS))
 	fmt.Fprintf(out, "load average (1 min) before %s, after %s on %d cores: above the core count, other processes shared them, which inflates wall time but not CPU time\n",
 		rep.LoadBefore, rep.LoadAfter, runtime.NumCPU())
 }

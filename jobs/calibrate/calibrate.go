@@ -22,7 +22,7 @@ import (
 // Stage is the calibrate stage.
 var Stage = stage.Stage{
 	Name:    "calibrate",
-	Summary: "eligible queries per domain over a threshold grid; SPEC's rule picks the thresholds: pairs, topics, summaries → thresholds, calibration",
+	Summary: "eligible queries per domain over a threshold grid; SPEC's rule picks the thresholds: pair_counts (or pairs), topics, summaries → thresholds, calibration",
 	Section: Section,
 	Uses: func(*config.Config) []string {
 		return []string{"benchmark.ontology", "benchmark.k", "benchmark.domains", "benchmark.topic_floor", "benchmark.summ_floor"}
@@ -30,7 +30,8 @@ var Stage = stage.Stage{
 	Steps: []stage.Step{{
 		Name: "reduce",
 		// summaries: only their writers' manifests, for the provenance.
-		Inputs:  []string{dataset.Pairs.Name, dataset.Topics.Name, dataset.Summaries.Name},
+		// pair_counts or pairs: whichever pairs filled (pairs.keep_all).
+		Inputs:  []string{dataset.PairCounts.Name, dataset.Pairs.Name, dataset.Topics.Name, dataset.Summaries.Name},
 		Outputs: []string{dataset.Thresholds.Name, dataset.Calibration.Name},
 		Reports: []string{ReportMarkdown, ReportCSV},
 		Run:     run,
@@ -72,7 +73,7 @@ func Calibrate(ctx context.Context, env *stage.Env) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	parts, err := env.Upstream(ctx, dataset.Pairs.Name)
+	src, err := readers.Pairs(ctx, env)
 	if err != nil {
 		return nil, err
 	}
@@ -91,9 +92,24 @@ func Calibrate(ctx context.Context, env *stage.Env) (*Result, error) {
 		}
 	}
 	counter := thresholds.NewCounter(r.Grid)
+	if src.Counts {
+		err = r.fromCounts(ctx, env, src, counter, index, docDomain)
+	} else {
+		err = r.fromPairs(ctx, env, src, counter, index, docDomain)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.Choice = thresholds.Choose(r.Eligible, r.Min)
+	return r, nil
+}
+
+// fromPairs counts every pair of `pairs` (pairs.keep_all).
+func (r *Result) fromPairs(ctx context.Context, env *stage.Env, src readers.PairSource, counter *thresholds.Counter, index map[string]int, docDomain map[string]string) error {
 	var st, ss []float64
-	prog := env.Progress("pairs", int64(dataset.TotalRows(parts)))
-	err = readers.PairsByQuery(ctx, env, parts, func(q string, rows []dataset.Pair) error {
+	prog := env.Progress("pairs", src.Rows())
+	defer prog.Finish()
+	return readers.PairsByQuery(ctx, env, src.PairParts, func(q string, rows []dataset.Pair) error {
 		prog.Add(int64(len(rows)))
 		d, ok := index[docDomain[q]]
 		if !ok {
@@ -108,12 +124,32 @@ func Calibrate(ctx context.Context, env *stage.Env) (*Result, error) {
 		counter.Eligible(st, ss, r.K, func(i, j int) { r.Eligible[d][i][j]++ })
 		return nil
 	})
-	prog.Finish()
-	if err != nil {
-		return nil, err
-	}
-	r.Choice = thresholds.Choose(r.Eligible, r.Min)
-	return r, nil
+}
+
+// fromCounts counts each query's histogram of `pair_counts`, counted over
+// a grid that holds every threshold of calibrate's: the same eligibility
+// the pairs give, as a cell holds documents on the same side of each.
+func (r *Result) fromCounts(ctx context.Context, env *stage.Env, src readers.PairSource, counter *thresholds.Counter, index map[string]int, docDomain map[string]string) error {
+	var rebinned string
+	prog := env.Progress("queries (pair counts)", src.Rows())
+	defer prog.Finish()
+	return readers.PairCountsByQuery(ctx, env, src.CountsParts, func(row *dataset.PairCount, g thresholds.Grid) error {
+		prog.Add(1)
+		if row.Edges != rebinned {
+			if err := counter.Rebin(g); err != nil {
+				return stage.BadInput(fmt.Errorf("pair_counts: %w (calibrate.topic_grid or calibrate.summ_grid changed since pairs ran: rerun pairs)", err))
+			}
+			rebinned = row.Edges
+		}
+		d, ok := index[docDomain[row.Query]]
+		if !ok {
+			r.NoDomain++
+			return nil
+		}
+		r.Queries[d]++
+		counter.EligibleCells(row.Cells, row.Counts, row.Pairs, r.K, func(i, j int) { r.Eligible[d][i][j]++ })
+		return nil
+	})
 }
 
 // Rows returns the `thresholds` rows: the final point, then each domain's pick.

@@ -7,9 +7,11 @@ package calibrate
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/stage/stagetest"
 	"github.com/saber-math/saber/lib/relevance"
+	"github.com/saber-math/saber/lib/thresholds"
 	"github.com/saber-math/saber/shard"
 )
 
@@ -48,6 +51,14 @@ var (
 // fabricateBy is fabricate with the manifests of topics and summaries
 // recording tagCfg and summCfg, as tag and summarize would.
 func fabricateBy(t *testing.T, root store.Store, run string, nDocs, pairShards int, tagCfg, summCfg map[string]string) {
+	t.Helper()
+	fabricateAs(t, root, run, nDocs, pairShards, tagCfg, summCfg, nil)
+}
+
+// fabricateAs is fabricateBy with, when grid is set, the pairs stored as
+// pairs does by default: counted per cell of grid in `pair_counts`, with
+// `pairs` empty.
+func fabricateAs(t *testing.T, root store.Store, run string, nDocs, pairShards int, tagCfg, summCfg map[string]string, grid *thresholds.Grid) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(7, 7))
 	ids := make([]string, nDocs)
@@ -92,7 +103,32 @@ func fabricateBy(t *testing.T, root store.Store, run string, nDocs, pairShards i
 		for q := lo; q < hi; q++ {
 			rows = append(rows, perQuery[q]...)
 		}
-		stagetest.Put(t, root, run, dataset.Pairs, spec, rows)
+		if grid == nil {
+			stagetest.Put(t, root, run, dataset.Pairs, spec, rows)
+			continue
+		}
+		var counts []dataset.PairCount
+		for q := lo; q < hi; q++ {
+			if len(perQuery[q]) == 0 {
+				continue
+			}
+			byCell := map[int32]int32{}
+			for _, p := range perQuery[q] {
+				byCell[int32(grid.Cell(p.SimTopic, p.SimSumm))]++
+			}
+			r := dataset.PairCount{Query: ids[q], Edges: grid.String(), Pairs: int64(len(perQuery[q])), HistTopic: make([]int32, 20), HistSumm: make([]int32, 20)}
+			for _, c := range slices.Sorted(maps.Keys(byCell)) {
+				r.Cells, r.Counts = append(r.Cells, c), append(r.Counts, byCell[c])
+			}
+			counts = append(counts, r)
+		}
+		stagetest.Put(t, root, run, dataset.PairCounts, spec, counts)
+	}
+	// The dataset pairs leaves empty.
+	if grid == nil {
+		stagetest.PutOne(t, root, run, dataset.PairCounts, nil)
+	} else {
+		stagetest.PutOne(t, root, run, dataset.Pairs, nil)
 	}
 }
 
@@ -187,8 +223,26 @@ func TestCalibrateCountsEveryGridPoint(t *testing.T) {
 	root, _ := store.Open(ctx, dir, store.Options{})
 	fabricate(t, root, "c", 400, 2)
 	cfg := testConfig(t, dir, "c")
-	if _, err := runStage(t, cfg, root); err != nil {
+	out, err := runStage(t, cfg, root)
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The same pairs stored as counts, over calibrate's grid and over one
+	// with thresholds between its points (select's fixed ones), give the
+	// same bytes.
+	tg, sg := Section.Of(cfg).TopicGrid.Values(), Section.Of(cfg).SummGrid.Values()
+	for _, g := range []thresholds.Grid{{Topic: tg, Summ: sg}, thresholds.Grid{Topic: tg, Summ: sg}.Union([]float64{0.9, 0.91}, []float64{0.25})} {
+		run := fmt.Sprintf("c%d", len(g.Topic)+len(g.Summ))
+		fabricateAs(t, root, run, 400, 2, offlineTag, offlineSumm, &g)
+		got, err := runStage(t, testConfig(t, dir, run), root)
+		if err != nil {
+			t.Fatalf("from counts over %s: %v", g, err)
+		}
+		for k, h := range out {
+			if got[k] != h {
+				t.Errorf("%s: from counts over %s %s, from the pairs %s", k, g, got[k], h)
+			}
+		}
 	}
 	csv, err := store.ReadAll(ctx, root, "c/reports/"+ReportCSV)
 	if err != nil {
@@ -197,7 +251,6 @@ func TestCalibrateCountsEveryGridPoint(t *testing.T) {
 	// Count eligibility naively from the pairs, point by point.
 	byQuery := pairsByQuery(t, ctx, root, "c")
 	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
-	tg, sg := Section.Of(cfg).TopicGrid.Values(), Section.Of(cfg).SummGrid.Values()
 	if len(lines) != 1+len(tg)*len(sg) {
 		t.Fatalf("csv has %d lines, want %d", len(lines), 1+len(tg)*len(sg))
 	}

@@ -12,6 +12,12 @@ type Config struct {
 	Shards int `yaml:"shards" json:"shards" hash:"-"`
 	// Workers is how many queries are processed at once (default: cores).
 	Workers int `yaml:"workers" json:"workers" hash:"-"`
+	// KeepAll writes every pair to `pairs` (O(N²) storage: 3.4 GB at 283K
+	// documents) instead of each query's counts over the threshold grid to
+	// `pair_counts` (O(N)); calibrate and select give the same bytes from
+	// either, select recomputing the chosen queries' pairs from topics and
+	// summaries when only the counts are stored.
+	KeepAll bool `yaml:"keep_all" json:"keep_all"`
 }
 
 // Defaults implements config.Section.

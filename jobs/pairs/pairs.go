@@ -2,128 +2,227 @@
 // the corpus, every document whose topic similarity or summary similarity
 // exceeds its floor (benchmark.topic_floor, benchmark.summ_floor), found
 // exactly without scoring all N² pairs by lib/relevance (paper §3.2.2,
-// §3.3, §3.4; SPEC §3 "Pairs and selection"), and written to `pairs`.
+// §3.3, §3.4; SPEC §3 "Pairs and selection").
+//
+// By default it stores, per query, its pairs counted per cell of the
+// threshold grid (`pair_counts`): all calibrate needs, and all select
+// needs to find the eligible queries, in O(N · grid) rather than O(N²);
+// select then recomputes the pairs of the queries it chose. With
+// pairs.keep_all it writes every pair to `pairs` instead. It writes both
+// datasets, the unused one empty, so that the stages' contracts stay
+// fixed.
 package pairs
 
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/calibrate"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/readers"
+	"github.com/saber-math/saber/jobs/selection"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/relevance"
-	"github.com/saber-math/saber/lib/summtok"
+	"github.com/saber-math/saber/lib/thresholds"
 )
 
 // Stage is the pairs stage.
 var Stage = stage.Stage{
 	Name:    "pairs",
-	Summary: "every (query, document) pair over the topic or summary floor: topics, summaries → pairs",
+	Summary: "every (query, document) pair over the topic or summary floor, counted over the threshold grid (or listed, pairs.keep_all): topics, summaries → pair_counts, pairs",
 	Section: Section,
-	Uses: func(*config.Config) []string {
-		return []string{"benchmark.ontology", "benchmark.topic_floor", "benchmark.summ_floor"}
+	Uses: func(cfg *config.Config) []string {
+		u := []string{"benchmark.ontology", "benchmark.topic_floor", "benchmark.summ_floor"}
+		if has(cfg, Section.Name) && !Section.Of(cfg).KeepAll {
+			// The counts are made over these thresholds: a change to one
+			// makes the counts stale.
+			u = append(u, "calibrate.topic_grid", "calibrate.summ_grid")
+			if has(cfg, selection.Section.Name) && selection.Section.Of(cfg).Thresholds == selection.ThresholdsFixed {
+				u = append(u, "select.thresholds", "select.tau_topic", "select.tau_summ")
+			}
+		}
+		return u
 	},
 	Steps: []stage.Step{{
 		Name:    "map",
 		Inputs:  []string{dataset.Topics.Name, dataset.Summaries.Name},
-		Outputs: []string{dataset.Pairs.Name},
+		Outputs: []string{dataset.PairCounts.Name, dataset.Pairs.Name},
 		Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
 		Run:     run,
 	}},
 }
 
-type topicProj struct {
-	ID     string   `parquet:"id"`
-	Topics []string `parquet:"topics,list"`
-}
-
-type summProj struct {
-	ID         string `parquet:"id"`
-	NoCoreIdea bool   `parquet:"no_core_idea"`
-	CoreIdea   string `parquet:"core_idea"`
-}
-
 // Load reads every topic and summary row (all shards) and the ontology.
 func Load(ctx context.Context, env *stage.Env) (*relevance.Corpus, error) {
-	tree, err := readers.Ontology(ctx, env)
-	if err != nil {
-		return nil, err
-	}
-	tparts, err := env.Upstream(ctx, dataset.Topics.Name)
-	if err != nil {
-		return nil, err
-	}
-	sparts, err := env.Upstream(ctx, dataset.Summaries.Name)
-	if err != nil {
-		return nil, err
-	}
-	topics := map[string][]int{}
-	for _, p := range tparts {
-		rows, err := stage.ReadPart[topicProj](ctx, env, p)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rows {
-			nodes := make([]int, 0, len(r.Topics))
-			for _, path := range r.Topics {
-				n, ok := tree.Lookup(path)
-				if !ok {
-					return nil, stage.BadInput(fmt.Errorf("topics of %s: %q is not in the configured ontology (were topics made with another one?)", r.ID, path))
-				}
-				nodes = append(nodes, n)
-			}
-			topics[r.ID] = nodes
-		}
-	}
-	tokens := map[string][]string{}
-	for _, p := range sparts {
-		rows, err := stage.ReadPart[summProj](ctx, env, p)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rows {
-			if !r.NoCoreIdea {
-				tokens[r.ID] = summtok.Set(r.CoreIdea)
-			} else {
-				tokens[r.ID] = nil
-			}
-		}
-	}
-	return relevance.NewCorpus(tree, topics, tokens), nil
+	return readers.Relevance(ctx, env)
 }
+
+func has(cfg *config.Config, section string) bool { return slices.Contains(cfg.Sections(), section) }
+
+// Edges are the thresholds the counts are made over: calibrate's grid and,
+// when select uses fixed thresholds, those, so that every threshold
+// calibrate or select asks about is a cell boundary and counts are exact.
+func Edges(cfg *config.Config) thresholds.Grid {
+	c := calibrate.Section.Of(cfg)
+	g := thresholds.Grid{Topic: c.TopicGrid.Values(), Summ: c.SummGrid.Values()}
+	if has(cfg, selection.Section.Name) {
+		if s := selection.Section.Of(cfg); s.Thresholds == selection.ThresholdsFixed {
+			return g.Union([]float64{s.TauTopic}, []float64{s.TauSumm})
+		}
+	}
+	return g
+}
+
+// Chunk is how many queries are found between writes: the shard holds one
+// chunk's results, not its whole range's (at 283K documents a shard's
+// pairs alone were 10 GB).
+const Chunk = 2048
 
 func run(ctx context.Context, env *stage.Env) error {
 	cfg := env.Config
+	keepAll := Section.Of(cfg).KeepAll
 	c, err := Load(ctx, env)
 	if err != nil {
 		return err
 	}
 	f := relevance.NewFinder(c, cfg.Benchmark.TopicFloor, cfg.Benchmark.SummFloor)
 	lo, hi := env.Shard.Range(len(c.IDs))
-	results := make([][]relevance.Pair, hi-lo)
-	prog := env.Progress("queries", int64(hi-lo))
-	err = parallel.For(ctx, hi-lo, stage.Workers(Section.Of(cfg).Workers, false, cfg.LLM), func(_ context.Context, i int) error {
-		results[i] = f.Query(lo + i)
-		prog.Add(1)
-		return nil
-	})
-	prog.Finish()
+	var (
+		grid  thresholds.Grid
+		edges string
+	)
+	if !keepAll {
+		if !has(cfg, calibrate.Section.Name) {
+			return fmt.Errorf("pairs: the config holds no calibrate section, whose grid the counts are made over (a bug: load every stage's section)")
+		}
+		grid = Edges(cfg)
+		edges = grid.String()
+	}
+	pw, err := stage.StreamOutput(ctx, env, dataset.Pairs)
 	if err != nil {
 		return err
 	}
-	var rows []dataset.Pair
-	for i, r := range results {
-		q := c.IDs[lo+i]
-		for _, p := range r {
-			env.Count("pairs_"+p.Category, 1)
-			rows = append(rows, dataset.Pair{Query: q, Doc: p.Doc, SimTopic: p.SimTopic, SimSumm: p.SimSumm, Category: p.Category})
+	defer pw.Abort()
+	cw, err := stage.StreamOutput(ctx, env, dataset.PairCounts)
+	if err != nil {
+		return err
+	}
+	defer cw.Abort()
+	workers := stage.Workers(Section.Of(cfg).Workers, false, cfg.LLM)
+	prog := env.Progress("queries", int64(hi-lo))
+	var (
+		pairs  [][]relevance.Pair
+		counts []counted
+		cats   = map[string]int64{}
+		total  int64
+	)
+	if keepAll {
+		pairs = make([][]relevance.Pair, Chunk)
+	} else {
+		counts = make([]counted, Chunk)
+	}
+	for start := lo; start < hi; start += Chunk {
+		n := min(Chunk, hi-start)
+		err = parallel.For(ctx, n, workers, func(_ context.Context, i int) error {
+			ps := f.Query(start + i)
+			if keepAll {
+				pairs[i] = ps
+			} else {
+				counts[i] = count(c.IDs[start+i], ps, grid, edges)
+			}
+			prog.Add(1)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		// Rows go out in the datasets' order: queries in id order
+		// (c.IDs is sorted), a query's pairs by document (Query sorts).
+		for i := range n {
+			if keepAll {
+				q := c.IDs[start+i]
+				rows := make([]dataset.Pair, len(pairs[i]))
+				for j, p := range pairs[i] {
+					cats[p.Category]++
+					rows[j] = dataset.Pair{Query: q, Doc: p.Doc, SimTopic: p.SimTopic, SimSumm: p.SimSumm, Category: p.Category}
+				}
+				total += int64(len(rows))
+				pairs[i] = nil
+				if err := pw.Write(rows...); err != nil {
+					return err
+				}
+				continue
+			}
+			r := &counts[i]
+			if r.Pairs == 0 {
+				continue // no row for a query without pairs, as `pairs` has none
+			}
+			total += r.Pairs
+			for ci, cat := range categories {
+				cats[cat] += r.categories[ci]
+			}
+			if err := cw.Write(r.PairCount); err != nil {
+				return err
+			}
+			*r = counted{}
 		}
 	}
+	prog.Finish()
+	for _, cat := range []string{relevance.CategoryTopic, relevance.CategorySummary, relevance.CategoryBoth} {
+		env.Count("pairs_"+cat, cats[cat])
+	}
 	env.Count("queries", int64(hi-lo))
-	env.Count("pairs", int64(len(rows)))
-	env.Log.Info().Int("queries", hi-lo).Int("pairs", len(rows)).Msg("pairs found")
-	return stage.WriteOutput(ctx, env, dataset.Pairs, rows)
+	env.Count("pairs", total)
+	env.Log.Info().Int("queries", hi-lo).Int64("pairs", total).Bool("keep_all", keepAll).Msg("pairs found")
+	if _, err := pw.Close(); err != nil {
+		return err
+	}
+	_, err = cw.Close()
+	return err
+}
+
+var categories = [3]string{relevance.CategoryTopic, relevance.CategorySummary, relevance.CategoryBoth}
+
+// counted is one query's `pair_counts` row and its pairs per category at
+// the floors, for the stage's counters.
+type counted struct {
+	dataset.PairCount
+	categories [3]int64
+}
+
+// Count is one query's `pair_counts` row from its pairs, counted over
+// grid (edges its String).
+func Count(q string, ps []relevance.Pair, grid thresholds.Grid, edges string) dataset.PairCount {
+	return count(q, ps, grid, edges).PairCount
+}
+
+// count turns one query's pairs into its `pair_counts` row.
+func count(q string, ps []relevance.Pair, grid thresholds.Grid, edges string) counted {
+	r := counted{PairCount: dataset.PairCount{Query: q, Edges: edges, Pairs: int64(len(ps))}}
+	if len(ps) == 0 {
+		return r
+	}
+	cells := make([]int32, len(ps))
+	ht, hs := make([]int32, selection.HistBins), make([]int32, selection.HistBins)
+	for i, p := range ps {
+		cells[i] = int32(grid.Cell(p.SimTopic, p.SimSumm))
+		ht[selection.Bin(p.SimTopic)]++
+		hs[selection.Bin(p.SimSumm)]++
+		r.categories[slices.Index(categories[:], p.Category)]++
+	}
+	slices.Sort(cells)
+	for i := 0; i < len(cells); {
+		j := i
+		for j < len(cells) && cells[j] == cells[i] {
+			j++
+		}
+		r.Cells = append(r.Cells, cells[i])
+		r.Counts = append(r.Counts, int32(j-i))
+		i = j
+	}
+	r.HistTopic, r.HistSumm = ht, hs
+	return r
 }

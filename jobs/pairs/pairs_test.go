@@ -26,7 +26,9 @@ import (
 	"github.com/saber-math/saber/artifacts/layout"
 	aontology "github.com/saber-math/saber/artifacts/ontology"
 	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/calibrate"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/selection"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/stage/stagetest"
 	"github.com/saber-math/saber/lib/ontology"
@@ -240,7 +242,7 @@ func samePairs(want, got []dataset.Pair) error {
 
 func parse(t *testing.T, y string) *config.Config {
 	t.Helper()
-	cfg, err := config.Parse([]byte(y), Section)
+	cfg, err := config.Parse([]byte(y), Section, calibrate.Section, selection.Section)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,6 +254,9 @@ func parse(t *testing.T, y string) *config.Config {
 func runPairs(t *testing.T, cfg *config.Config, root store.Store) []dataset.Pair {
 	t.Helper()
 	ctx := context.Background()
+	// These tests check the pairs themselves; TestCountsMatchPairs checks
+	// the counts against them.
+	Section.Of(cfg).KeepAll = true
 	step := Stage.Steps[0]
 	n := step.Count(cfg)
 	var out []dataset.Pair
@@ -436,7 +441,103 @@ func TestConfig(t *testing.T) {
 			t.Errorf("%s: %v", y, err)
 		}
 	}
-	if _, err := config.Parse([]byte("run: r\nroot: d\npairs: {shard: 2}\n"), Section); err == nil || !strings.Contains(err.Error(), "unknown key pairs.shard (valid here: shards, workers)") {
+	if _, err := config.Parse([]byte("run: r\nroot: d\npairs: {shard: 2}\n"), Section); err == nil || !strings.Contains(err.Error(), "unknown key pairs.shard (valid here: keep_all, shards, workers)") {
 		t.Errorf("typo: %v", err)
+	}
+}
+
+// TestCountsMatchPairs: by default pairs writes no pair but, per query
+// with pairs, the count in each cell of the grid of calibrate's
+// thresholds and select's fixed ones that the pairs keep_all lists fall
+// in (counted here by comparing each similarity with each threshold), the
+// pairs, and their histograms; keep_all writes no counts. Only counts
+// depend on the grid, so only they make the stage stale when it changes.
+func TestCountsMatchPairs(t *testing.T) {
+	tree := defaultTree(t)
+	docs := generated(t, tree, 1500)
+	root := store.NewMem()
+	put(t, root, "p", tree, docs, 2, 1)
+	y := "run: p\nroot: mem\nlog: {progress_seconds: 0}\npairs: {shards: 2}\nselect: {thresholds: fixed, tau_topic: 0.9, tau_summ: 0.25}\n"
+	all := runPairs(t, parse(t, y), root)
+	cfg := parse(t, y)
+	ctx := context.Background()
+	var counts []dataset.PairCount
+	for i := range 2 {
+		spec := shard.Spec{Index: i, Count: 2}
+		if _, err := stage.RunShard(ctx, cfg, Stage, Stage.Steps[0], spec, root, zerolog.Nop(), stage.Options{Force: true}); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := dataset.Read[dataset.PairCount](ctx, root, layout.DataKey("p", dataset.PairCounts.Name, spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts = append(counts, rows...)
+		if ps, err := dataset.Read[dataset.Pair](ctx, root, layout.DataKey("p", dataset.Pairs.Name, spec)); err != nil || len(ps) != 0 {
+			t.Fatalf("pairs of shard %s by default: %d rows, %v", spec, len(ps), err)
+		}
+	}
+	topicEdges := append(calibrate.Section.Of(cfg).TopicGrid.Values(), 0.9)
+	summEdges := append(calibrate.Section.Of(cfg).SummGrid.Values(), 0.25)
+	sort.Float64s(topicEdges)
+	sort.Float64s(summEdges)
+	passes := func(edges []float64, v float64) (n int32) {
+		for _, e := range edges {
+			if v > e {
+				n++
+			}
+		}
+		return n
+	}
+	type want struct {
+		cells        map[int32]int32
+		pairs        int64
+		htopic, hsum [20]int32
+	}
+	byQuery := map[string]*want{}
+	var order []string
+	for _, p := range all {
+		w := byQuery[p.Query]
+		if w == nil {
+			w = &want{cells: map[int32]int32{}}
+			byQuery[p.Query] = w
+			order = append(order, p.Query)
+		}
+		w.cells[passes(topicEdges, p.SimTopic)*int32(len(summEdges)+1)+passes(summEdges, p.SimSumm)]++
+		w.pairs++
+		w.htopic[min(19, int(p.SimTopic*20))]++
+		w.hsum[min(19, int(p.SimSumm*20))]++
+	}
+	if len(counts) != len(order) {
+		t.Fatalf("%d pair_counts rows, %d queries with pairs", len(counts), len(order))
+	}
+	for i, r := range counts {
+		w := byQuery[r.Query]
+		if r.Query != order[i] || w == nil {
+			t.Fatalf("row %d is query %s, want %s", i, r.Query, order[i])
+		}
+		got := map[int32]int32{}
+		for j, c := range r.Cells {
+			if j > 0 && c <= r.Cells[j-1] {
+				t.Fatalf("query %s: cells not ascending: %v", r.Query, r.Cells)
+			}
+			got[c] = r.Counts[j]
+		}
+		if fmt.Sprint(got) != fmt.Sprint(w.cells) || r.Pairs != w.pairs || fmt.Sprint(r.HistTopic) != fmt.Sprint(w.htopic[:]) || fmt.Sprint(r.HistSumm) != fmt.Sprint(w.hsum[:]) {
+			t.Fatalf("query %s: cells %v pairs %d hists %v %v; from its pairs %v %d %v %v", r.Query, got, r.Pairs, r.HistTopic, r.HistSumm, w.cells, w.pairs, w.htopic, w.hsum)
+		}
+	}
+	if len(counts) == 0 {
+		t.Fatal("no query has pairs: the test checks nothing")
+	}
+	uses := func(keepAll bool) string {
+		c := parse(t, y)
+		Section.Of(c).KeepAll = keepAll
+		return strings.Join(Stage.Uses(c), " ")
+	}
+	if u := uses(false); !strings.Contains(u, "calibrate.topic_grid") || !strings.Contains(u, "select.tau_topic") {
+		t.Errorf("counts: Uses %s leaves out the thresholds counted over", u)
+	}
+	if u := uses(true); strings.Contains(u, "calibrate") {
+		t.Errorf("keep_all: Uses %s names calibrate's grid", u)
 	}
 }

@@ -89,6 +89,13 @@ func newReport(th dataset.Threshold, calibrated bool, domains []string, k int) *
 
 func bin(v float64) int { return min(histBins-1, max(0, int(v*histBins))) }
 
+// HistBins and Bin are the report's similarity histograms' bins, for pairs
+// to count them per query when it stores counts instead of pairs.
+const HistBins = histBins
+
+// Bin is the bin of similarity v.
+func Bin(v float64) int { return bin(v) }
+
 func (s *Signals) add(p *dataset.Pair, cat string) {
 	switch cat {
 	case "topic":
@@ -105,6 +112,17 @@ func (s *Signals) add(p *dataset.Pair, cat string) {
 }
 
 func (r *Report) addPair(p *dataset.Pair, cat string) { r.Pairs.add(p, cat) }
+
+// addCounts adds one query's pairs as `pair_counts` gives them: per
+// category (topic, summary, both, neither) and histogrammed.
+func (r *Report) addCounts(n [4]int64, histTopic, histSumm []int32) {
+	s := &r.Pairs
+	s.Topic, s.Summary, s.Both, s.Neither = s.Topic+n[0], s.Summary+n[1], s.Both+n[2], s.Neither+n[3]
+	for i := range s.HistTopic {
+		s.HistTopic[i] += int64(histTopic[i])
+		s.HistSumm[i] += int64(histSumm[i])
+	}
+}
 
 func (r *Report) addQuery(domain string) {
 	if i, ok := r.domainIndex[domain]; ok {

@@ -10,8 +10,10 @@
 // without replacement, it depends on no shard count or scan order, and one
 // query entering or leaving the eligible set never reshuffles the others.
 //
-// It runs as one task and streams `pairs` twice (eligibility, then the
-// chosen queries' candidates), holding one query's pairs at a time.
+// It runs as one task. It streams `pair_counts` for eligibility and
+// recomputes the chosen queries' pairs to draw their candidates, or, with
+// pairs.keep_all, streams `pairs` twice; either way it holds one query's
+// pairs at a time, and the two give the same bytes.
 package selection
 
 import (
@@ -26,20 +28,24 @@ import (
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/relevance"
+	lthresholds "github.com/saber-math/saber/lib/thresholds"
 )
 
 // Stage is the select stage.
 var Stage = stage.Stage{
 	Name:    "select",
-	Summary: "the benchmark: queries per domain among the eligible, K candidates per category: pairs, topics, summaries, thresholds → queries, candidates",
+	Summary: "the benchmark: queries per domain among the eligible, K candidates per category: pair_counts (or pairs), topics, summaries, thresholds → queries, candidates",
 	Section: Section,
 	Uses: func(*config.Config) []string {
 		return []string{"seed", "benchmark.ontology", "benchmark.k", "benchmark.domains", "benchmark.topic_floor", "benchmark.summ_floor"}
 	},
 	Steps: []stage.Step{{
 		Name: "reduce",
-		// summaries: only their writers' manifests, for the provenance.
-		Inputs:  []string{dataset.Pairs.Name, dataset.Topics.Name, dataset.Summaries.Name, dataset.Thresholds.Name},
+		// pair_counts or pairs: whichever pairs filled (pairs.keep_all);
+		// topics and summaries: their writers' manifests, for the
+		// provenance, and with only counts stored the chosen queries'
+		// pairs are recomputed from them.
+		Inputs:  []string{dataset.PairCounts.Name, dataset.Pairs.Name, dataset.Topics.Name, dataset.Summaries.Name, dataset.Thresholds.Name},
 		Outputs: []string{dataset.Queries.Name, dataset.Candidates.Name},
 		Reports: []string{ReportMarkdown, ReportJSON},
 		Run:     run,
@@ -96,7 +102,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	if err != nil {
 		return err
 	}
-	parts, err := env.Upstream(ctx, dataset.Pairs.Name)
+	src, err := readers.Pairs(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -110,21 +116,7 @@ func run(ctx context.Context, env *stage.Env) error {
 
 	// Pass 1: every query's category counts at the final thresholds.
 	byDomain := map[string][]eligibleQuery{}
-	prog := env.Progress("pairs (eligibility)", int64(dataset.TotalRows(parts)))
-	err = readers.PairsByQuery(ctx, env, parts, func(q string, rows []dataset.Pair) error {
-		prog.Add(int64(len(rows)))
-		var n [3]int32
-		for i := range rows {
-			p := &rows[i]
-			if p.Doc == q {
-				return fmt.Errorf("pairs: query %s is paired with itself (a bug in pairs)", q)
-			}
-			c := relevance.Category(p.SimTopic, p.SimSumm, th.TauTopic, th.TauSumm)
-			rep.addPair(p, c)
-			if c != "" {
-				n[catIndex(c)]++
-			}
-		}
+	consider := func(q string, n [3]int32) {
 		d := docDomain[q]
 		rep.addQuery(d)
 		if n[0] >= int32(k) && n[1] >= int32(k) && n[2] >= int32(k) {
@@ -133,9 +125,12 @@ func run(ctx context.Context, env *stage.Env) error {
 				rank:  env.Seed("query\x00" + q),
 			})
 		}
-		return nil
-	})
-	prog.Finish()
+	}
+	if src.Counts {
+		err = eligibleFromCounts(ctx, env, src, th, rep, consider)
+	} else {
+		err = eligibleFromPairs(ctx, env, src, th, rep, consider)
+	}
 	if err != nil {
 		return err
 	}
@@ -188,12 +183,7 @@ func run(ctx context.Context, env *stage.Env) error {
 
 	// Pass 2: K documents from each category of every chosen query.
 	var cands []dataset.Candidate
-	prog = env.Progress("pairs (candidates)", int64(dataset.TotalRows(parts)))
-	err = readers.PairsByQuery(ctx, env, parts, func(q string, rows []dataset.Pair) error {
-		prog.Add(int64(len(rows)))
-		if !want[q] {
-			return nil
-		}
+	draw := func(q string, rows []dataset.Pair) error {
 		type ranked struct {
 			c    dataset.Candidate
 			rank uint64
@@ -214,7 +204,7 @@ func run(ctx context.Context, env *stage.Env) error {
 				return pl[i].rank < pl[j].rank || pl[i].rank == pl[j].rank && pl[i].c.Doc < pl[j].c.Doc
 			})
 			if len(pl) < k {
-				return fmt.Errorf("query %s: %d documents in a category at the second pass, %d at the first (pairs changed while select ran?)", q, len(pl), k)
+				return fmt.Errorf("query %s: %d documents in a category at the second pass, %d at the first (pairs, topics or summaries changed while select ran?)", q, len(pl), k)
 			}
 			for _, r := range pl[:k] {
 				cands = append(cands, r.c)
@@ -222,8 +212,20 @@ func run(ctx context.Context, env *stage.Env) error {
 			}
 		}
 		return nil
-	})
-	prog.Finish()
+	}
+	if src.Counts {
+		err = recompute(ctx, env, chosen, draw)
+	} else {
+		prog := env.Progress("pairs (candidates)", src.Rows())
+		err = readers.PairsByQuery(ctx, env, src.PairParts, func(q string, rows []dataset.Pair) error {
+			prog.Add(int64(len(rows)))
+			if !want[q] {
+				return nil
+			}
+			return draw(q, rows)
+		})
+		prog.Finish()
+	}
 	if err != nil {
 		return err
 	}
@@ -238,6 +240,89 @@ func run(ctx context.Context, env *stage.Env) error {
 		return err
 	}
 	return stage.WriteOutput(ctx, env, dataset.Candidates, cands)
+}
+
+// eligibleFromPairs counts every query's pairs of `pairs` by category
+// (pairs.keep_all).
+func eligibleFromPairs(ctx context.Context, env *stage.Env, src readers.PairSource, th dataset.Threshold, rep *Report, consider func(string, [3]int32)) error {
+	prog := env.Progress("pairs (eligibility)", src.Rows())
+	defer prog.Finish()
+	return readers.PairsByQuery(ctx, env, src.PairParts, func(q string, rows []dataset.Pair) error {
+		prog.Add(int64(len(rows)))
+		var n [3]int32
+		for i := range rows {
+			p := &rows[i]
+			if p.Doc == q {
+				return fmt.Errorf("pairs: query %s is paired with itself (a bug in pairs)", q)
+			}
+			c := relevance.Category(p.SimTopic, p.SimSumm, th.TauTopic, th.TauSumm)
+			rep.addPair(p, c)
+			if c != "" {
+				n[catIndex(c)]++
+			}
+		}
+		consider(q, n)
+		return nil
+	})
+}
+
+// eligibleFromCounts reads every query's category counts off its
+// histogram of `pair_counts`, whose grid holds the final thresholds (a
+// grid point of calibrate's, or select's fixed pair, both among pairs'
+// edges), and the report's tallies of all pairs.
+func eligibleFromCounts(ctx context.Context, env *stage.Env, src readers.PairSource, th dataset.Threshold, rep *Report, consider func(string, [3]int32)) error {
+	prog := env.Progress("queries (eligibility)", src.Rows())
+	defer prog.Finish()
+	return readers.PairCountsByQuery(ctx, env, src.CountsParts, func(row *dataset.PairCount, g lthresholds.Grid) error {
+		prog.Add(1)
+		n, err := g.Categories(row.Cells, row.Counts, th.TauTopic, th.TauSumm)
+		if err != nil {
+			return stage.BadInput(fmt.Errorf("pair_counts: %w (the thresholds changed since pairs ran: rerun pairs)", err))
+		}
+		if sum := n[0] + n[1] + n[2] + n[3]; sum != row.Pairs {
+			return stage.BadInput(fmt.Errorf("pair_counts: query %s has %d pairs but its cells hold %d", row.Query, row.Pairs, sum))
+		}
+		if len(row.HistTopic) != histBins || len(row.HistSumm) != histBins {
+			return stage.BadInput(fmt.Errorf("pair_counts: query %s has histograms of %d and %d bins, not %d", row.Query, len(row.HistTopic), len(row.HistSumm), histBins))
+		}
+		rep.addCounts(n, row.HistTopic, row.HistSumm)
+		consider(row.Query, [3]int32{int32(n[0]), int32(n[1]), int32(n[2])})
+		return nil
+	})
+}
+
+// recompute finds the pairs of the chosen queries again from topics and
+// summaries, exactly as the pairs stage did (the same finder at the same
+// floors), and hands each to draw: with only counts stored, the pairs of
+// the 1,000 queries chosen are all select needs of the N².
+func recompute(ctx context.Context, env *stage.Env, chosen []dataset.Query, draw func(string, []dataset.Pair) error) error {
+	c, err := readers.Relevance(ctx, env)
+	if err != nil {
+		return err
+	}
+	pos := make(map[string]int, len(c.IDs))
+	for i, id := range c.IDs {
+		pos[id] = i
+	}
+	f := relevance.NewFinder(c, env.Config.Benchmark.TopicFloor, env.Config.Benchmark.SummFloor)
+	prog := env.Progress("queries (candidates, recomputed)", int64(len(chosen)))
+	defer prog.Finish()
+	for _, q := range chosen {
+		i, ok := pos[q.ID]
+		if !ok {
+			return stage.BadInput(fmt.Errorf("query %s is in pair_counts but has no topics or summary row (topics or summaries changed since pairs ran: rerun pairs)", q.ID))
+		}
+		ps := f.Query(i)
+		rows := make([]dataset.Pair, len(ps))
+		for j, p := range ps {
+			rows[j] = dataset.Pair{Query: q.ID, Doc: p.Doc, SimTopic: p.SimTopic, SimSumm: p.SimSumm, Category: p.Category}
+		}
+		if err := draw(q.ID, rows); err != nil {
+			return err
+		}
+		prog.Add(1)
+	}
+	return nil
 }
 
 func catIndex(c string) int {

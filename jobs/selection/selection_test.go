@@ -91,6 +91,8 @@ func fabricateBy(t *testing.T, root store.Store, run string, nDocs, pairShards i
 		}
 		stagetest.Put(t, root, run, dataset.Pairs, spec, rows)
 	}
+	// As pairs.keep_all leaves it: every pair listed, no counts.
+	stagetest.PutOne(t, root, run, dataset.PairCounts, nil)
 }
 
 // putThresholds writes `thresholds` as calibrate would at (tauTopic,
@@ -347,7 +349,7 @@ func inputsOf(m *layout.Manifest) map[string][]layout.Object {
 
 // TestSelectThresholdSources: with select.thresholds: fixed, select reads
 // no `thresholds` (none exists here) and its manifest records none, only
-// pairs and topics (and summaries, unread: their writers' manifests give
+// pairs (and the empty pair_counts pairs.keep_all leaves) and topics (and summaries, unread: their writers' manifests give
 // the provenance); with the calibrated default it reads calibrate's and
 // records that part, hashed as read. At the same thresholds both give the
 // same benchmark, byte for byte. Calibrated without `thresholds` is bad
@@ -371,8 +373,8 @@ func TestSelectThresholdSources(t *testing.T) {
 		}
 		in := inputsOf(m)
 		if len(in[dataset.Thresholds.Name]) != 0 || len(in[dataset.Pairs.Name]) != 2 || len(in[dataset.Topics.Name]) != 1 ||
-			len(in[dataset.Summaries.Name]) != 1 || !in[dataset.Summaries.Name][0].Unread || len(in) != 3 {
-			t.Errorf("fixed thresholds: manifest inputs %v, want the 2 pairs parts, topics and summaries (unread), no thresholds", m.Inputs)
+			len(in[dataset.Summaries.Name]) != 1 || !in[dataset.Summaries.Name][0].Unread || len(in[dataset.PairCounts.Name]) != 1 || len(in) != 4 {
+			t.Errorf("fixed thresholds: manifest inputs %v, want the 2 pairs parts, the empty pair_counts, topics and summaries (unread), no thresholds", m.Inputs)
 		}
 		if m.Config["select.thresholds"] != `"fixed"` || m.Config["select.tau_topic"] != fmt.Sprint(tauTopic) || m.Config["select.tau_summ"] != fmt.Sprint(tauSumm) {
 			t.Errorf("fixed thresholds: manifest config %v", m.Config)
@@ -410,7 +412,7 @@ func TestSelectThresholdSources(t *testing.T) {
 	if got := in[dataset.Thresholds.Name]; len(got) != 1 || got[0].Key != th.Key || got[0].SHA256 != th.SHA256 || got[0].Unread {
 		t.Errorf("calibrated thresholds: manifest records thresholds %+v, want the part read, %+v", got, th)
 	}
-	if len(in[dataset.Pairs.Name]) != 2 || len(in[dataset.Topics.Name]) != 1 || len(in[dataset.Summaries.Name]) != 1 || len(in) != 4 {
+	if len(in[dataset.Pairs.Name]) != 2 || len(in[dataset.Topics.Name]) != 1 || len(in[dataset.Summaries.Name]) != 1 || len(in[dataset.PairCounts.Name]) != 1 || len(in) != 5 {
 		t.Errorf("calibrated thresholds: manifest inputs %v", m.Inputs)
 	}
 	for _, k := range []string{"queries/part-00000-of-00001.parquet", "candidates/part-00000-of-00001.parquet"} {
