@@ -22,6 +22,7 @@ import (
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/downstream"
 	"github.com/saber-math/saber/jobs/forecast"
+	"github.com/saber-math/saber/jobs/pairs"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/release"
 	"github.com/saber-math/saber/jobs/stage"
@@ -214,6 +215,15 @@ func Run(ctx context.Context, opt Options, out io.Writer) error {
 		}
 	}
 	return summarize(ctx, cfg, scfg, out)
+}
+
+// pairsData is the dataset that holds the pairs stage's data: every pair
+// under pairs.keep_all, else each query's counts over the threshold grid.
+func pairsData(cfg *config.Config) string {
+	if pairs.Section.Of(cfg).KeepAll {
+		return dataset.Pairs.Name
+	}
+	return dataset.PairCounts.Name
 }
 
 // PlanFile is the forecast saber demo saves before its first run, which
@@ -451,7 +461,7 @@ func summarize(ctx context.Context, cfg *config.Config, scfg synth.Config, out i
 		return err
 	}
 	fmt.Fprintf(out, "  pairs                %d (topic %d, summary %d, both %d)  (%s)\n", pairStats["pairs"],
-		pairStats["pairs_topic"], pairStats["pairs_summary"], pairStats["pairs_both"], root.URI(cfg.Run+"/pairs/"))
+		pairStats["pairs_topic"], pairStats["pairs_summary"], pairStats["pairs_both"], root.URI(cfg.Run+"/"+pairsData(cfg)+"/"))
 	th, err := readAll[dataset.Threshold](ctx, root, cfg.Run, dataset.Thresholds.Name, dataset.Thresholds.Name)
 	if err != nil {
 		return err
