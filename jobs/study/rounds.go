@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 
 	"github.com/saber-math/saber/jobs/stage"
@@ -302,34 +300,8 @@ func Rounds(ctx context.Context, qs []*Exhaustive, c RoundsConfig) (RoundsResult
 	if c.Lambda < 0 || math.IsNaN(c.Lambda) {
 		return RoundsResult{}, stage.BadInput(fmt.Errorf("rounds study: --lambda %v: want > 0", c.Lambda))
 	}
-	workers := c.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	res := make([]perQuery, len(qs))
-	errs := make([]error, len(qs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(workers, len(qs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var f bt.Fitter
-			for i := range next {
-				if ctx.Err() != nil {
-					errs[i] = ctx.Err()
-					continue
-				}
-				res[i], errs[i] = roundsOne(qs[i], c, &f)
-			}
-		}()
-	}
-	for i := range qs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	res, err := perQueryWorkers(ctx, len(qs), c.Workers, func(i int, f *bt.Fitter) (perQuery, error) { return roundsOne(qs[i], c, f) })
+	if err != nil {
 		return RoundsResult{}, err
 	}
 

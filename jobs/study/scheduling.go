@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 
 	"github.com/saber-math/saber/jobs/stage"
@@ -264,34 +262,8 @@ func Scheduling(ctx context.Context, qs []*Exhaustive, c SchedConfig) (SchedResu
 	if c.Retrievers < 2 {
 		return SchedResult{}, stage.BadInput(fmt.Errorf("scheduling study: --retrievers %d: want ≥ 2 (a leaderboard)", c.Retrievers))
 	}
-	workers := c.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	res := make([]schedOne, len(qs))
-	errs := make([]error, len(qs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(workers, len(qs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var f bt.Fitter
-			for i := range next {
-				if ctx.Err() != nil {
-					errs[i] = ctx.Err()
-					continue
-				}
-				res[i], errs[i] = schedQuery(qs[i], c, &f)
-			}
-		}()
-	}
-	for i := range qs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	res, err := perQueryWorkers(ctx, len(qs), c.Workers, func(i int, f *bt.Fitter) (schedOne, error) { return schedQuery(qs[i], c, f) })
+	if err != nil {
 		return SchedResult{}, err
 	}
 	out := SchedResult{Queries: len(qs), Retrievers: c.Retrievers}
@@ -446,7 +418,7 @@ func schedQuery(q *Exhaustive, c SchedConfig, f *bt.Fitter) (schedOne, error) {
 			}
 		}
 		js := t.Judgments()
-		fit, err := f.Fit(q.n, comparisonsOf(js), opt)
+		fit, err := f.Fit(q.n, schedule.Comparisons(js), opt)
 		if err != nil {
 			return schedOne{}, fmt.Errorf("query %s: %s fit: %w", q.Key, sc.Name, err)
 		}
@@ -459,20 +431,6 @@ func schedQuery(q *Exhaustive, c SchedConfig, f *bt.Fitter) (schedOne, error) {
 		p.ndcg = append(p.ndcg, scoreAll(fit.Theta))
 	}
 	return p, nil
-}
-
-func comparisonsOf(js []swiss.Judgment) []bt.Comparison {
-	out := make([]bt.Comparison, 0, len(js))
-	for _, j := range js {
-		switch j.Winner {
-		case swiss.Invalid:
-		case j.First:
-			out = append(out, bt.Comparison{Winner: j.First, Loser: j.Second})
-		default:
-			out = append(out, bt.Comparison{Winner: j.Second, Loser: j.First})
-		}
-	}
-	return out
 }
 
 func standardise(x []float64) []float64 {

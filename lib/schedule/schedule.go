@@ -324,7 +324,7 @@ func (t *adaptive) Record(judgments []swiss.Judgment) error {
 	if len(sorted) == 0 || t.stop.stopped {
 		return nil
 	}
-	fit, err := t.fitter.Fit(t.n, comparisons(t.history), bt.Options{Lambda: t.c.Lambda})
+	fit, err := t.fitter.Fit(t.n, Comparisons(t.history), bt.Options{Lambda: t.c.Lambda})
 	if err != nil {
 		return fmt.Errorf("schedule: round %d: %w", r.Number, err)
 	}
@@ -362,8 +362,8 @@ func check(r *swiss.Round, judgments []swiss.Judgment) ([]swiss.Judgment, error)
 	return sorted, nil
 }
 
-// comparisons are the valid judgments as Bradley–Terry input.
-func comparisons(js []swiss.Judgment) []bt.Comparison {
+// Comparisons are the valid judgments as Bradley–Terry input.
+func Comparisons(js []swiss.Judgment) []bt.Comparison {
 	out := make([]bt.Comparison, 0, len(js))
 	for _, j := range js {
 		switch j.Winner {
