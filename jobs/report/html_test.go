@@ -149,11 +149,12 @@ func TestIndexHTMLPlanAndJudgeAudit(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "plan.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := testConfig(t, dir, "r", 3, nil)
+	testConfig(t, dir, "r", 3, nil) // writes r.yaml, edited below
 	y, _ := os.ReadFile(filepath.Join(dir, "r.yaml"))
 	y = bytes.Replace(y, []byte("report: {resamples: 200, k: 5}"), []byte("report: {resamples: 200, k: 5, plan: plan.json}"), 1)
 	os.WriteFile(filepath.Join(dir, "r.yaml"), y, 0o644)
-	if cfg, err = config.Load(filepath.Join(dir, "r.yaml"), Section); err != nil {
+	cfg, err := config.Load(filepath.Join(dir, "r.yaml"), Section)
+	if err != nil {
 		t.Fatal(err)
 	}
 	res, err := stage.RunShard(ctx, cfg, Stage, Stage.Steps[0], shard.Spec{Index: 0, Count: 1}, root, zerolog.Nop(), stage.Options{})
