@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/saber-math/saber/jobs/plan"
 )
 
 // Markdown writes the forecast: one section per step with its shards and
@@ -91,22 +93,7 @@ func sortedKeys(m map[string]float64) []string {
 }
 
 // num renders a count: whole numbers with thousands separators.
-func num(v float64) string {
-	s := fmt.Sprintf("%.0f", v)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func num(v float64) string { return plan.GroupDigits(fmt.Sprintf("%.0f", v), ",") }
 
 func size(b float64) string {
 	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}

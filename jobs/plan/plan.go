@@ -8,6 +8,7 @@ package plan
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/saber-math/saber/artifacts/layout"
 )
@@ -78,6 +79,25 @@ type LLMCost struct {
 	CallsPerSecond float64 `json:"calls_per_second,omitempty"`
 	WallHours      float64 `json:"wall_hours,omitempty"`
 	GPUHours       float64 `json:"gpu_hours,omitempty"`
+}
+
+// GroupDigits puts sep between groups of three digits of an integer
+// written in decimal ("-1234567" → "-1,234,567" with sep ","): the
+// plan's counts, in saber plan's Markdown and on report's page.
+func GroupDigits(s, sep string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteString(sep)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // Parse reads the JSON of `saber plan --json`.

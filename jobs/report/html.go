@@ -12,11 +12,11 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/plan"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/ndcg"
@@ -57,7 +57,7 @@ var page = template.Must(template.New(ReportHTML).Funcs(template.FuncMap{
 		if math.IsInf(v, 0) || math.IsNaN(v) {
 			return "–"
 		}
-		return groupThousands(strconv.FormatFloat(math.Round(v), 'f', 0, 64))
+		return plan.GroupDigits(strconv.FormatFloat(math.Round(v), 'f', 0, 64), "\u2009") // thin spaces
 	},
 	"ratio": func(v float64) string {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
@@ -66,23 +66,6 @@ var page = template.Must(template.New(ReportHTML).Funcs(template.FuncMap{
 		return strconv.FormatFloat(v, 'f', 3, 64)
 	},
 }).Parse(pageTemplate))
-
-// groupThousands puts a thin space between groups of three digits.
-func groupThousands(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteString(" ")
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
 
 // site is what the page shows.
 type site struct {

@@ -164,7 +164,7 @@ func TestIndexHTMLPlanAndJudgeAudit(t *testing.T) {
 	page := string(readReport(t, dir, ReportHTML))
 	for _, want := range []string{
 		`<h3>rate map <span class="note">1 of 1 shards done</span></h3>`,
-		"<td class=\"l\">ratings</td><td>" + groupThousands(strconv.Itoa(int(rows*1.05+0.5))) + "</td><td>" + groupThousands(strconv.Itoa(int(rows))) + "</td><td>0.952</td>",
+		"<td class=\"l\">ratings</td><td>" + plan.GroupDigits(strconv.Itoa(int(rows*1.05+0.5)), "\u2009") + "</td><td>" + plan.GroupDigits(strconv.Itoa(int(rows)), "\u2009") + "</td><td>0.952</td>",
 		`<tr class="off"><td class="l">queries</td><td>24</td><td>12</td><td>0.500</td>`,
 		"1 of 2 counts within 10%",
 		"Not compared here", "downstream map",
