@@ -304,7 +304,7 @@ func runPairsSize(ctx context.Context, opt PairsOptions, gen *corpusdist.Generat
 	// The counts are over calibrate's default grid, as the stage counts
 	// them under a default config.
 	grid := pairs.Edges(config.Default(calibrate.Section))
-	edges := grid.String()
+	counter := pairs.NewCounter(f, grid, grid.String(), opt.TopicFloor, opt.SummFloor)
 	perQuery := make([]int, n)
 	need := (eligibleK*n + opt.Target - 1) / opt.Target
 	shards := (n + opt.ShardQueries - 1) / opt.ShardQueries
@@ -335,24 +335,25 @@ func runPairsSize(ctx context.Context, opt PairsOptions, gen *corpusdist.Generat
 			m := min(pairs.Chunk, hi-start)
 			t0, qcpu := time.Now(), cpuTime()
 			err := parallel.For(ctx, m, opt.Workers, func(_ context.Context, i int) error {
-				ps := f.Query(start + i)
 				r := found{}
-				for _, p := range ps {
-					switch p.Category {
-					case "topic":
-						r.t++
-					case "summary":
-						r.s++
-					case "both":
-						r.b++
-					}
-				}
 				if opt.KeepAll {
-					r.ps = ps
+					r.ps = f.Query(start + i)
+					for _, p := range r.ps {
+						switch p.Category {
+						case relevance.CategoryTopic:
+							r.t++
+						case relevance.CategorySummary:
+							r.s++
+						case relevance.CategoryBoth:
+							r.b++
+						}
+					}
 				} else {
-					r.count = pairs.Count(c.IDs[start+i], ps, grid, edges)
+					var cats [3]int64
+					r.count, cats = counter.Count(c.IDs[start+i], start+i)
+					r.t, r.s, r.b = int(cats[0]), int(cats[1]), int(cats[2])
 				}
-				perQuery[start+i] = len(ps)
+				perQuery[start+i] = r.t + r.s + r.b
 				results[i] = r
 				return nil
 			})

@@ -103,3 +103,60 @@ func BMA(t *Tree, ic []float64, x, y []int) float64 {
 	}
 	return (sumX + sumY) / float64(len(x)+len(y))
 }
+
+// LinRows holds Lin(a, u) for each topic a of one set x and every node u
+// of the tree, so that the BMA of x against many sets y costs a table
+// lookup per topic pair instead of an LCA walk and a division: the pairs
+// stage scores each query's topics against thousands of candidates', and
+// BMA was most of its time. The zero value is empty; Reset fills it.
+type LinRows struct {
+	x   []int
+	n   int
+	lin []float64 // lin[i·n + u] = Lin(x[i], u)
+}
+
+// Reset makes r the rows of x over t's nodes, reusing r's memory. It
+// panics if len(ic) != t.Len().
+func (r *LinRows) Reset(t *Tree, ic []float64, x []int) {
+	n := t.Len()
+	if len(ic) != n {
+		panic(fmt.Sprintf("ontology: LinRows: %d IC values for a tree of %d nodes", len(ic), n))
+	}
+	r.x, r.n = x, n
+	r.lin = r.lin[:0]
+	for _, a := range x {
+		for u := range n {
+			r.lin = append(r.lin, Lin(t, ic, a, u))
+		}
+	}
+}
+
+// BMA returns BMA(x, y) for the x of the last Reset: the same value, bit
+// for bit, as BMA, whose loops and sums it repeats in the same order.
+func (r *LinRows) BMA(y []int) float64 {
+	if len(r.x) == 0 || len(y) == 0 {
+		return 0
+	}
+	var buf [16]float64
+	var colMax []float64
+	if len(y) <= len(buf) {
+		colMax = buf[:len(y)]
+	} else {
+		colMax = make([]float64, len(y))
+	}
+	sumX, sumY := 0.0, 0.0
+	for i := range r.x {
+		row := r.lin[i*r.n : (i+1)*r.n]
+		rowMax := 0.0
+		for j, b := range y {
+			s := row[b]
+			rowMax = max(rowMax, s)
+			colMax[j] = max(colMax[j], s)
+		}
+		sumX += rowMax
+	}
+	for _, s := range colMax {
+		sumY += s
+	}
+	return (sumX + sumY) / float64(len(r.x)+len(y))
+}

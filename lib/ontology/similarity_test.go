@@ -2,6 +2,7 @@ package ontology
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -123,6 +124,11 @@ func TestLinAndBMA(t *testing.T) {
 			if math.Abs(got-tt.want) > 1e-15 || got != rev {
 				t.Errorf("BMA(%v, %v) = %v (reversed %v), want %v", tt.x, tt.y, got, rev, tt.want)
 			}
+			var rows LinRows
+			rows.Reset(tr, ic, tt.x)
+			if rg := rows.BMA(tt.y); rg != got {
+				t.Errorf("LinRows(%v).BMA(%v) = %v, BMA %v", tt.x, tt.y, rg, got)
+			}
 		})
 	}
 	// More than 16 topics on the y side takes the allocating path.
@@ -132,6 +138,41 @@ func TestLinAndBMA(t *testing.T) {
 	}
 	if got := BMA(tr, ic, []int{3, 6}, big); got != 1 {
 		t.Errorf("BMA with 40 topics = %v, want 1", got)
+	}
+	var rows LinRows
+	rows.Reset(tr, ic, []int{3, 6})
+	if got := rows.BMA(big); got != 1 {
+		t.Errorf("LinRows.BMA with 40 topics = %v, want 1", got)
+	}
+}
+
+// LinRows.BMA is BMA bit for bit, on random topic sets of every size the
+// tagger gives and a reused LinRows (the pairs stage's use).
+func TestLinRowsIsBMA(t *testing.T) {
+	tr := handTree(t)
+	r := rand.New(rand.NewPCG(3, 4))
+	set := func() []int {
+		x := make([]int, r.IntN(5))
+		for i := range x {
+			x[i] = r.IntN(tr.Len())
+		}
+		return x
+	}
+	var assigned [][]int
+	for range 50 {
+		assigned = append(assigned, set())
+	}
+	ic := InformationContent(tr, assigned)
+	var rows LinRows
+	for range 200 {
+		x := set()
+		rows.Reset(tr, ic, x)
+		for range 20 {
+			y := set()
+			if got, want := rows.BMA(y), BMA(tr, ic, x, y); got != want {
+				t.Fatalf("LinRows(%v).BMA(%v) = %v, BMA %v", x, y, got, want)
+			}
+		}
 	}
 }
 

@@ -19,6 +19,8 @@
 package relevance
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"sync"
 
@@ -78,6 +80,7 @@ type scratch struct {
 	n     uint32
 	cands []int32
 	hits  []hit
+	lin   ontology.LinRows // the query's topics against every node
 }
 
 type hit struct {
@@ -130,8 +133,23 @@ type Pair struct {
 	Category string
 }
 
-// Query returns the pairs of document q, sorted by document id.
-func (f *Finder) Query(q int) []Pair {
+// Hit is one of a query's pairs as the finder holds it: the document's
+// index in the corpus, not its id.
+type Hit struct {
+	Doc               int32
+	SimTopic, SimSumm float64
+}
+
+// Category names which floors the hit passes: CategoryTopic,
+// CategorySummary or CategoryBoth.
+func (f *Finder) Category(h Hit) string { return Category(h.SimTopic, h.SimSumm, f.tauT, f.tauS) }
+
+// Hits appends the pairs of document q to buf, in no particular order, and
+// returns it. It is Query without what only a listing needs (the ids, the
+// categories' names and the sort): what counting a query's pairs over a
+// grid needs, with a buffer the caller reuses, so that a corpus-wide count
+// allocates nothing per query.
+func (f *Finder) Hits(q int, buf []Hit) []Hit {
 	c := f.c
 	sc := f.scratch.Get().(*scratch)
 	defer f.scratch.Put(sc)
@@ -166,8 +184,11 @@ func (f *Finder) Query(q int) []Pair {
 		clear(sc.stamp)
 		sc.n = 1
 	}
+	// The query's BMA against each candidate, from its Lin rows: the same
+	// values as ontology.BMA, at a lookup per topic pair.
+	sc.lin.Reset(c.Tree, c.IC, c.Topics[q])
 	for _, d := range sc.cands {
-		if st := ontology.BMA(c.Tree, c.IC, c.Topics[q], c.Topics[d]); st > f.tauT {
+		if st := sc.lin.BMA(c.Topics[d]); st > f.tauT {
 			sc.stamp[d], sc.slot[d] = sc.n, int32(len(sc.hits))
 			sc.hits = append(sc.hits, hit{doc: d, topic: st, hasT: true})
 		}
@@ -181,19 +202,29 @@ func (f *Finder) Query(q int) []Pair {
 		sc.stamp[m.Doc], sc.slot[m.Doc] = sc.n, int32(len(sc.hits))
 		sc.hits = append(sc.hits, hit{doc: m.Doc, summ: m.Sim, hasS: true})
 	}
-	out := make([]Pair, 0, len(sc.hits))
 	for _, h := range sc.hits {
-		p := Pair{Doc: c.IDs[h.doc], SimTopic: h.topic, SimSumm: h.summ}
+		p := Hit{Doc: h.doc, SimTopic: h.topic, SimSumm: h.summ}
 		if !h.hasT {
-			p.SimTopic = ontology.BMA(c.Tree, c.IC, c.Topics[q], c.Topics[h.doc])
+			p.SimTopic = sc.lin.BMA(c.Topics[h.doc])
 		}
 		if !h.hasS {
 			p.SimSumm = summtok.Jaccard(f.recs[q], f.recs[h.doc])
 		}
-		p.Category = Category(p.SimTopic, p.SimSumm, f.tauT, f.tauS)
-		out = append(out, p)
+		buf = append(buf, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Doc < out[j].Doc })
+	return buf
+}
+
+// Query returns the pairs of document q, sorted by document id.
+func (f *Finder) Query(q int) []Pair {
+	hits := f.Hits(q, nil)
+	// The corpus is in id order, so sorting by index sorts by id, without
+	// comparing strings.
+	slices.SortFunc(hits, func(a, b Hit) int { return cmp.Compare(a.Doc, b.Doc) })
+	out := make([]Pair, len(hits))
+	for i, h := range hits {
+		out[i] = Pair{Doc: f.c.IDs[h.Doc], SimTopic: h.SimTopic, SimSumm: h.SimSumm, Category: f.Category(h)}
+	}
 	return out
 }
 
