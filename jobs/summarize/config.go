@@ -12,7 +12,8 @@ var Section = config.SectionOf[Config]{Name: "summarize"}
 // Config configures solution summaries (prompt F.2).
 type Config struct {
 	Shards int `yaml:"shards" json:"shards" hash:"-"`
-	// Backend is extractive (offline, the default) or llm.
+	// Backend is extractive (offline, the default), llm or synthetic
+	// (core ideas drawn, not read: benchmarks only; see BackendSynthetic).
 	Backend      string `yaml:"backend" json:"backend"`
 	ParseRetries int    `yaml:"parse_retries" json:"parse_retries"`
 	// MaxInvalidShare is the largest share of the shard's documents that
@@ -46,13 +47,13 @@ func (c *Config) Validate(core *config.Config, bad func(string, ...any)) {
 		bad("summarize.shards: must be ≥ 1")
 	}
 	switch c.Backend {
-	case "extractive":
+	case "extractive", BackendSynthetic:
 	case "llm":
 		if err := core.LLMFor(c.LLM).Validate(); err != nil {
 			bad("summarize.llm (with llm): %v", err)
 		}
 	default:
-		bad("summarize.backend: %q is not one of extractive, llm", c.Backend)
+		bad("summarize.backend: %q is not one of extractive, llm, synthetic", c.Backend)
 	}
 	if c.ParseRetries < 0 || c.Workers < 0 {
 		bad("summarize: parse_retries and workers must be ≥ 0")

@@ -17,16 +17,20 @@ import (
 	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/prompts"
 	"github.com/saber-math/saber/lib/summary"
+	"github.com/saber-math/saber/lib/synth/corpusdist"
 )
 
 // Stage is the summarize stage.
 var Stage = stage.Stage{
 	Name:    "summarize",
-	Summary: "solution summaries (prompt F.2 or offline extractive): corpus → summaries",
+	Summary: "solution summaries (prompt F.2, offline extractive, or synthetic for benchmarks): corpus → summaries",
 	Section: Section,
 	Uses: func(c *config.Config) []string {
-		if Section.Of(c).Backend == "llm" {
+		switch Section.Of(c).Backend {
+		case "llm":
 			return []string{"llm"}
+		case BackendSynthetic:
+			return []string{"seed", "benchmark.ontology"} // the core ideas are drawn from them
 		}
 		return nil
 	},
@@ -40,11 +44,28 @@ var Stage = stage.Stage{
 	}},
 }
 
+// BackendSynthetic draws each document's core idea from
+// lib/synth/corpusdist (seeded by the run seed and the document's id), as
+// tag's synthetic backend draws its topics from the same draw, instead of
+// reading the solution: for benchmarking the CPU stages at scale (saber
+// bench --scale). Not a summariser.
+const BackendSynthetic = "synthetic"
+
 func run(ctx context.Context, env *stage.Env) error {
 	cfg := Section.Of(env.Config)
 	docs, err := readers.ShardDocs(ctx, env)
 	if err != nil {
 		return err
+	}
+	var synthetic *corpusdist.Generator
+	if cfg.Backend == BackendSynthetic {
+		tree, err := readers.Ontology(ctx, env)
+		if err != nil {
+			return err
+		}
+		if synthetic, err = corpusdist.New(tree, env.RunSeed(), corpusdist.DefaultParams()); err != nil {
+			return stage.BadInput(fmt.Errorf("summarize.backend synthetic: %w (it draws from the default ontology's domains)", err))
+		}
 	}
 	useLLM := cfg.Backend == "llm"
 	lcfg := env.Config.LLMFor(cfg.LLM)
@@ -53,6 +74,9 @@ func run(ctx context.Context, env *stage.Env) error {
 		prompt prompts.Prompt
 	)
 	backend, model, version := "extractive", "", ""
+	if synthetic != nil {
+		backend = BackendSynthetic
+	}
 	if useLLM {
 		if client, err = env.LLMClient(lcfg); err != nil {
 			return err
@@ -81,6 +105,9 @@ func run(ctx context.Context, env *stage.Env) error {
 				prog.Add(1)
 				return nil
 			}
+		} else if synthetic != nil {
+			g := synthetic.DocFor(d.ID)
+			s = summary.Summary{CoreIdea: g.CoreIdea, NoCoreIdea: g.NoCoreIdea}
 		} else {
 			s = summary.Extractive(d.Statement, d.Solution)
 		}
@@ -120,7 +147,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	env.Count("summaries", int64(len(out)))
 	env.Count("core_idea_words_total", words)
 	env.Log.Info().Int("documents", len(docs)).Int("summaries", len(out)).Int("rejects", len(rejects)).Msg("summarized")
-	if noIdea > 0 && !useLLM {
+	if noIdea > 0 && !useLLM && synthetic == nil {
 		// Said, not hidden: these rows carry no_core_idea and an empty core
 		// idea, which select and report show as such.
 		env.Log.Info().Int64("no_core_idea", noIdea).Msg("extractive: solutions with no sentence of four prose words (maths, drawings and stop words not counted) have no core idea")

@@ -11,12 +11,14 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
+	aontology "github.com/saber-math/saber/artifacts/ontology"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/stage/stagetest"
 	"github.com/saber-math/saber/jobs/summarize"
 	"github.com/saber-math/saber/lib/llm/llmtest"
+	"github.com/saber-math/saber/lib/synth/corpusdist"
 	"github.com/saber-math/saber/shard"
 )
 
@@ -99,5 +101,53 @@ func TestSummarizeInvalidShare(t *testing.T) {
 				t.Errorf("wrote %v", left)
 			}
 		})
+	}
+}
+
+// TestSummarizeSynthetic: the synthetic backend gives each document the
+// core idea lib/synth/corpusdist draws for its id under the run seed
+// (the draw tag's synthetic backend takes its topics from), and changing
+// the seed changes them.
+func TestSummarizeSynthetic(t *testing.T) {
+	ctx := context.Background()
+	tree, err := aontology.DefaultTree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []uint64{1, 2} {
+		cfg, err := config.Parse([]byte(fmt.Sprintf("run: r\nroot: mem\nseed: %d\nlog: {progress_seconds: 0}\nsummarize: {backend: synthetic}\n", seed)), summarize.Section)
+		if err != nil {
+			t.Fatal(err)
+		}
+		root := store.NewMem()
+		var docs []dataset.Document
+		for i := range 200 {
+			docs = append(docs, dataset.Document{ID: fmt.Sprintf("d%03d", i), Statement: "s", Solution: "x"})
+		}
+		stagetest.PutOne(t, root, "r", dataset.Corpus, docs)
+		if _, err := stage.RunShard(ctx, cfg, summarize.Stage, summarize.Stage.Steps[0], one, root, zerolog.Nop(), stage.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := dataset.Read[dataset.Summary](ctx, root, layout.DataKey("r", dataset.Summaries.Name, one))
+		if err != nil {
+			t.Fatal(err)
+		}
+		gen, err := corpusdist.New(tree, seed, corpusdist.DefaultParams())
+		if err != nil {
+			t.Fatal(err)
+		}
+		noIdea := 0
+		for i, r := range rows {
+			want := gen.DocFor(docs[i].ID)
+			if r.ID != docs[i].ID || r.CoreIdea != want.CoreIdea || r.NoCoreIdea != want.NoCoreIdea || r.Backend != "synthetic" {
+				t.Fatalf("seed %d: row %d is %+v, want the core idea %q (none: %v), backend synthetic", seed, i, r, want.CoreIdea, want.NoCoreIdea)
+			}
+			if r.NoCoreIdea {
+				noIdea++
+			}
+		}
+		if len(rows) != len(docs) || noIdea > 20 {
+			t.Errorf("seed %d: %d rows of %d documents, %d without a core idea", seed, len(rows), len(docs), noIdea)
+		}
 	}
 }

@@ -13,7 +13,9 @@ var Section = config.SectionOf[Config]{Name: "tag"}
 // Config configures topic assignment (SPEC §3 "Topic assignment").
 type Config struct {
 	Shards int `yaml:"shards" json:"shards" hash:"-"`
-	// Backend is lexical (offline keyword overlap, the default) or llm (prompt F.1).
+	// Backend is lexical (offline keyword overlap, the default), llm
+	// (prompt F.1) or synthetic (labels drawn, not read: benchmarks only;
+	// see BackendSynthetic).
 	Backend string `yaml:"backend" json:"backend"`
 	// Tau keeps children whose normalised score reaches it (paper: 0.85).
 	Tau float64 `yaml:"tau" json:"tau"`
@@ -70,13 +72,13 @@ func (c *Config) Validate(core *config.Config, bad func(string, ...any)) {
 		bad("tag.shards: must be ≥ 1")
 	}
 	switch c.Backend {
-	case "lexical":
+	case "lexical", BackendSynthetic:
 	case "llm":
 		if err := core.LLMFor(c.LLM).Validate(); err != nil {
 			bad("tag.llm (with llm): %v", err)
 		}
 	default:
-		bad("tag.backend: %q is not one of lexical, llm", c.Backend)
+		bad("tag.backend: %q is not one of lexical, llm, synthetic", c.Backend)
 	}
 	if c.Tau <= 0 || c.Tau > 1 {
 		bad("tag.tau: %v must be in (0, 1]", c.Tau)

@@ -20,18 +20,22 @@ import (
 	"github.com/saber-math/saber/lib/ontology"
 	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/prompts"
+	"github.com/saber-math/saber/lib/synth/corpusdist"
 	"github.com/saber-math/saber/lib/topics"
 )
 
 // Stage is the tag stage.
 var Stage = stage.Stage{
 	Name:    "tag",
-	Summary: "ontology topics per document (prompt F.1 or offline lexical): corpus → topics",
+	Summary: "ontology topics per document (prompt F.1, offline lexical, or synthetic for benchmarks): corpus → topics",
 	Section: Section,
 	Uses: func(c *config.Config) []string {
 		uses := []string{"benchmark.ontology"}
-		if Section.Of(c).Backend == "llm" {
+		switch Section.Of(c).Backend {
+		case "llm":
 			uses = append(uses, "llm")
+		case BackendSynthetic:
+			uses = append(uses, "seed") // the labels are drawn from it
 		}
 		return uses
 	},
@@ -117,6 +121,9 @@ func run(ctx context.Context, env *stage.Env) error {
 	if err != nil {
 		return err
 	}
+	if cfg.Backend == BackendSynthetic {
+		return runSynthetic(ctx, env, docs, tree)
+	}
 	useLLM := cfg.Backend == "llm"
 	lcfg := env.Config.LLMFor(cfg.LLM)
 	var scorer topics.Scorer = topics.NewLexical(tree)
@@ -154,19 +161,7 @@ func run(ctx context.Context, env *stage.Env) error {
 			prog.Add(1)
 			return nil
 		}
-		row := &dataset.TopicRow{ID: d.ID, Scores: a.Scores, Backend: backend, Model: model, PromptVersion: version, Calls: int32(a.Calls)}
-		seen := map[int]bool{}
-		for _, n := range a.Topics {
-			row.Topics = append(row.Topics, tree.Path(n))
-			if dom := tree.Domain(n); !seen[dom] {
-				seen[dom] = true
-				row.Domains = append(row.Domains, tree.Label(dom))
-			}
-		}
-		if dom := topics.MainDomain(tree, a.Topics); dom >= 0 {
-			row.Domain = tree.Label(dom)
-		}
-		rows[i] = row
+		rows[i] = topicRow(tree, d.ID, a, backend, model, version)
 		prog.Add(1)
 		return nil
 	})
@@ -174,6 +169,13 @@ func run(ctx context.Context, env *stage.Env) error {
 	if err != nil {
 		return err
 	}
+	return finish(ctx, env, docs, rows, rejs)
+}
+
+// finish counts, logs and writes a shard's rows and rejects (one per
+// document, nil where the other is set).
+func finish(ctx context.Context, env *stage.Env, docs []readers.Doc, rows []*dataset.TopicRow, rejs []*dataset.Reject) error {
+	cfg := Section.Of(env.Config)
 	var out []dataset.TopicRow
 	var rejects []dataset.Reject
 	for i := range docs {
@@ -222,4 +224,54 @@ func run(ctx context.Context, env *stage.Env) error {
 		return err
 	}
 	return nil
+}
+
+// topicRow is the `topics` row of document id from its assignment.
+func topicRow(tree *ontology.Tree, id string, a topics.Assignment, backend, model, version string) *dataset.TopicRow {
+	row := &dataset.TopicRow{ID: id, Scores: a.Scores, Backend: backend, Model: model, PromptVersion: version, Calls: int32(a.Calls)}
+	seen := map[int]bool{}
+	for _, n := range a.Topics {
+		row.Topics = append(row.Topics, tree.Path(n))
+		if dom := tree.Domain(n); !seen[dom] {
+			seen[dom] = true
+			row.Domains = append(row.Domains, tree.Label(dom))
+		}
+	}
+	if dom := topics.MainDomain(tree, a.Topics); dom >= 0 {
+		row.Domain = tree.Label(dom)
+	}
+	return row
+}
+
+// BackendSynthetic draws each document's topics from lib/synth/corpusdist
+// (seeded by the run seed and the document's id) instead of reading it:
+// labels with the shape of a real tagged corpus, at no cost, for
+// benchmarking the CPU stages at scale (saber bench --scale) on generated
+// corpora, whose template-made texts no tagger would spread realistically.
+// summarize's synthetic backend draws the same documents' core ideas, so
+// the two correlate as corpusdist makes them. Not a tagger.
+const BackendSynthetic = "synthetic"
+
+func runSynthetic(ctx context.Context, env *stage.Env, docs []readers.Doc, tree *ontology.Tree) error {
+	gen, err := corpusdist.New(tree, env.RunSeed(), corpusdist.DefaultParams())
+	if err != nil {
+		return stage.BadInput(fmt.Errorf("tag.backend synthetic: %w (it draws from the default ontology's domains)", err))
+	}
+	rows := make([]*dataset.TopicRow, len(docs))
+	prog := env.Progress("documents", int64(len(docs)))
+	err = parallel.For(ctx, len(docs), stage.Workers(Section.Of(env.Config).Workers, false, env.Config.LLM), func(_ context.Context, i int) error {
+		d := gen.DocFor(docs[i].ID)
+		a := topics.Assignment{Topics: d.Topics, Scores: make([]float64, len(d.Topics))}
+		for k := range a.Scores {
+			a.Scores[k] = 1
+		}
+		rows[i] = topicRow(tree, d.ID, a, BackendSynthetic, "", "")
+		prog.Add(1)
+		return nil
+	})
+	prog.Finish()
+	if err != nil {
+		return err
+	}
+	return finish(ctx, env, docs, rows, make([]*dataset.Reject, len(docs)))
 }

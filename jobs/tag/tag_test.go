@@ -16,11 +16,13 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
+	aontology "github.com/saber-math/saber/artifacts/ontology"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/stage/stagetest"
+	"github.com/saber-math/saber/lib/synth/corpusdist"
 	"github.com/saber-math/saber/shard"
 )
 
@@ -269,5 +271,62 @@ func TestUsesLLMOnlyWithTheLLMBackend(t *testing.T) {
 		if hasModel != tt.wantLLM {
 			t.Errorf("%q: llm.model recorded: %v, want %v", tt.yaml, hasModel, tt.wantLLM)
 		}
+	}
+}
+
+// TestTagSynthetic: the synthetic backend gives each document the topics
+// lib/synth/corpusdist draws for its id under the run seed, as tree paths
+// with their domains, no scorer calls and no rejects; and the seed is in
+// the stage's config hash.
+func TestTagSynthetic(t *testing.T) {
+	ctx := context.Background()
+	tree, err := aontology.DefaultTree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse([]byte("run: r\nroot: mem\nseed: 5\nlog: {progress_seconds: 0}\ntag: {backend: synthetic}\n"), Section)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(Stage.Uses(cfg), "seed") {
+		t.Errorf("uses %v: the synthetic labels are drawn from the seed", Stage.Uses(cfg))
+	}
+	root := store.NewMem()
+	var docs []dataset.Document
+	for i := range 200 {
+		docs = append(docs, dataset.Document{ID: fmt.Sprintf("d%03d", i), Statement: "s", Solution: "x"})
+	}
+	stagetest.PutOne(t, root, "r", dataset.Corpus, docs)
+	spec := shard.Spec{Index: 0, Count: 1}
+	if _, err := stage.RunShard(ctx, cfg, Stage, Stage.Steps[0], spec, root, zerolog.Nop(), stage.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := dataset.Read[dataset.TopicRow](ctx, root, layout.DataKey("r", dataset.Topics.Name, spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := corpusdist.New(tree, 5, corpusdist.DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(docs) {
+		t.Fatalf("%d rows for %d documents", len(rows), len(docs))
+	}
+	multi := 0
+	for i, r := range rows {
+		want := gen.DocFor(docs[i].ID)
+		var paths []string
+		for _, n := range want.Topics {
+			paths = append(paths, tree.Path(n))
+		}
+		if r.ID != docs[i].ID || !slices.Equal(r.Topics, paths) || r.Backend != "synthetic" || r.Calls != 0 || r.Domain == "" || len(r.Scores) != len(r.Topics) {
+			t.Fatalf("row %d is %+v, want topics %v, backend synthetic, a domain", i, r, paths)
+		}
+		if len(r.Topics) > 1 {
+			multi++
+		}
+	}
+	if multi < 40 || multi > 140 {
+		t.Errorf("%d of 200 documents with several topics, want about 42%%", multi)
 	}
 }

@@ -307,8 +307,20 @@ func (g *Generator) makePool(id, label string, keywords []string) []string {
 
 // Doc returns document i.
 func (g *Generator) Doc(i int) Doc {
-	r := rand.New(rand.NewPCG(g.seed, uint64(i)))
-	d := Doc{ID: fmt.Sprintf("%016x", mix64(g.seed*0x9E3779B97F4A7C15+uint64(i)))}
+	id := fmt.Sprintf("%016x", mix64(g.seed*0x9E3779B97F4A7C15+uint64(i)))
+	return g.draw(rand.New(rand.NewPCG(g.seed, uint64(i))), id)
+}
+
+// DocFor returns the labels of the document with this id: drawn as Doc's,
+// from a stream seeded by the generator's seed and the id, so that every
+// stage that labels a document draws the same topics and core idea for it
+// (the synthetic backends of tag and summarize).
+func (g *Generator) DocFor(id string) Doc {
+	return g.draw(rand.New(rand.NewPCG(g.seed, hashString("doc\x00"+id))), id)
+}
+
+func (g *Generator) draw(r *rand.Rand, id string) Doc {
+	d := Doc{ID: id}
 	d.Topics = g.topics(r)
 	if r.Float64() < g.p.NoCoreIdea {
 		d.NoCoreIdea = true

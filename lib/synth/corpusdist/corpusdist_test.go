@@ -51,6 +51,36 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+// TestDocFor: labels drawn by id depend only on (seed, id), keep the id,
+// and have Doc's shape (the same draw, from another stream).
+func TestDocFor(t *testing.T) {
+	g1, _ := newGen(t, 7)
+	g2, _ := newGen(t, 7)
+	const n = 20000
+	topics, noIdea, distinct := 0, 0, map[string]bool{}
+	for i := range n {
+		id := fmt.Sprintf("synth-%07d", i)
+		a, b := g1.DocFor(id), g2.DocFor(id)
+		if fmt.Sprint(a) != fmt.Sprint(b) || a.ID != id {
+			t.Fatalf("DocFor(%q): %+v, then %+v", id, a, b)
+		}
+		topics += len(a.Topics)
+		if a.NoCoreIdea {
+			noIdea++
+		}
+		distinct[fmt.Sprint(a.Topics, a.Tokens)] = true
+	}
+	if mean := float64(topics) / n; mean < 1.45 || mean > 1.7 {
+		t.Errorf("mean topics per document %.3f, want about 1.57 as Doc's", mean)
+	}
+	if share := float64(noIdea) / n; share < 0.02 || share > 0.04 {
+		t.Errorf("no core idea for %.3f of documents, want about 0.03", share)
+	}
+	if len(distinct) < n*99/100 {
+		t.Errorf("%d distinct label sets among %d ids", len(distinct), n)
+	}
+}
+
 // TestShape checks the distribution's documented shape on 20,000 documents.
 func TestShape(t *testing.T) {
 	const n = 20000
