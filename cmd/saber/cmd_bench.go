@@ -21,6 +21,7 @@ Usage:
   saber bench [--math DIR] [--n 283000] [--shards 2] [--keep]
               [--pairs 20000,50000,100000] [--pairs-brute 0] [--pairs-only]
               [--pairs-keep-all]
+  saber bench --scale 1000000 [--scale-shard-docs 100000] [--parallel 2]
 
 Runs ingest and dedup with the stage binaries under the local executor on
 the MATH files (12,500 real rows, when DIR has them) and on a generated
@@ -36,6 +37,16 @@ brute-force scan at the smallest size and prints the speed-up; fits how
 time, bytes and memory grow with N and gives them at the paper's 283K
 documents beside the goals (≤ 0.15 core-hours, ≤ 0.5 GB stored, ≤ 2 GB
 per shard), measured when 283000 is one of the sizes.
+
+--scale N runs only the CPU stages of the main line on a generated corpus
+of N documents, as a user runs them: ingest, dedup, tag and summarize (with
+their synthetic backends: corpusdist labels by document id, no LLM),
+pairs, calibrate and select, each as the stage binaries under the local
+executor with one shard per --scale-shard-docs documents (at least 2), and
+prints per stage its wall time, the CPU time of its shard processes, the
+peak RSS of its largest shard and the bytes read and written, with the
+goals at 283K and 1M documents (make bench-scale: N = 1,000,000, about an
+hour and 3 GB of disk on 2 cores).
 `, stderr)
 	mathDir := fs.String("math", "../shared/data/math", "`DIR` with MATH_*.jsonl (skipped when absent)")
 	n := fs.Int("n", 283000, "rows of the generated corpus (0 skips it)")
@@ -50,6 +61,8 @@ per shard), measured when 283000 is one of the sizes.
 	pairSeed := fs.Uint64("pairs-seed", 1, "seed of the pairs benchmark's generated corpora")
 	pairsOnly := fs.Bool("pairs-only", false, "run only the pairs benchmark (skip ingest and dedup)")
 	pairsKeepAll := fs.Bool("pairs-keep-all", false, "store every pair, as pairs.keep_all, instead of the per-query counts")
+	scale := fs.Int("scale", 0, "run only the scale benchmark: ingest → select on `N` generated documents")
+	scaleShardDocs := fs.Int("scale-shard-docs", bench.DefaultShardDocs, "documents per shard in the scale benchmark")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -72,6 +85,18 @@ per shard), measured when 283000 is one of the sizes.
 	}
 	if !*keep {
 		defer os.RemoveAll(work)
+	}
+	if *scale != 0 {
+		if *scaleShardDocs < 1 {
+			fmt.Fprintln(stderr, "saber bench: --scale-shard-docs must be ≥ 1")
+			return stage.ExitBadInput
+		}
+		_, err := bench.RunScale(ctx, bench.ScaleOptions{N: *scale, ShardDocs: *scaleShardDocs, Parallel: *parallel,
+			Dir: filepath.Join(work, "scale"), Keep: *keep, BinDir: *binDir}, stdout)
+		if err != nil {
+			return fail(stderr, "bench", err)
+		}
+		return stage.ExitOK
 	}
 	if !*pairsOnly {
 		md := *mathDir
