@@ -495,6 +495,10 @@ type Result struct {
 	Hi        float64 `parquet:"ci_hi"`
 }
 
+// ScopeOverall is the Scope of a Result over all queries; other scopes are
+// domains.
+const ScopeOverall = "overall"
+
 // RewriteRow is a row of `rewrites`, written by rewrite (paper App. B.4):
 // a query's statement restated with the same mathematical content and a
 // different surface form. Every query has a row; an invalid rewrite (empty,

@@ -14,6 +14,7 @@ import (
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/report"
 	"github.com/saber-math/saber/jobs/stage"
 )
@@ -148,6 +149,6 @@ func readOurScores(ctx context.Context, path string, opts store.Options) (map[st
 		}
 		rows = append(rows, part...)
 	}
-	s, setting, err := report.ResultsScores(rows)
+	s, setting, err := readers.ResultsScores(rows)
 	return s, "overall nDCG@10 (exponential gain) in " + setting + " from `results`", err
 }

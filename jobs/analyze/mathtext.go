@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/jobs/evaluate"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/jobs/stage"
@@ -175,7 +174,7 @@ func mathText(ctx context.Context, env *stage.Env, b *bench) (*mathTextResult, e
 			}
 			ds = append(ds, d)
 		}
-		_, docs[i], err = evaluate.Texts("statement-full", b.texts[s.query], ds)
+		_, docs[i], err = readers.SettingTexts("statement-full", b.texts[s.query], ds)
 		if err != nil {
 			return nil, err
 		}

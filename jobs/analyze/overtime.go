@@ -13,7 +13,9 @@ import (
 
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
-	"github.com/saber-math/saber/jobs/report"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/readers"
+	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/analysis"
 	"github.com/saber-math/saber/lib/chart"
@@ -91,7 +93,7 @@ type overTime struct {
 func (o overTime) chart() chart.Scatter {
 	c := chart.Scatter{Title: fmt.Sprintf("SABER-Math score over time (%s)", o.setting), XLabel: "release date (year)", YLabel: "nDCG@10",
 		Legend: chart.TopLeft, Muted: []string{"below the frontier"}}
-	for _, fam := range []string{report.FamilyBiEncoder, report.FamilyCrossEncoder} {
+	for _, fam := range []string{retrievers.FamilyBiEncoder, retrievers.FamilyCrossEncoder} {
 		var idx []int
 		for i := range o.pts {
 			if o.family[i] == fam && o.on[i] {
@@ -102,7 +104,7 @@ func (o overTime) chart() chart.Scatter {
 		if len(idx) == 0 {
 			continue
 		}
-		s := chart.Series{Name: map[string]string{report.FamilyBiEncoder: "bi-encoder frontier", report.FamilyCrossEncoder: "cross-encoder frontier"}[fam]}
+		s := chart.Series{Name: map[string]string{retrievers.FamilyBiEncoder: "bi-encoder frontier", retrievers.FamilyCrossEncoder: "cross-encoder frontier"}[fam]}
 		for k, i := range idx {
 			x, y := decimalYear(o.pts[i].Date), o.pts[i].Score
 			if k > 0 {
@@ -115,7 +117,7 @@ func (o overTime) chart() chart.Scatter {
 	for i, p := range o.pts {
 		g := "below the frontier"
 		if o.on[i] {
-			g = map[string]string{report.FamilyBiEncoder: "bi-encoders", report.FamilyCrossEncoder: "cross-encoders"}[o.family[i]]
+			g = map[string]string{retrievers.FamilyBiEncoder: "bi-encoders", retrievers.FamilyCrossEncoder: "cross-encoders"}[o.family[i]]
 		}
 		c.Points = append(c.Points, chart.Point{Label: p.Name, X: decimalYear(p.Date), Y: p.Score, Group: g})
 	}
@@ -143,7 +145,7 @@ func writeOverTime(ctx context.Context, env *stage.Env, b *bench, idx *index) er
 	if err != nil {
 		return stage.BadInput(fmt.Errorf("analyze.release_dates: %w", err))
 	}
-	scores, setting, err := report.ResultsScores(b.results)
+	scores, setting, err := readers.ResultsScores(b.results)
 	if err != nil {
 		return stage.BadInput(fmt.Errorf("results: %w", err))
 	}
@@ -160,11 +162,11 @@ func writeOverTime(ctx context.Context, env *stage.Env, b *bench, idx *index) er
 			continue
 		}
 		o.pts = append(o.pts, analysis.Dated{Name: r, Date: d, Score: scores[r]})
-		o.family = append(o.family, report.FamilyOf(env.Config, r))
+		o.family = append(o.family, config.FamilyOf(env.Config, r))
 	}
 	// The frontier of each family over time.
 	o.on = make([]bool, len(o.pts))
-	for _, fam := range []string{report.FamilyBiEncoder, report.FamilyCrossEncoder} {
+	for _, fam := range []string{retrievers.FamilyBiEncoder, retrievers.FamilyCrossEncoder} {
 		var sub []analysis.Dated
 		var at []int
 		for i, p := range o.pts {

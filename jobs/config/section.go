@@ -11,7 +11,9 @@ import (
 
 // Section is one stage's own part of the run config, the mapping under its
 // name. The stage's package defines the type with its defaults and
-// validation; the config only decodes it, checks its keys and prints it.
+// validation, unless another stage reads it too: then it is defined here
+// (calibrate.go, select.go), since no stage imports another. The config
+// only decodes it, checks its keys and prints it.
 type Section interface {
 	// Defaults fills in unset fields. c is the whole config, the core's
 	// defaults applied, so a default may follow a shared key.

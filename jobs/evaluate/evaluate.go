@@ -41,34 +41,6 @@ var Stage = stage.Stage{
 	}},
 }
 
-// Texts returns the query's and the documents' texts in a setting:
-// statement-full (the default), full-full or statement-statement, where
-// full is the statement, a blank line and the solution (§4.1).
-func Texts(setting string, q *readers.Doc, docs []*readers.Doc) (string, []string, error) {
-	full := func(d *readers.Doc) string { return d.Statement + "\n\n" + d.Solution }
-	var qt string
-	docFull := true
-	switch setting {
-	case "statement-full":
-		qt = q.Statement
-	case "full-full":
-		qt = full(q)
-	case "statement-statement":
-		qt, docFull = q.Statement, false
-	default:
-		return "", nil, fmt.Errorf("unknown setting %q", setting)
-	}
-	out := make([]string, len(docs))
-	for i, d := range docs {
-		if docFull {
-			out[i] = full(d)
-		} else {
-			out[i] = d.Statement
-		}
-	}
-	return qt, out, nil
-}
-
 func run(ctx context.Context, env *stage.Env) error {
 	cfg := env.Config
 	if n := cfg.EvalTasks(); env.Shard.Count != n {
@@ -124,7 +96,7 @@ func run(ctx context.Context, env *stage.Env) error {
 		for k, id := range ids {
 			docs[k] = texts[id]
 		}
-		qt, dt, err := Texts(task.Setting, texts[q.ID], docs)
+		qt, dt, err := readers.SettingTexts(task.Setting, texts[q.ID], docs)
 		if err != nil {
 			return stage.BadInput(err)
 		}

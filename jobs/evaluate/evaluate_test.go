@@ -178,7 +178,7 @@ evaluate: {shards: %d, workers: %d, retrievers: [bm25, jaccard-no-tok], settings
 		for _, r := range byID {
 			ds = append(ds, docs[r.Doc])
 		}
-		qt, dt, err := evaluate.Texts(k.s, docs[k.q], ds)
+		qt, dt, err := readers.SettingTexts(k.s, docs[k.q], ds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,12 +205,12 @@ func TestTexts(t *testing.T) {
 	for _, tt := range []struct{ setting, q, d string }{
 		{"statement-full", "QS", "DS\n\nDA"}, {"full-full", "QS\n\nQA", "DS\n\nDA"}, {"statement-statement", "QS", "DS"},
 	} {
-		qt, dt, err := evaluate.Texts(tt.setting, q, d)
+		qt, dt, err := readers.SettingTexts(tt.setting, q, d)
 		if err != nil || qt != tt.q || dt[0] != tt.d {
 			t.Errorf("%s: %q %q %v", tt.setting, qt, dt, err)
 		}
 	}
-	if _, _, err := evaluate.Texts("full-statement", q, d); err == nil {
+	if _, _, err := readers.SettingTexts("full-statement", q, d); err == nil {
 		t.Error("unknown setting accepted")
 	}
 }

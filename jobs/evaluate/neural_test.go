@@ -172,7 +172,7 @@ func checkScores(ctx context.Context, t *testing.T, cfg *config.Config, rows []d
 	seen := map[string]int{}
 	for _, r := range rows {
 		seen[r.Retriever]++
-		qt, dt, err := evaluate.Texts(r.Setting, docs[r.Query], []*readers.Doc{docs[r.Doc]})
+		qt, dt, err := readers.SettingTexts(r.Setting, docs[r.Query], []*readers.Doc{docs[r.Doc]})
 		if err != nil {
 			t.Fatal(err)
 		}

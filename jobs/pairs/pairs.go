@@ -20,10 +20,8 @@ import (
 	"sync"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/jobs/calibrate"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/readers"
-	"github.com/saber-math/saber/jobs/selection"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/relevance"
@@ -41,7 +39,7 @@ var Stage = stage.Stage{
 			// The counts are made over these thresholds: a change to one
 			// makes the counts stale.
 			u = append(u, "calibrate.topic_grid", "calibrate.summ_grid")
-			if has(cfg, selection.Section.Name) && selection.Section.Of(cfg).Thresholds == selection.ThresholdsFixed {
+			if has(cfg, config.SelectSection.Name) && config.SelectSection.Of(cfg).Thresholds == config.ThresholdsFixed {
 				u = append(u, "select.thresholds", "select.tau_topic", "select.tau_summ")
 			}
 		}
@@ -67,10 +65,10 @@ func has(cfg *config.Config, section string) bool { return slices.Contains(cfg.S
 // when select uses fixed thresholds, those, so that every threshold
 // calibrate or select asks about is a cell boundary and counts are exact.
 func Edges(cfg *config.Config) thresholds.Grid {
-	c := calibrate.Section.Of(cfg)
+	c := config.CalibrateSection.Of(cfg)
 	g := thresholds.Grid{Topic: c.TopicGrid.Values(), Summ: c.SummGrid.Values()}
-	if has(cfg, selection.Section.Name) {
-		if s := selection.Section.Of(cfg); s.Thresholds == selection.ThresholdsFixed {
+	if has(cfg, config.SelectSection.Name) {
+		if s := config.SelectSection.Of(cfg); s.Thresholds == config.ThresholdsFixed {
 			return g.Union([]float64{s.TauTopic}, []float64{s.TauSumm})
 		}
 	}
@@ -96,7 +94,7 @@ func run(ctx context.Context, env *stage.Env) error {
 		edges string
 	)
 	if !keepAll {
-		if !has(cfg, calibrate.Section.Name) {
+		if !has(cfg, config.CalibrateSection.Name) {
 			return fmt.Errorf("pairs: the config holds no calibrate section, whose grid the counts are made over (a bug: load every stage's section)")
 		}
 		grid = Edges(cfg)
@@ -237,7 +235,7 @@ func (k *Counter) count(id string, q int) counted {
 	if len(b.hits) == 0 {
 		return r
 	}
-	ht, hs := make([]int32, selection.HistBins), make([]int32, selection.HistBins)
+	ht, hs := make([]int32, thresholds.HistBins), make([]int32, thresholds.HistBins)
 	b.touched = b.touched[:0]
 	for _, h := range b.hits {
 		cell := k.grid.Cell(h.SimTopic, h.SimSumm)
@@ -245,8 +243,8 @@ func (k *Counter) count(id string, q int) counted {
 			b.touched = append(b.touched, int32(cell))
 		}
 		b.cells[cell]++
-		ht[selection.Bin(h.SimTopic)]++
-		hs[selection.Bin(h.SimSumm)]++
+		ht[thresholds.Bin(h.SimTopic)]++
+		hs[thresholds.Bin(h.SimSumm)]++
 		switch t, s := h.SimTopic > k.tauT, h.SimSumm > k.tauS; {
 		case t && s:
 			r.categories[2]++

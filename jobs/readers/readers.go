@@ -25,6 +25,35 @@ type Doc struct {
 	Solution  string `parquet:"solution"`
 }
 
+// SettingTexts returns the query's and the documents' texts in a setting
+// of evaluate.settings: statement-full (the default), full-full or
+// statement-statement, where full is the statement, a blank line and the
+// solution (§4.1). Evaluate scores these texts and analyze splits them.
+func SettingTexts(setting string, q *Doc, docs []*Doc) (string, []string, error) {
+	full := func(d *Doc) string { return d.Statement + "\n\n" + d.Solution }
+	var qt string
+	docFull := true
+	switch setting {
+	case "statement-full":
+		qt = q.Statement
+	case "full-full":
+		qt = full(q)
+	case "statement-statement":
+		qt, docFull = q.Statement, false
+	default:
+		return "", nil, fmt.Errorf("unknown setting %q", setting)
+	}
+	out := make([]string, len(docs))
+	for i, d := range docs {
+		if docFull {
+			out[i] = full(d)
+		} else {
+			out[i] = d.Statement
+		}
+	}
+	return qt, out, nil
+}
+
 // ShardDocs reads this shard's contiguous range of the corpus.
 func ShardDocs(ctx context.Context, env *stage.Env) ([]Doc, error) {
 	parts, err := env.Upstream(ctx, dataset.Corpus.Name)

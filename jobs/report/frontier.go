@@ -18,33 +18,16 @@ import (
 // ReportFrontier is the quality–latency figure (App. D.7), .png and .svg.
 const ReportFrontier = "frontier"
 
-// Frontier families (config.Families).
+// Frontier families (config.Families); see retrievers.Families.
 const (
-	FamilyBiEncoder    = "bi-encoder"
-	FamilyCrossEncoder = "cross-encoder"
-	FamilyOther        = "other"
+	FamilyBiEncoder    = retrievers.FamilyBiEncoder
+	FamilyCrossEncoder = retrievers.FamilyCrossEncoder
+	FamilyOther        = retrievers.FamilyOther
 )
 
-// FamilyOf is a retriever's family on the quality–latency frontier:
-// report.families if it names one; else by its config kind: embedding is a
-// bi-encoder; rerank, score and chat are cross-encoders (rerankers);
-// plugins and the lexical built-ins are other, on neither frontier.
-func FamilyOf(cfg *config.Config, name string) string {
-	if f, ok := Section.Of(cfg).Families[name]; ok {
-		return f
-	}
-	spec, ok := cfg.Retrievers[name]
-	if !ok {
-		return FamilyOther
-	}
-	switch spec.Kind {
-	case retrievers.KindEmbedding:
-		return FamilyBiEncoder
-	case retrievers.KindRerank, retrievers.KindScore, retrievers.KindChat:
-		return FamilyCrossEncoder
-	}
-	return FamilyOther
-}
+// FamilyOf is a retriever's family on the quality–latency frontier; see
+// config.FamilyOf.
+func FamilyOf(cfg *config.Config, name string) string { return config.FamilyOf(cfg, name) }
 
 // FrontierPoint is one system by median seconds per query and nDCG.
 type FrontierPoint struct {

@@ -126,9 +126,9 @@ func Reports() []string {
 		ReportFrontier+".png", ReportFrontier+".svg", ReportLeaderboard, ReportLatencyQueries, ReportHTML, readers.JudgeAuditReport)
 }
 
-// ScopeOverall is the Scope of a result over all queries; other scopes are
-// domains.
-const ScopeOverall = "overall"
+// ScopeOverall is the Scope of a result over all queries; see
+// dataset.ScopeOverall.
+const ScopeOverall = dataset.ScopeOverall
 
 // NoDomain labels queries without a domain; it comes last in the tables.
 const NoDomain = "(none)"

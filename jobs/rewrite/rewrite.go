@@ -30,7 +30,6 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/downstream"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/llm"
@@ -51,7 +50,7 @@ var Stage = stage.Stage{
 	Summary:  "each query's statement rewritten with the same mathematics in another surface form (App. B.4; prompt B.4 or the offline rewriter): queries, corpus → rewrites",
 	Section:  Section,
 	Optional: true,
-	Enabled:  downstream.Enabled,
+	Enabled:  config.DownstreamEnabled,
 	Uses: func(c *config.Config) []string {
 		if Section.Of(c).Backend == "llm" {
 			return []string{"llm"}

@@ -11,6 +11,7 @@ import (
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
+	lthresholds "github.com/saber-math/saber/lib/thresholds"
 )
 
 // Report is what select writes for people (select.md) and programs
@@ -76,7 +77,7 @@ type Signals struct {
 	QuantSumm  map[string][7]float64 `json:"quantiles_sim_summ,omitempty"`
 }
 
-const histBins = 20
+const histBins = lthresholds.HistBins
 
 func newReport(th dataset.Threshold, calibrated bool, domains []string, k int) *Report {
 	r := &Report{TauTopic: th.TauTopic, TauSumm: th.TauSumm, Calibrated: calibrated, K: k, domainIndex: map[string]int{}}
@@ -87,14 +88,7 @@ func newReport(th dataset.Threshold, calibrated bool, domains []string, k int) *
 	return r
 }
 
-func bin(v float64) int { return min(histBins-1, max(0, int(v*histBins))) }
-
-// HistBins and Bin are the report's similarity histograms' bins, for pairs
-// to count them per query when it stores counts instead of pairs.
-const HistBins = histBins
-
-// Bin is the bin of similarity v.
-func Bin(v float64) int { return bin(v) }
+func bin(v float64) int { return lthresholds.Bin(v) }
 
 func (s *Signals) add(p *dataset.Pair, cat string) {
 	switch cat {

@@ -135,3 +135,14 @@ func BenchmarkEligible(b *testing.B) {
 		c.Eligible(st, ss, 50, func(i, j int) {})
 	}
 }
+
+func TestBin(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want int
+	}{{-0.1, 0}, {0, 0}, {0.049, 0}, {0.05, 1}, {0.858, 17}, {0.999, 19}, {1, 19}, {1.5, 19}} {
+		if got := Bin(c.v); got != c.want {
+			t.Errorf("Bin(%v) = %d, want %d", c.v, got, c.want)
+		}
+	}
+}
