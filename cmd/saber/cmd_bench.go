@@ -19,7 +19,7 @@ scaling of the pairs stage
 
 Usage:
   saber bench [--math DIR] [--n 283000] [--shards 2] [--keep]
-              [--pairs 20000,50000,100000] [--pairs-brute 0] [--pairs-only]
+              [--pairs 20000,50000,100000,283000] [--pairs-brute 0] [--pairs-only]
               [--pairs-keep-all]
   saber bench --scale 1000000 [--scale-shard-docs 100000] [--parallel 2]
 
