@@ -249,8 +249,9 @@ func addIO(ctx context.Context, root store.Store, cfg *config.Config, st stage.S
 			}
 			for _, o := range m.Outputs {
 				row.Written += o.Size
-				if o.Dataset == dataset.PairCounts.Name || o.Dataset == dataset.Pairs.Name ||
-					strings.Contains(o.Key, "/"+dataset.PairCounts.Name+"/") || strings.Contains(o.Key, "/"+dataset.Pairs.Name+"/") {
+			}
+			for _, ds := range []string{dataset.PairCounts.Name, dataset.Pairs.Name} {
+				for _, o := range m.Objects(ds) {
 					row.Stored += o.Size
 				}
 			}
