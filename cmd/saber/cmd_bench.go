@@ -56,7 +56,7 @@ hour and 3 GB of disk on 2 cores).
 	keep := fs.Bool("keep", false, "keep the work directory")
 	binDir := fs.String("bin-dir", "", "`DIR` of the stage binaries (default: beside saber)")
 	pairSizes := fs.String("pairs", joinInts(bench.DefaultPairsSizes), "comma-separated corpus `SIZES` for the pairs benchmark (empty skips it)")
-	pairBrute := fs.Int("pairs-brute", 0, "queries the brute-force check scans at the smallest pairs size: 0 all, K a uniform sample of K (time extrapolated), -1 none")
+	pairBrute := fs.Int("pairs-brute", 0, fmt.Sprintf("queries the brute-force check scans at the smallest pairs size: K a uniform sample of K (time extrapolated; K ≥ N all), -1 none, 0 all up to %d documents and a sample of %d beyond", bench.BruteAllUpTo, bench.BruteSample))
 	pairWorkers := fs.Int("pairs-workers", 0, "pairs queries in flight (default: GOMAXPROCS)")
 	pairSeed := fs.Uint64("pairs-seed", 1, "seed of the pairs benchmark's generated corpora")
 	pairsOnly := fs.Bool("pairs-only", false, "run only the pairs benchmark (skip ingest and dedup)")

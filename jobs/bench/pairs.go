@@ -71,8 +71,11 @@ type PairsOptions struct {
 	// Workers is the number of queries in flight (default GOMAXPROCS).
 	Workers int
 	// BruteQueries is how many queries the brute-force scan takes at the
-	// smallest size, against all documents: 0 all of them, k > 0 a uniform
-	// sample of k (its time is extrapolated to all queries), < 0 none.
+	// smallest size, against all documents: k > 0 a uniform sample of k
+	// (its time is extrapolated to all queries; k ≥ N: all of them), < 0
+	// none, and 0 the default: all of them up to BruteAllUpTo documents, a
+	// sample of BruteSample beyond, since a scan of every pair grows as N²
+	// (hours at the paper's 283K).
 	BruteQueries int
 	// ShardQueries is the number of queries per written object, as the
 	// stage's shards (default 25,000).
@@ -552,9 +555,20 @@ func runBrute(ctx context.Context, opt PairsOptions, c *relevance.Corpus, f *rel
 	return b, nil
 }
 
-// BruteQueries returns the queries a brute-force scan of k queries (0: all)
-// takes among n, a uniform sample seeded by seed, ascending.
+// The default brute-force check (PairsOptions.BruteQueries 0): every query
+// of a corpus of up to BruteAllUpTo documents, else a sample of BruteSample.
+const (
+	BruteAllUpTo = 20000
+	BruteSample  = 1000
+)
+
+// BruteQueries returns the queries a brute-force scan of k queries takes
+// among n (k = 0: the default above), a uniform sample seeded by seed,
+// ascending.
 func BruteQueries(n, k int, seed uint64) []int {
+	if k == 0 && n > BruteAllUpTo {
+		k = BruteSample
+	}
 	if k <= 0 || k >= n {
 		all := make([]int, n)
 		for i := range all {

@@ -81,6 +81,12 @@ func TestBruteQueries(t *testing.T) {
 	if q := BruteQueries(5, 0, 1); len(q) != 5 {
 		t.Errorf("all: %v", q)
 	}
+	if q := BruteQueries(BruteAllUpTo, 0, 1); len(q) != BruteAllUpTo {
+		t.Errorf("default at %d documents: %d queries, want all", BruteAllUpTo, len(q))
+	}
+	if q := BruteQueries(283000, 0, 1); len(q) != BruteSample {
+		t.Errorf("default at 283000 documents: %d queries, want a sample of %d", len(q), BruteSample)
+	}
 	q := BruteQueries(1000, 10, 1)
 	if len(q) != 10 || q[0] < 0 || q[9] >= 1000 {
 		t.Errorf("sample: %v", q)
