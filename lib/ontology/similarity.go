@@ -133,7 +133,13 @@ func (r *LinRows) Reset(t *Tree, ic []float64, x []int) {
 
 // BMA returns BMA(x, y) for the x of the last Reset: the same value, bit
 // for bit, as BMA, whose loops and sums it repeats in the same order.
-func (r *LinRows) BMA(y []int) float64 {
+func (r *LinRows) BMA(y []int) float64 { return rowsBMA(r, y) }
+
+// BMA32 is BMA for nodes held as int32, as a caller packing many small
+// topic sets keeps them.
+func (r *LinRows) BMA32(y []int32) float64 { return rowsBMA(r, y) }
+
+func rowsBMA[N int | int32](r *LinRows, y []N) float64 {
 	if len(r.x) == 0 || len(y) == 0 {
 		return 0
 	}

@@ -172,6 +172,13 @@ func TestLinRowsIsBMA(t *testing.T) {
 			if got, want := rows.BMA(y), BMA(tr, ic, x, y); got != want {
 				t.Fatalf("LinRows(%v).BMA(%v) = %v, BMA %v", x, y, got, want)
 			}
+			y32 := make([]int32, len(y))
+			for i, b := range y {
+				y32[i] = int32(b)
+			}
+			if got, want := rows.BMA32(y32), BMA(tr, ic, x, y); got != want {
+				t.Fatalf("LinRows(%v).BMA32(%v) = %v, BMA %v", x, y, got, want)
+			}
 		}
 	}
 }

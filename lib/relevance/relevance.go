@@ -68,7 +68,33 @@ type Finder struct {
 	summ       *simjoin.Index
 	recs       [][]int32 // summary token sets as sorted ranked ids (Jaccard as summtok's)
 	post       [][]int32 // tree node → documents with a topic at or under it
+	packed     []packedTopics
 	scratch    sync.Pool // *scratch, one per concurrent query
+}
+
+// packedTopics holds a document's topics inline when it has at most
+// len(t) of them (n < 0: read Corpus.Topics): a query scores thousands of
+// topic candidates scattered over the corpus, and reading each one's topics
+// through a slice header cost a second cache miss per candidate. 32 bytes,
+// so that one never straddles two cache lines.
+type packedTopics struct {
+	n int32
+	t [7]int32
+}
+
+// topicsOf returns document d's topics as int32: a slice of its packed
+// copy when it has one (nothing copied; not to be appended to), else
+// copied into *buf.
+func (f *Finder) topicsOf(d int32, buf *[]int32) []int32 {
+	p := &f.packed[d]
+	if p.n >= 0 {
+		return p.t[:p.n]
+	}
+	*buf = (*buf)[:0]
+	for _, t := range f.c.Topics[d] {
+		*buf = append(*buf, int32(t))
+	}
+	return *buf
 }
 
 // scratch marks the documents a query has seen with a stamp per query
@@ -81,6 +107,7 @@ type scratch struct {
 	cands []int32
 	hits  []hit
 	lin   ontology.LinRows // the query's topics against every node
+	tops  []int32          // a candidate's topics when they are not packed
 }
 
 type hit struct {
@@ -104,6 +131,18 @@ func NewFinder(c *Corpus, tauT, tauS float64) *Finder {
 			records[i] = append(records[i], id)
 		}
 		sort.Slice(records[i], func(a, b int) bool { return records[i][a] < records[i][b] })
+	}
+	f.packed = make([]packedTopics, len(c.IDs))
+	for i, ts := range c.Topics {
+		p := &f.packed[i]
+		if len(ts) > len(p.t) {
+			p.n = -1
+			continue
+		}
+		p.n = int32(len(ts))
+		for k, t := range ts {
+			p.t[k] = int32(t)
+		}
 	}
 	f.recs = simjoin.Rank(records)
 	f.summ = simjoin.Build(f.recs, tauS)
@@ -188,7 +227,7 @@ func (f *Finder) Hits(q int, buf []Hit) []Hit {
 	// values as ontology.BMA, at a lookup per topic pair.
 	sc.lin.Reset(c.Tree, c.IC, c.Topics[q])
 	for _, d := range sc.cands {
-		if st := sc.lin.BMA(c.Topics[d]); st > f.tauT {
+		if st := sc.lin.BMA32(f.topicsOf(d, &sc.tops)); st > f.tauT {
 			sc.stamp[d], sc.slot[d] = sc.n, int32(len(sc.hits))
 			sc.hits = append(sc.hits, hit{doc: d, topic: st, hasT: true})
 		}
@@ -205,7 +244,7 @@ func (f *Finder) Hits(q int, buf []Hit) []Hit {
 	for _, h := range sc.hits {
 		p := Hit{Doc: h.doc, SimTopic: h.topic, SimSumm: h.summ}
 		if !h.hasT {
-			p.SimTopic = sc.lin.BMA(c.Topics[h.doc])
+			p.SimTopic = sc.lin.BMA32(f.topicsOf(h.doc, &sc.tops))
 		}
 		if !h.hasS {
 			p.SimSumm = summtok.Jaccard(f.recs[q], f.recs[h.doc])

@@ -211,7 +211,8 @@ func randomDAG(r *rand.Rand, n, domains int, multi float64, chain bool) *ontolog
 // randomCorpus gives docs documents 0–4 topics, drawn mostly near a few
 // popular nodes so that many pairs pass the topic floor, and 0–6 tokens of
 // a vocabulary of vocab words; dup of them copy an earlier document.
-func randomCorpus(r *rand.Rand, tree *ontology.Tree, docs, vocab int, dup float64) *Corpus {
+// randomCorpus draws docs documents with up to maxTopics−1 topics each.
+func randomCorpus(r *rand.Rand, tree *ontology.Tree, docs, vocab, maxTopics int, dup float64) *Corpus {
 	tops := map[string][]int{}
 	toks := map[string][]string{}
 	popular := make([]int, 8)
@@ -230,7 +231,7 @@ func randomCorpus(r *rand.Rand, tree *ontology.Tree, docs, vocab int, dup float6
 			}
 			continue
 		}
-		if k := r.IntN(5); k > 0 {
+		if k := r.IntN(maxTopics); k > 0 {
 			var ts []int
 			for range k {
 				n := 1 + r.IntN(tree.Len()-1)
@@ -273,6 +274,7 @@ func TestQueryEqualsBruteForce(t *testing.T) {
 		multi              float64
 		chain              bool
 		docs, vocab        int
+		topics             int // a document has fewer; 0: 5
 		dup                float64
 		tauT, tauS         float64
 		wantT, wantS, both bool // categories the case must produce
@@ -283,13 +285,19 @@ func TestQueryEqualsBruteForce(t *testing.T) {
 		{name: "one domain, tree", nodes: 120, domains: 1, docs: 300, vocab: 20, tauT: 0.858, tauS: 0.211, wantT: true, wantS: true},
 		{name: "deep chain", nodes: 60, domains: 1, chain: true, docs: 300, vocab: 30, tauT: 0.858, tauS: 0.211, wantT: true, wantS: true},
 		{name: "many parents", nodes: 80, domains: 3, multi: 0.6, docs: 300, vocab: 200, tauT: 0.7, tauS: 0.3, wantT: true, wantS: true},
+		// More topics than the finder packs inline (7), for some documents.
+		{name: "many topics a document", nodes: 300, domains: 5, multi: 0.2, docs: 300, vocab: 40, topics: 12, tauT: 0.5, tauS: 0.211, wantT: true, wantS: true, both: true},
 		{name: "floors near 0", nodes: 50, domains: 4, multi: 0.1, docs: 150, vocab: 60, tauT: 0.01, tauS: 0.01, wantT: true, wantS: true, both: true},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(i), 17))
 			tree := buildTree(t, randomDAG(r, tt.nodes, tt.domains, tt.multi, tt.chain))
-			c := randomCorpus(r, tree, tt.docs, tt.vocab, tt.dup)
+			topics := tt.topics
+			if topics == 0 {
+				topics = 5
+			}
+			c := randomCorpus(r, tree, tt.docs, tt.vocab, topics, tt.dup)
 			cats := checkExact(t, c, tt.tauT, tt.tauS)
 			for cat, want := range map[string]bool{CategoryTopic: tt.wantT, CategorySummary: tt.wantS, CategoryBoth: tt.both} {
 				if want && cats[cat] == 0 {
