@@ -217,7 +217,7 @@ func Forecast(ctx context.Context, cfg *config.Config, g *pipeline.Graph, stages
 			return nil, err
 		}
 		if st.LLM != nil {
-			timing(st.LLM, cfg, n.Stage.Name, float64(count-st.Done)/float64(max(count, 1)))
+			timing(st, cfg, n.Stage.Name, float64(count-st.Done)/float64(max(count, 1)))
 		}
 		if opt.Compare {
 			if err := compare(ctx, in, st, done); err != nil {
@@ -274,8 +274,11 @@ func bytesPerDataset(ctx context.Context, in *Input, st *Step) error {
 }
 
 // timing derives wall time and GPU-hours for the share of calls still to
-// make, from the configured or measured throughput.
-func timing(c *LLMCost, cfg *config.Config, stageName string, todo float64) {
+// make, from the configured or measured throughput, and, with one, adds
+// the step's GPU-hours as a metric that --compare puts beside the shards'
+// wall time.
+func timing(st *Step, cfg *config.Config, stageName string, todo float64) {
+	c := st.LLM
 	if c.CallsPerSecond == 0 {
 		c.CallsPerSecond = cfg.Plan.CallsPerSecond[stageName]
 	}
@@ -285,9 +288,16 @@ func timing(c *LLMCost, cfg *config.Config, stageName string, todo float64) {
 	if c.CallsPerSecond <= 0 {
 		return
 	}
+	gpus := float64(max(cfg.Plan.GPUs, 1))
 	left := max(c.Calls-c.SavedCalls, 0)
 	c.WallHours = left / c.CallsPerSecond / 3600
-	c.GPUHours = c.WallHours * float64(max(cfg.Plan.GPUs, 1))
+	c.GPUHours = c.WallHours * gpus
+	// The metric covers every shard, as every metric does (the actual is
+	// compared for the done shards' share), so it counts the calls the
+	// cache does not answer, not only those of the shards left to run.
+	all := c.Calls * (1 - c.CachedShare) / c.CallsPerSecond / 3600 * gpus
+	st.Metrics = append(st.Metrics, Metric{Name: "GPU-hours", Value: all, GPUs: gpus,
+		Basis: fmt.Sprintf("uncached calls at %.3g calls/s × %.0f GPUs; actual: the shards' wall time × GPUs, which also counts what a shard does besides waiting for the server", c.CallsPerSecond, gpus)})
 }
 
 // compare puts the actuals of the done shards beside each metric.

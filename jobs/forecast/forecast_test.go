@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -144,9 +145,10 @@ func TestForecastAgainstFakeServer(t *testing.T) {
 	// The forecast an admin makes before each GPU phase, saved as
 	// `saber plan --measure --json` would: once the corpus exists (tag,
 	// summarize), and once the benchmark is selected (judge, rate).
-	forecastAt := func(list string, keep ...string) []*Step {
+	forecastAt := func(list string, delay time.Duration, keep ...string) []*Step {
 		t.Helper()
 		runStages(t, cfg, root, list)
+		srv.SetDelay(delay)
 		before := srv.Requests()
 		steps, err := Forecast(ctx, cfg, pipeline.Default(), sel, Options{Measure: true})
 		if err != nil {
@@ -170,9 +172,17 @@ func TestForecastAgainstFakeServer(t *testing.T) {
 		}
 		return kept
 	}
-	again := forecastAt("ingest,dedup", "tag", "summarize", "pairs")
-	again = append(again, forecastAt("tag,summarize,pairs,calibrate,select", "judge", "rate")...)
+	again := forecastAt("ingest,dedup", 0, "tag", "summarize", "pairs")
+	runStages(t, cfg, root, "tag,summarize")
+	// The judge's shards here make ~100 calls each over 5 rounds at a
+	// fake server's ~1,000 calls/s: their fixed costs (a checkpoint a
+	// round, the fits) would be most of their time, as they are not on a
+	// GPU server at seconds a call. A delay per request, while its
+	// throughput is measured and while it runs, makes the calls what its
+	// time is spent on.
+	again = append(again, forecastAt("pairs,calibrate,select", 20*time.Millisecond, "judge", "rate")...)
 	runStages(t, cfg, root, "judge,rate")
+	srv.SetDelay(0)
 	if err := Compare(ctx, cfg, pipeline.Default(), again); err != nil {
 		t.Fatal(err)
 	}
@@ -185,13 +195,26 @@ func TestForecastAgainstFakeServer(t *testing.T) {
 				continue
 			}
 			checked[st.Stage+" "+m.Name] = true
+			if m.GPUs > 0 {
+				// Time is compared, not checked: against a fake server
+				// that answers at CPU speed its throughput moves with the
+				// machine's load (a timed test), and a Swiss round of this
+				// test's judge shards is a dozen calls, under two waves of
+				// llm.concurrency, so the server idles for part of each
+				// round. RUNBOOK §4 gives the ratios measured.
+				if *m.Actual <= 0 || m.Ratio == nil {
+					t.Errorf("%s %s: no actual wall time beside the forecast %.3g", st.Name, m.Name, m.Value)
+				}
+				t.Logf("%s %s: forecast %.3g, actual %.3g (forecast/actual %.2f)", st.Name, m.Name, m.Value, *m.Actual, 1 / *m.Ratio)
+				continue
+			}
 			if m.Ratio == nil || *m.Ratio < 0.9 || *m.Ratio > 1.1 {
 				t.Errorf("%s %s: forecast %.0f, actual %.0f: not within 10%%", st.Name, m.Name, m.Value, *m.Actual)
 			}
 		}
 	}
-	for _, want := range []string{"tag scorer calls", "tag llm calls", "tag prompt tokens", "tag completion tokens",
-		"summarize llm calls", "summarize prompt tokens", "judge judgments", "judge audited comparisons", "judge llm calls", "judge prompt tokens", "rate ratings"} {
+	for _, want := range []string{"tag scorer calls", "tag llm calls", "tag prompt tokens", "tag completion tokens", "tag GPU-hours",
+		"summarize llm calls", "summarize prompt tokens", "summarize GPU-hours", "judge GPU-hours", "judge judgments", "judge audited comparisons", "judge llm calls", "judge prompt tokens", "rate ratings"} {
 		if !checked[want] {
 			t.Errorf("%s was not compared", want)
 		}

@@ -34,14 +34,14 @@ func Markdown(w io.Writer, run string, steps []*Step, compared bool) {
 				if compared {
 					actual, ratio := "—", "—"
 					if m.Actual != nil {
-						actual = num(*m.Actual)
+						actual = value(m, *m.Actual)
 					}
 					if m.Ratio != nil {
 						ratio = fmt.Sprintf("%.3f", *m.Ratio)
 					}
-					fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", m.Name, num(m.Value), actual, ratio, cell(m.Basis))
+					fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", m.Name, value(m, m.Value), actual, ratio, cell(m.Basis))
 				} else {
-					fmt.Fprintf(w, "| %s | %s | %s |\n", m.Name, num(m.Value), cell(m.Basis))
+					fmt.Fprintf(w, "| %s | %s | %s |\n", m.Name, value(m, m.Value), cell(m.Basis))
 				}
 			}
 			fmt.Fprintln(w)
@@ -90,6 +90,15 @@ func sortedKeys(m map[string]float64) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// value renders a metric's value: hours to three significant digits,
+// counts to the unit.
+func value(m Metric, v float64) string {
+	if m.GPUs > 0 {
+		return fmt.Sprintf("%.3g", v)
+	}
+	return num(v)
 }
 
 // num renders a count: whole numbers with thousands separators.

@@ -59,6 +59,13 @@ var page = template.Must(template.New(ReportHTML).Funcs(template.FuncMap{
 		}
 		return plan.GroupDigits(strconv.FormatFloat(math.Round(v), 'f', 0, 64), "\u2009") // thin spaces
 	},
+	// hours is a forecast or actual GPU-hours, to three digits.
+	"hours": func(v float64) string {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return "–"
+		}
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	},
 	"ratio": func(v float64) string {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
 			return "–"

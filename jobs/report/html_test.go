@@ -166,7 +166,7 @@ func TestIndexHTMLPlanAndJudgeAudit(t *testing.T) {
 		`<h3>rate map <span class="note">1 of 1 shards done</span></h3>`,
 		"<td class=\"l\">ratings</td><td>" + plan.GroupDigits(strconv.Itoa(int(rows*1.05+0.5)), "\u2009") + "</td><td>" + plan.GroupDigits(strconv.Itoa(int(rows)), "\u2009") + "</td><td>0.952</td>",
 		`<tr class="off"><td class="l">queries</td><td>24</td><td>12</td><td>0.500</td>`,
-		"1 of 2 counts within 10%",
+		"1 of 2 within their tolerance (10% for a count",
 		"Not compared here", "downstream map",
 		`<td class="l">overall</td><td>50</td><td>50</td><td>0.200 [`, `<td data-p="0.9">0.900 [`,
 	} {

@@ -24,7 +24,7 @@ type planSummary struct {
 	// --compare --forecast FILE` compares them).
 	Later []string
 	// Checked and Within count the metrics with an actual, and those
-	// within 10% of the forecast.
+	// within their tolerance of the forecast (plan.Metric.Tolerance).
 	Checked, Within int
 }
 
@@ -39,6 +39,9 @@ type planRow struct {
 	Forecast         float64
 	Actual, Ratio    float64
 	HasActual, Close bool
+	// Hours marks a GPU-hours row: shown to three digits, and close
+	// within 25% rather than 10%.
+	Hours bool
 }
 
 // plan reads report.plan and puts the actuals of the steps whose
@@ -109,7 +112,7 @@ func (s *site) plan(ctx context.Context, env *stage.Env) error {
 		}
 		ps := planStep{Name: st.Name, Shards: st.Shards, Done: st.Done}
 		for _, m := range st.Metrics {
-			r := planRow{Name: m.Name, Basis: m.Basis, Forecast: m.Value}
+			r := planRow{Name: m.Name, Basis: m.Basis, Forecast: m.Value, Hours: m.GPUs > 0}
 			if m.Actual != nil {
 				r.HasActual, r.Actual = true, *m.Actual
 				if m.Ratio != nil {
@@ -117,7 +120,7 @@ func (s *site) plan(ctx context.Context, env *stage.Env) error {
 				} else {
 					r.Ratio = math.Inf(1)
 				}
-				r.Close = r.Ratio >= 0.9 && r.Ratio <= 1.1
+				r.Close = m.Within()
 				s.Plan.Checked++
 				if r.Close {
 					s.Plan.Within++
