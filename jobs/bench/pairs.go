@@ -707,11 +707,18 @@ func PrintPairs(out io.Writer, rep *PairsReport) {
 			cols = append(cols, c)
 		}
 		sort.Slice(cols, func(a, b int) bool { return last.ColumnBytes[cols[a]] > last.ColumnBytes[cols[b]] })
+		// Per pair for the full list, which grows with the pairs; per
+		// document for the counts, which grow with N (per pair they
+		// would all print as 0.0).
+		unit, per := "pair", float64(last.Pairs)
+		if !rep.KeepAll {
+			unit, per = "document", float64(last.N)
+		}
 		var parts []string
 		for _, c := range cols {
-			parts = append(parts, fmt.Sprintf("%s %.1f", c, float64(last.ColumnBytes[c])/float64(last.Pairs)))
+			parts = append(parts, fmt.Sprintf("%s %.1f", c, float64(last.ColumnBytes[c])/per))
 		}
-		fmt.Fprintf(out, "bytes per pair by column at N = %d: %s\n", last.N, strings.Join(parts, ", "))
+		fmt.Fprintf(out, "bytes per %s by column at N = %d: %s\n", unit, last.N, strings.Join(parts, ", "))
 	}
 	for _, r := range rep.Rows {
 		if r.N == rep.Target {
