@@ -208,7 +208,7 @@ func TestForecastAgainstFakeServer(t *testing.T) {
 				t.Logf("%s %s: forecast %.3g, actual %.3g (forecast/actual %.2f)", st.Name, m.Name, m.Value, *m.Actual, 1 / *m.Ratio)
 				continue
 			}
-			if m.Ratio == nil || *m.Ratio < 0.9 || *m.Ratio > 1.1 {
+			if !m.Within() { // a count: within 10%
 				t.Errorf("%s %s: forecast %.0f, actual %.0f: not within 10%%", st.Name, m.Name, m.Value, *m.Actual)
 			}
 		}

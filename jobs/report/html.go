@@ -52,19 +52,16 @@ var page = template.Must(template.New(ReportHTML).Funcs(template.FuncMap{
 		}
 		return fmt.Sprintf("%.3f [%.3f, %.3f]", p.P, p.Lo, p.Hi)
 	},
-	// count is a forecast or actual count, to the unit (thousands apart).
-	"count": func(v float64) string {
-		if math.IsInf(v, 0) || math.IsNaN(v) {
+	// amount is a forecast or actual: GPU-hours to three digits, a count
+	// to the unit (thousands apart).
+	"amount": func(hours bool, v float64) string {
+		switch {
+		case math.IsInf(v, 0) || math.IsNaN(v):
 			return "–"
+		case hours:
+			return strconv.FormatFloat(v, 'g', 3, 64)
 		}
 		return plan.GroupDigits(strconv.FormatFloat(math.Round(v), 'f', 0, 64), "\u2009") // thin spaces
-	},
-	// hours is a forecast or actual GPU-hours, to three digits.
-	"hours": func(v float64) string {
-		if math.IsInf(v, 0) || math.IsNaN(v) {
-			return "–"
-		}
-		return strconv.FormatFloat(v, 'g', 3, 64)
 	},
 	"ratio": func(v float64) string {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
