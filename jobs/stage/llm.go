@@ -41,7 +41,9 @@ func (e *Env) LLMClient(cfg llm.Config) (*llm.Client, error) {
 }
 
 // RecordLLM puts the client's call statistics into the shard's manifest and
-// log: calls made, answered from the cache, retried, failed, tokens, latency.
+// log: calls made, answered from the cache, retried, failed, tokens, latency,
+// and the time the server was busy with the shard's requests (llm_busy_ms:
+// what `saber plan --compare` sets beside the GPU-hours forecast).
 func (e *Env) RecordLLM(c *llm.Client) {
 	s := c.Stats()
 	e.Count("llm_calls", s.Calls)
@@ -51,12 +53,13 @@ func (e *Env) RecordLLM(c *llm.Client) {
 	e.Count("llm_prompt_tokens", s.PromptTokens)
 	e.Count("llm_completion_tokens", s.CompletionTokens)
 	e.Count("llm_latency_ms", s.LatencyTotal.Milliseconds())
+	e.Count("llm_busy_ms", s.Busy.Milliseconds())
 	for kind, n := range s.ErrorsByKind {
 		e.Count("llm_errors_"+kind, n)
 	}
 	e.Log.Info().Int64("calls", s.Calls).Int64("cached", s.Cached).Int64("retries", s.Retries).
 		Int64("failures", s.Failures).Int64("prompt_tokens", s.PromptTokens).
-		Int64("completion_tokens", s.CompletionTokens).Dur("latency_total", s.LatencyTotal).Msg("llm calls")
+		Int64("completion_tokens", s.CompletionTokens).Dur("latency_total", s.LatencyTotal).Dur("busy", s.Busy).Msg("llm calls")
 	e.recordLLMServer(c)
 }
 

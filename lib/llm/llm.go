@@ -104,16 +104,19 @@ type Cache interface {
 // Stats are cumulative counters of a Client.
 //
 // Calls counts calls of Chat, Embed, Rerank and Score, Cached those answered
-// from the cache, Retries the HTTP requests made after a first one failed,
-// Failures the calls that returned an error. Token counts and LatencyTotal
-// cover calls that went to the server (not cache hits). ErrorsByKind counts
+// from the cache (Calls includes them), Retries the HTTP requests made after
+// a first one failed, Failures the calls that returned an error. Token
+// counts and LatencyTotal cover calls that went to the server (not cache
+// hits); Busy is the wall time during which at least one request was at the
+// server (the union of the requests' intervals: at most LatencyTotal, less
+// the more of them overlap). ErrorsByKind counts
 // every failed attempt by kind: "http_<status>", "timeout", "connection",
 // "truncated", "malformed_json", "empty_choices", "canceled",
 // "invalid_request", "other", and "config" for a call not sent because the
 // client had already met a ConfigError.
 type Stats struct {
 	Calls, Cached, Retries, Failures, PromptTokens, CompletionTokens int64
-	LatencyTotal                                                     time.Duration
+	LatencyTotal, Busy                                               time.Duration
 	ErrorsByKind                                                     map[string]int64
 }
 
@@ -139,6 +142,7 @@ type Client struct {
 	calls, cached, retries, failures atomic.Int64
 	promptTokens, completionTokens   atomic.Int64
 	latency                          atomic.Int64
+	busyClock                        busyClock
 	errMu                            sync.Mutex
 	errKinds                         map[string]int64
 
@@ -463,6 +467,7 @@ func (c *Client) Stats() Stats {
 		PromptTokens:     c.promptTokens.Load(),
 		CompletionTokens: c.completionTokens.Load(),
 		LatencyTotal:     time.Duration(c.latency.Load()),
+		Busy:             c.busyClock.busy(time.Now()),
 	}
 	c.errMu.Lock()
 	s.ErrorsByKind = make(map[string]int64, len(c.errKinds))

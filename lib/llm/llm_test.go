@@ -386,6 +386,12 @@ func TestConcurrencyLimit(t *testing.T) {
 	if m := srv.MaxInFlight(); m != 3 {
 		t.Errorf("max in flight = %d, want 3", m)
 	}
+	// Thirty requests of at least 20 ms, three at a time: the server was
+	// busy at least ten of them end to end, and never longer than they
+	// lasted together.
+	if st := c.Stats(); st.Busy < 200*time.Millisecond || st.Busy > st.LatencyTotal {
+		t.Errorf("busy %v; want at least 200ms and at most the latencies' sum %v", st.Busy, st.LatencyTotal)
+	}
 }
 
 func TestConnectionsAreReused(t *testing.T) {

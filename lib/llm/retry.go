@@ -43,7 +43,9 @@ func (c *Client) retry(ctx context.Context, op string, do attemptFunc) (int, err
 		actx, cancel := context.WithTimeout(ctx, c.timeout)
 		var res *http.Response
 		c.sent.Add(1)
+		c.busyClock.start(time.Now())
 		err := do(actx, &res)
+		c.busyClock.end(time.Now())
 		timedOut := err != nil && actx.Err() != nil
 		cancel()
 		<-c.sem
