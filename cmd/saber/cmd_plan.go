@@ -26,16 +26,21 @@ schedule, twice under judge.both_orders, plus judge.position_audit's
 re-judged sample, audit from audit.top), prompt tokens (the server's /tokenize on
 sampled prompts, else about 4 characters per token), completion tokens
 (the done shards' answers, else llm.max_tokens, else a typical answer),
-wall time and GPU-hours from plan.calls_per_second and plan.gpus, bytes per
+the server's time and GPU-hours (each shard's phases — its documents, or
+one Swiss round at a time — sent in waves of the stage's concurrency, at a
+call's time from plan.calls_per_second or --measure, times plan.gpus), bytes per
 dataset from the bytes per row of done parts, and the calls the cache and
 done shards save. A dataset that is complete is counted, not forecast, so
 the forecast sharpens as the run goes.
 
 --measure sends plan.sample sampled rows per LLM step to the configured
 server (answers already cached are served from the cache; new ones are not
-stored in the run) and uses the measured calls, tokens and throughput.
+stored in the run) and uses the measured calls, tokens and time a call at
+the stage's concurrency (whole waves, the first one not timed).
 --compare puts beside each count the actual its done shards' manifests
-recorded, with the ratio actual/forecast (over the done shards' share).
+recorded, with the ratio actual/forecast (over the done shards' share);
+for GPU-hours the actual is the time the server was busy with the shards'
+requests (llm_busy_ms), with the shards' wall time beside it.
 A complete input is counted rather than forecast, so to check the forecast
 made before a run, save it (saber plan --json > plan.json) and compare that
 one afterwards: saber plan --compare --forecast plan.json.

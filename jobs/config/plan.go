@@ -6,10 +6,11 @@ import "fmt"
 // changes what a stage writes.
 type Plan struct {
 	// CallsPerSecond is the LLM server's throughput per stage — calls
-	// answered per second with the configured concurrency — from which the
-	// forecast derives wall time and GPU-hours; `saber plan --measure`
-	// measures it on a sample and prints the value to put here. A stage
-	// without one gets no time forecast.
+	// answered per second with the stage's concurrency in flight — from
+	// which the forecast derives a call's time (concurrency/throughput)
+	// and, by the stage's phases and waves, the server's hours and
+	// GPU-hours; `saber plan --measure` measures it on a sample and prints
+	// the value to put here. A stage without one gets no time forecast.
 	CallsPerSecond map[string]float64 `yaml:"calls_per_second" json:"calls_per_second,omitempty"`
 	// GPUs is the number of GPUs the server runs on (GPU-hours = wall
 	// hours × GPUs); default 1.

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
@@ -274,30 +275,67 @@ func bytesPerDataset(ctx context.Context, in *Input, st *Step) error {
 }
 
 // timing derives wall time and GPU-hours for the share of calls still to
-// make, from the configured or measured throughput, and, with one, adds
-// the step's GPU-hours as a metric that --compare puts beside the shards'
-// wall time.
+// make, from the time a call takes at the stage's concurrency (--measure,
+// or plan.calls_per_second: Little's law gives concurrency/throughput)
+// and the step's phases (serverSeconds), and, with one, adds the step's
+// GPU-hours as a metric that --compare puts beside the time the server
+// was busy with the shards' requests.
 func timing(st *Step, cfg *config.Config, stageName string, todo float64) {
 	c := st.LLM
-	if c.CallsPerSecond == 0 {
-		c.CallsPerSecond = cfg.Plan.CallsPerSecond[stageName]
+	source := "--measure, cache hits included"
+	if !c.Measured {
+		t := cfg.Plan.CallsPerSecond[stageName]
+		if t > 0 {
+			c.CallsPerSecond = t
+			c.CallSeconds = float64(max(c.Concurrency, 1)) / t
+		}
+		source = fmt.Sprintf("plan.calls_per_second.%s = %g", stageName, t)
 	}
 	if c.SavedCalls == 0 && todo < 1 {
 		c.SavedCalls = c.Calls * (1 - todo)
 	}
-	if c.CallsPerSecond <= 0 {
+	if c.CallSeconds <= 0 {
 		return
 	}
+	// A measured call's time counts the sample's cache hits at next to
+	// nothing, so every call is counted at it; a configured throughput is
+	// the server's, for the calls the cache does not answer.
+	sent, left := 1-c.CachedShare, 1.0
+	if c.Calls > 0 {
+		left = max(c.Calls-c.SavedCalls, 0) / c.Calls
+	}
+	if c.Measured {
+		sent, left = 1, todo
+	}
 	gpus := float64(max(cfg.Plan.GPUs, 1))
-	left := max(c.Calls-c.SavedCalls, 0)
-	c.WallHours = left / c.CallsPerSecond / 3600
+	conc := max(c.Concurrency, 1)
+	c.WallHours = serverSeconds(c.Phases, st.Shards, conc, c.CallSeconds, left) / 3600
 	c.GPUHours = c.WallHours * gpus
 	// The metric covers every shard, as every metric does (the actual is
 	// compared for the done shards' share), so it counts the calls the
 	// cache does not answer, not only those of the shards left to run.
-	all := c.Calls * (1 - c.CachedShare) / c.CallsPerSecond / 3600 * gpus
-	st.Metrics = append(st.Metrics, Metric{Name: "GPU-hours", Value: all, GPUs: gpus,
-		Basis: fmt.Sprintf("uncached calls at %.3g calls/s × %.0f GPUs; actual: the shards' wall time × GPUs, which also counts what a shard does besides waiting for the server", c.CallsPerSecond, gpus)})
+	all := serverSeconds(c.Phases, st.Shards, conc, c.CallSeconds, sent) / 3600 * gpus
+	st.Metrics = append(st.Metrics, Metric{Name: "GPU-hours", Value: all, GPUs: gpus, Stats: []string{"llm_busy_ms"},
+		Basis: fmt.Sprintf("each shard's %s sent in waves of %d at %.3g s a call (%s), × %.0f GPUs; actual: the time the server was busy with the shards' requests",
+			phaseNames(c.Phases), conc, c.CallSeconds, source, gpus)})
+}
+
+// phaseNames lists phases for a basis: "documents", or "5 rounds, then
+// position audit" for judge's.
+func phaseNames(ps []plan.Phase) string {
+	var names []string
+	rounds := 0
+	for _, p := range ps {
+		if strings.HasPrefix(p.Name, "round ") {
+			rounds++
+			continue
+		}
+		names = append(names, p.Name)
+	}
+	if rounds > 0 {
+		names = append([]string{fmt.Sprintf("%d rounds", rounds)}, names...)
+	}
+	return strings.Join(names, ", then ")
 }
 
 // compare puts the actuals of the done shards beside each metric.

@@ -67,24 +67,24 @@ const fakeYAML = `run: fc
 root: %s/data
 seed: 11
 log: {progress_seconds: 0}
-llm: {base_url: %q, model: fake-oss, api_key_env: SABER_TEST_LLM_KEY, timeout_seconds: 5, concurrency: 8}
+llm: {base_url: %q, model: fake-oss, api_key_env: SABER_TEST_LLM_KEY, timeout_seconds: 5, concurrency: 32}
 plan: {sample: 40}
 ingest:
   shards: 2
   sources: [{name: s, paths: [%s/synth.jsonl], fields: {id: id, statement: statement, solution: solution, subject: domain, source: source}}]
 dedup: {shards: 2}
-tag: {shards: 2, backend: llm, max_invalid_share: 0.9}
-summarize: {shards: 2, backend: llm}
+tag: {shards: 2, backend: llm, max_invalid_share: 0.9, workers: 32}
+summarize: {shards: 2, backend: llm, workers: 8}
 pairs: {shards: 2}
 benchmark: {k: 3}
 calibrate: {min_eligible: 3}
 select: {per_domain: 3, allow_shortfall: true}
-judge: {shards: 2, rounds: 5, backend: llm, position_audit: 0.2}
+judge: {shards: 2, rounds: 5, backend: llm, position_audit: 0.2, workers: 8}
 rate: {shards: 1}
 `
 
 // runStages runs every shard of the named stages in-process.
-func runStages(t *testing.T, cfg *config.Config, root store.Store, list string) {
+func runStages(t testing.TB, cfg *config.Config, root store.Store, list string) {
 	t.Helper()
 	sel, err := pipeline.Select(cfg, list)
 	if err != nil {
@@ -102,14 +102,14 @@ func runStages(t *testing.T, cfg *config.Config, root store.Store, list string) 
 	}
 }
 
-// TestForecastAgainstFakeServer is the issue's bar on a run against the
-// fake server: the forecast made once the corpus exists — before any LLM
-// call of the run, with --measure sending a 60-document sample of 400 —
-// is saved, the LLM stages run, and every count of it is within 10% of
-// what the manifests recorded: tag's calls (the model's own traversal),
-// summarize's, judge's Swiss comparisons, and the tokens (the server's
-// /tokenize for prompts, the measured answers for completions).
-func TestForecastAgainstFakeServer(t *testing.T) {
+// fakeServerRun is the run against the fake server that the forecast is
+// checked on: the forecast an admin makes with --measure before each GPU
+// phase — once the corpus exists (tag, summarize: before any LLM call of
+// the run), once the benchmark is selected (judge, rate) — is saved as
+// `saber plan --measure --json` would, the phase runs, and the saved
+// forecast is compared with the manifests. The server answers every call
+// after delay (0: at CPU speed).
+func fakeServerRun(t testing.TB, delay time.Duration) fakeRun {
 	ctx := context.Background()
 	srv := llmtest.NewServer(t, fakeModel)
 	t.Setenv("SABER_TEST_LLM_KEY", "sk-test")
@@ -128,27 +128,18 @@ func TestForecastAgainstFakeServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-
-	// Before anything ran: every stage is printed, with no error.
 	steps, err := Forecast(ctx, cfg, pipeline.Default(), sel, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var md bytes.Buffer
-	Markdown(&md, cfg.Run, steps, false)
-	for _, n := range pipeline.Default().Nodes() {
-		if !strings.Contains(md.String(), "## "+n.String()+"\n") && (!n.Stage.Optional || n.Stage.Enabled != nil && n.Stage.Enabled(cfg)) {
-			t.Errorf("the plan lacks step %s:\n%s", n, md.String())
-		}
-	}
+	var buf bytes.Buffer
+	Markdown(&buf, cfg.Run, steps, false)
+	plain := buf.String()
 
-	// The forecast an admin makes before each GPU phase, saved as
-	// `saber plan --measure --json` would: once the corpus exists (tag,
-	// summarize), and once the benchmark is selected (judge, rate).
-	forecastAt := func(list string, delay time.Duration, keep ...string) []*Step {
+	srv.SetDelay(delay)
+	forecastAt := func(list string, keep ...string) []*Step {
 		t.Helper()
 		runStages(t, cfg, root, list)
-		srv.SetDelay(delay)
 		before := srv.Requests()
 		steps, err := Forecast(ctx, cfg, pipeline.Default(), sel, Options{Measure: true})
 		if err != nil {
@@ -172,40 +163,59 @@ func TestForecastAgainstFakeServer(t *testing.T) {
 		}
 		return kept
 	}
-	again := forecastAt("ingest,dedup", 0, "tag", "summarize", "pairs")
+	compared := forecastAt("ingest,dedup", "tag", "summarize", "pairs")
 	runStages(t, cfg, root, "tag,summarize")
-	// The judge's shards here make ~100 calls each over 5 rounds at a
-	// fake server's ~1,000 calls/s: their fixed costs (a checkpoint a
-	// round, the fits) would be most of their time, as they are not on a
-	// GPU server at seconds a call. A delay per request, while its
-	// throughput is measured and while it runs, makes the calls what its
-	// time is spent on.
-	again = append(again, forecastAt("pairs,calibrate,select", 20*time.Millisecond, "judge", "rate")...)
+	compared = append(compared, forecastAt("pairs,calibrate,select", "judge", "rate")...)
 	runStages(t, cfg, root, "judge,rate")
-	srv.SetDelay(0)
-	if err := Compare(ctx, cfg, pipeline.Default(), again); err != nil {
+	if err := Compare(ctx, cfg, pipeline.Default(), compared); err != nil {
 		t.Fatal(err)
 	}
-	md.Reset()
-	Markdown(&md, cfg.Run, again, true)
+	buf.Reset()
+	Markdown(&buf, cfg.Run, compared, true)
+	return fakeRun{cfg: cfg, plain: plain, steps: compared, md: buf.String()}
+}
+
+// fakeRun is what fakeServerRun returns: its config, the plan of every
+// stage made before anything ran (Markdown), the forecasts saved before
+// each LLM phase with the actuals beside them, and their Markdown.
+type fakeRun struct {
+	cfg       *config.Config
+	plain, md string
+	steps     []*Step
+}
+
+// TestForecastAgainstFakeServer is the issue's bar on a run against the
+// fake server: every stage is in the plan made before anything ran, and
+// every count of the forecasts saved before each LLM phase (--measure
+// sending a 40-document sample of 200) is within 10% of what the
+// manifests recorded: tag's calls (the model's own traversal),
+// summarize's, judge's Swiss comparisons and audit, and the tokens (the
+// server's /tokenize for prompts, the measured answers for completions).
+// GPU-hours are compared, not checked here: they are timed, and move with
+// the machine's load; BenchmarkForecastGPUHours measures them against a
+// server with a GPU's latency, on a quiet machine (make bench).
+func TestForecastAgainstFakeServer(t *testing.T) {
+	run := fakeServerRun(t, 0)
+	for _, n := range pipeline.Default().Nodes() {
+		if !strings.Contains(run.plain, "## "+n.String()+"\n") && (!n.Stage.Optional || n.Stage.Enabled != nil && n.Stage.Enabled(run.cfg)) {
+			t.Errorf("the plan lacks step %s:\n%s", n, run.plain)
+		}
+	}
 	checked := map[string]bool{}
-	for _, st := range again {
+	for _, st := range run.steps {
 		for _, m := range st.Metrics {
 			if m.Actual == nil {
 				continue
 			}
 			checked[st.Stage+" "+m.Name] = true
 			if m.GPUs > 0 {
-				// Time is compared, not checked: against a fake server
-				// that answers at CPU speed its throughput moves with the
-				// machine's load (a timed test), and a Swiss round of this
-				// test's judge shards is a dozen calls, under two waves of
-				// llm.concurrency, so the server idles for part of each
-				// round. RUNBOOK §4 gives the ratios measured.
-				if *m.Actual <= 0 || m.Ratio == nil {
-					t.Errorf("%s %s: no actual wall time beside the forecast %.3g", st.Name, m.Name, m.Value)
+				// The server's busy time falls within the shards' wall
+				// time: both recorded, whatever the machine's load.
+				if *m.Actual <= 0 || m.Ratio == nil || m.Held == nil || *m.Held < *m.Actual {
+					t.Errorf("%s %s: forecast %.3g, busy %v, held %v: want a busy time within the shards' wall time", st.Name, m.Name, m.Value, m.Actual, m.Held)
+				} else {
+					t.Logf("%s %s: forecast %.3g, server busy %.3g (forecast/actual %.2f), shards' wall time %.3g", st.Name, m.Name, m.Value, *m.Actual, 1 / *m.Ratio, *m.Held)
 				}
-				t.Logf("%s %s: forecast %.3g, actual %.3g (forecast/actual %.2f)", st.Name, m.Name, m.Value, *m.Actual, 1 / *m.Ratio)
 				continue
 			}
 			if !m.Within() { // a count: within 10%
@@ -220,7 +230,44 @@ func TestForecastAgainstFakeServer(t *testing.T) {
 		}
 	}
 	if t.Failed() {
-		t.Logf("compare:\n%s", md.String())
+		t.Logf("compare:\n%s", run.md)
+	}
+}
+
+// gpuBenchDelay is the fake server's time a call in
+// BenchmarkForecastGPUHours: a GPU server's order (tens of milliseconds to
+// seconds), far above what the client and the fake spend per call on the
+// CPU (a few milliseconds on 2 cores), so the server's time is what is
+// forecast, as on a cluster.
+const gpuBenchDelay = 50 * time.Millisecond
+
+// BenchmarkForecastGPUHours measures issue 23's goal for time: GPU-hours
+// forecast with --measure within 25% of the actual, the time the server
+// was busy with the shards' requests. It runs fakeServerRun once (use
+// -benchtime 1x) with every call answered after gpuBenchDelay, and reports
+// forecast/actual per LLM step beside the goal. Timed: run it on a quiet
+// machine.
+func BenchmarkForecastGPUHours(b *testing.B) {
+	for range b.N {
+		run := fakeServerRun(b, gpuBenchDelay)
+		for _, st := range run.steps {
+			for _, m := range st.Metrics {
+				if m.GPUs == 0 || m.Ratio == nil || *m.Ratio <= 0 {
+					continue
+				}
+				r := 1 / *m.Ratio
+				verdict := "PASS"
+				if !m.Within() {
+					verdict = "FAIL"
+				}
+				fmt.Printf("%s GPU-hours (%s a call): forecast %.3g, server busy %.3g, forecast/actual %.2f: goal within 25%%: %s; the shards held their GPUs %.3g\n",
+					st.Stage, gpuBenchDelay, m.Value, *m.Actual, r, verdict, *m.Held)
+				b.ReportMetric(r, st.Stage+"-forecast/actual")
+			}
+		}
+		if b.N == 1 {
+			b.Logf("compare:\n%s", run.md)
+		}
 	}
 }
 

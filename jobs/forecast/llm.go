@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"sync"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/saber-math/saber/artifacts/kvcache"
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/plan"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/tag"
 	"github.com/saber-math/saber/lib/llm"
@@ -35,14 +37,34 @@ const charsPerToken = 4.0
 // Reasoning models write far more; measure them.
 var completionGuess = map[string]float64{"topics": 60, "summary": 150, "judge": 300, "audit": 120}
 
+// work is how a stage sends its calls: in phases (plan.Phase), with
+// workers items in flight (the stage's own workers setting; 0 is the
+// stage's default, llm.concurrency).
+type work struct {
+	phases  []plan.Phase
+	workers int
+}
+
+// inFlight is the requests a shard of the stage keeps at the server: its
+// workers (stage.Workers), at most the client's llm.concurrency.
+func inFlight(workers int, lcfg llm.Config) int {
+	limit := lcfg.Concurrency
+	if limit <= 0 {
+		limit = llm.DefaultConcurrency
+	}
+	return min(stage.Workers(workers, true, lcfg), limit)
+}
+
 // llmStep fills out.LLM for calls calls of the prompt, measuring on the
 // sample what it can: prompt tokens with the server's tokenizer (else the
 // estimate), completion tokens from the done shards' manifests (else
-// --measure, llm.max_tokens, or the guess), the cached share, throughput.
-func llmStep(ctx context.Context, in *Input, out *Step, calls float64, lcfg llm.Config, prompt string) error {
-	c := &LLMCost{Calls: calls}
+// --measure, llm.max_tokens, or the guess), the cached share, the time a
+// call takes at the stage's concurrency (--measure).
+func llmStep(ctx context.Context, in *Input, out *Step, calls float64, lcfg llm.Config, prompt string, w work) error {
+	c := &LLMCost{Calls: calls, Phases: w.phases, Concurrency: inFlight(w.workers, lcfg)}
 	out.LLM = c
-	out.Metrics = append(out.Metrics, Metric{Name: "llm calls", Value: calls, Stats: []string{"llm_calls", "llm_cached"},
+	// llm_calls counts every call, those the cache answered included.
+	out.Metrics = append(out.Metrics, Metric{Name: "llm calls", Value: calls, Stats: []string{"llm_calls"},
 		Basis: "one call per scheduled prompt (re-asks of unparseable answers add to it)"})
 	msgs, err := samplePrompts(ctx, in, prompt)
 	if err != nil {
@@ -74,24 +96,30 @@ func llmStep(ctx context.Context, in *Input, out *Step, calls float64, lcfg llm.
 	if done == nil {
 		done = partialStats(ctx, in, out.Shards)
 	}
+	// Tokens per call over every call, those the cache answered (no
+	// tokens) included: times the calls, the tokens the server will see.
 	if n := done["llm_calls"]; n > 0 && done["llm_completion_tokens"] > 0 {
 		complPer, complBasis = float64(done["llm_completion_tokens"])/float64(n), "the done shards' answers"
 		promptPer = float64(done["llm_prompt_tokens"]) / float64(n)
 		promptBasis = "the done shards' calls, as the server counted them"
 	}
 	if in.Opt.Measure {
-		m, err := in.measureOnce(ctx, lcfg, prompt)
+		m, err := in.measureOnce(ctx, lcfg, prompt, c.Concurrency)
 		if err != nil {
 			return fmt.Errorf("--measure: %w", err)
 		}
-		if m.calls > 0 {
+		if m.calls > m.cached {
+			// Per call, the cached ones included, as above.
 			promptPer, complPer = m.prompt/m.calls, m.completion/m.calls
-			promptBasis = fmt.Sprintf("--measure: %d calls on %d sampled rows, as the server counted them", int(m.calls), m.rows)
+			promptBasis = fmt.Sprintf("--measure: %d calls on %d sampled rows (%d answered by the cache), as the server counted them", int(m.calls), m.rows, int(m.cached))
 			complBasis = promptBasis
-			c.CallsPerSecond = m.calls / m.seconds
 		}
-		if m.calls+m.cached > 0 {
-			c.CachedShare = m.cached / (m.calls + m.cached)
+		if m.callSeconds > 0 {
+			c.CallSeconds, c.Measured = m.callSeconds, true
+			c.CallsPerSecond = float64(c.Concurrency) / c.CallSeconds
+		}
+		if m.calls > 0 {
+			c.CachedShare = m.cached / m.calls
 			c.SavedCalls = calls * c.CachedShare
 		}
 	} else {
@@ -160,6 +188,11 @@ func tokenized(ctx context.Context, c *llm.Client, msgs [][]llm.Message) (float6
 // is what the last run tagged and summarized, and most of the rebuild's
 // documents.
 func sampleDocs(ctx context.Context, in *Input) ([]dataset.Document, error) {
+	return sampleOf(ctx, in, in.Config.Plan.Sample)
+}
+
+// sampleOf is sampleDocs of up to n documents.
+func sampleOf(ctx context.Context, in *Input, n int) ([]dataset.Document, error) {
 	ms, err := in.completeOrStale(ctx, dataset.Corpus.Name)
 	if err != nil {
 		return nil, nil
@@ -178,7 +211,7 @@ func sampleDocs(ctx context.Context, in *Input) ([]dataset.Document, error) {
 	r := seed.Rand(in.Config.Seed, "plan", dataset.Corpus.Name)
 	first := r.IntN(len(parts))
 	var docs []dataset.Document
-	for k := 0; k < len(parts) && (k == 0 || len(docs) < in.Config.Plan.Sample); k++ {
+	for k := 0; k < len(parts) && (k == 0 || len(docs) < n); k++ {
 		part := parts[(first+k)%len(parts)]
 		rows, err := dataset.Read[dataset.Document](ctx, in.Root, part.Key)
 		if err != nil {
@@ -187,7 +220,7 @@ func sampleDocs(ctx context.Context, in *Input) ([]dataset.Document, error) {
 		docs = append(docs, rows...)
 	}
 	r.Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
-	return docs[:min(len(docs), in.Config.Plan.Sample)], nil
+	return docs[:min(len(docs), n)], nil
 }
 
 // samplePrompts renders the prompt for a sample of rows: each document
@@ -198,6 +231,11 @@ func samplePrompts(ctx context.Context, in *Input, name string) ([][]llm.Message
 	if err != nil || len(docs) == 0 {
 		return nil, err
 	}
+	return promptsOf(ctx, in, name, docs)
+}
+
+// promptsOf renders the prompt for each of docs, as samplePrompts does.
+func promptsOf(ctx context.Context, in *Input, name string, docs []dataset.Document) ([][]llm.Message, error) {
 	p, err := prompts.Get(name)
 	if err != nil {
 		return nil, err
@@ -237,12 +275,13 @@ func samplePrompts(ctx context.Context, in *Input, name string) ([][]llm.Message
 }
 
 // measureOnce measures the step's prompt once per step (tag's calls per
-// document and its tokens come from the same traversal).
-func (in *Input) measureOnce(ctx context.Context, lcfg llm.Config, name string) (measured, error) {
+// document and its tokens come from the same traversal), with conc
+// requests in flight, as the stage's shards send them.
+func (in *Input) measureOnce(ctx context.Context, lcfg llm.Config, name string, conc int) (measured, error) {
 	if in.measured != nil {
 		return *in.measured, nil
 	}
-	m, err := measure(ctx, in, lcfg, name)
+	m, err := measure(ctx, in, lcfg, name, conc)
 	if err != nil {
 		return m, err
 	}
@@ -250,19 +289,32 @@ func (in *Input) measureOnce(ctx context.Context, lcfg llm.Config, name string) 
 	return m, nil
 }
 
+// measured is what --measure saw: calls (the cached ones included) and
+// tokens; callSeconds the time a worker spent per call (perRow calls a
+// row for tag's traversal, one otherwise).
 type measured struct {
 	rows                              int
 	calls, cached, prompt, completion float64
-	seconds, perRow                   float64
+	callSeconds, perRow               float64
 }
 
 // measure sends the sample to the configured server with the step's own
-// prompt and parse rules — tag's whole traversal per document — and times
-// it. Answers already in the run's cache are served from it (and counted
-// as cached); new ones go to a scratch cache, never the run's storage.
-func measure(ctx context.Context, in *Input, lcfg llm.Config, name string) (measured, error) {
+// prompt and parse rules — tag's whole traversal per document — conc at a
+// time, as a shard does, and times each row from its first call to its
+// last answer: the time a worker spends per call at the stage's
+// concurrency — the server's latency under that load, and what the
+// worker does between calls (rendering, parsing, the cache) — is what the
+// forecast's waves are made of (serverSeconds). Answers already in the
+// run's cache are served from it (and counted as cached, their time next
+// to nothing, as in the run); new ones go to a scratch cache, never the
+// run's storage.
+func measure(ctx context.Context, in *Input, lcfg llm.Config, name string, conc int) (measured, error) {
 	var m measured
-	docs, err := sampleDocs(ctx, in)
+	// Whole waves, two at least (the first is not timed, below): a last
+	// wave of a few calls is answered faster than the full ones a shard
+	// keeps sending, and would make the time a call, and the forecast,
+	// short.
+	docs, err := sampleOf(ctx, in, max((in.Config.Plan.Sample+conc-1)/conc, 2)*conc)
 	if err != nil || len(docs) == 0 {
 		return m, err
 	}
@@ -279,9 +331,8 @@ func measure(ctx context.Context, in *Input, lcfg llm.Config, name string) (meas
 	if err != nil {
 		return m, stage.BadInput(err)
 	}
-	var ask func(ctx context.Context, i int) error
-	var mu sync.Mutex
-	var traversalCalls float64
+	// ask sends row i's calls and returns how many it made.
+	var ask func(ctx context.Context, i int) (int, error)
 	switch name {
 	case "topics":
 		tree, _, err := loadTree(ctx, in)
@@ -293,34 +344,88 @@ func measure(ctx context.Context, in *Input, lcfg llm.Config, name string) (meas
 		if err != nil {
 			return m, err
 		}
-		ask = func(ctx context.Context, i int) error {
+		ask = func(ctx context.Context, i int) (int, error) {
 			a, err := topics.Assign(ctx, tree, scorer, topics.Text{Statement: docs[i].Statement, Solution: docs[i].Solution}, cfg.Tau, cfg.MaxCalls)
-			mu.Lock()
-			traversalCalls += float64(a.Calls)
-			mu.Unlock()
-			return ignoreRowError(err)
+			return a.Calls, ignoreRowError(err)
 		}
 	default:
-		msgs, err := samplePrompts(ctx, in, name)
+		msgs, err := promptsOf(ctx, in, name, docs)
 		if err != nil {
 			return m, err
 		}
 		p, _ := prompts.Get(name)
-		ask = func(ctx context.Context, i int) error {
+		ask = func(ctx context.Context, i int) (int, error) {
 			_, err := client.Chat(ctx, llm.Request{PromptVersion: p.Version, Messages: msgs[i]})
-			return ignoreRowError(err)
+			return 1, ignoreRowError(err)
 		}
 	}
-	start := time.Now()
-	if err := parallel.For(ctx, len(docs), client.Config().Concurrency, ask); err != nil {
+	var mu sync.Mutex
+	var calls int
+	var timed, first []rowTime
+	err = parallel.For(ctx, len(docs), conc, func(ctx context.Context, i int) error {
+		start := time.Now()
+		n, err := ask(ctx, i)
+		d := time.Since(start)
+		mu.Lock()
+		defer mu.Unlock()
+		calls += n
+		// The first wave opens the client's connections, once a shard
+		// and over thousands of calls in the run, but over a few waves
+		// here: it is counted, not timed. A row after it starts on a
+		// worker that has finished one.
+		switch {
+		case n == 0:
+		case i >= conc:
+			timed = append(timed, rowTime{d.Seconds() / float64(n), n})
+		default:
+			first = append(first, rowTime{d.Seconds() / float64(n), n})
+		}
+		return err
+	})
+	if err != nil {
 		return m, err
 	}
-	m.seconds = max(time.Since(start).Seconds(), 1e-3)
 	s := client.Stats()
 	m.rows, m.calls, m.cached = len(docs), float64(s.Calls), float64(s.Cached)
 	m.prompt, m.completion = float64(s.PromptTokens), float64(s.CompletionTokens)
-	m.perRow = traversalCalls / float64(len(docs))
+	if name == "topics" {
+		m.perRow = float64(calls) / float64(len(docs))
+	}
+	if len(timed) == 0 {
+		// A corpus smaller than two waves: the first is all there is.
+		timed = first
+	}
+	m.callSeconds = medianCallSeconds(timed)
 	return m, nil
+}
+
+// rowTime is a timed row's time per call, and its calls.
+type rowTime struct {
+	perCall float64
+	calls   int
+}
+
+// medianCallSeconds is the median time a call over the timed rows, each
+// row weighing its calls: a row slowed by a pause of the machine (a
+// garbage collection, a stolen CPU) moves a mean of a few dozen rows by
+// more than the 25% the forecast is held to, and the median by little.
+func medianCallSeconds(rows []rowTime) float64 {
+	if len(rows) == 0 {
+		return 0
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].perCall < rows[j].perCall })
+	total := 0
+	for _, r := range rows {
+		total += r.calls
+	}
+	seen := 0
+	for _, r := range rows {
+		seen += r.calls
+		if 2*seen >= total {
+			return r.perCall
+		}
+	}
+	return rows[len(rows)-1].perCall
 }
 
 // ignoreRowError keeps a row's own failure (an unparseable answer, a

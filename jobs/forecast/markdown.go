@@ -45,6 +45,12 @@ func Markdown(w io.Writer, run string, steps []*Step, compared bool) {
 				}
 			}
 			fmt.Fprintln(w)
+			for _, m := range st.Metrics {
+				if m.Held != nil && m.Actual != nil {
+					fmt.Fprintf(w, "The done shards held their GPUs for %.3g GPU-hours (wall time × %.0f GPUs); the server was busy for %s of it, the rest is what a shard does besides waiting for it (start-up, reading, writing, checkpoints).\n\n",
+						*m.Held, m.GPUs, share(*m.Actual, *m.Held))
+				}
+			}
 		}
 		if c := st.LLM; c != nil {
 			calls += c.Calls
@@ -56,8 +62,8 @@ func Markdown(w io.Writer, run string, steps []*Step, compared bool) {
 			if c.SavedCalls > 0 {
 				fmt.Fprintf(w, "; %s calls saved by the cache and done shards", num(c.SavedCalls))
 			}
-			if c.CallsPerSecond > 0 {
-				fmt.Fprintf(w, "; at %.3g calls/s: %.2f h wall, %.2f GPU-hours", c.CallsPerSecond, c.WallHours, c.GPUHours)
+			if c.CallSeconds > 0 {
+				fmt.Fprintf(w, "; %d in flight at %.3g s a call (%.3g calls/s): %.2f h of server time, %.2f GPU-hours", c.Concurrency, c.CallSeconds, c.CallsPerSecond, c.WallHours, c.GPUHours)
 			} else {
 				fmt.Fprintf(w, "; no throughput (set plan.calls_per_second.%s, or saber plan --measure)", st.Stage)
 			}
@@ -79,8 +85,16 @@ func Markdown(w io.Writer, run string, steps []*Step, compared bool) {
 			fmt.Fprintln(w)
 		}
 	}
-	fmt.Fprintf(w, "## Total\n\n%s LLM calls, %s prompt and %s completion tokens, %.2f GPU-hours (%.2f h wall) where a throughput is known, %s of datasets where sampled\n",
+	fmt.Fprintf(w, "## Total\n\n%s LLM calls, %s prompt and %s completion tokens, %.2f GPU-hours (%.2f h of server time) where a throughput is known, %s of datasets where sampled\n",
 		num(calls), num(prompt), num(completion), gpu, wall, size(bytes))
+}
+
+// share renders part/whole as a percentage.
+func share(part, whole float64) string {
+	if whole <= 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f%%", 100*part/whole)
 }
 
 func sortedKeys(m map[string]float64) []string {

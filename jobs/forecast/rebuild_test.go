@@ -17,6 +17,7 @@ import (
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/judge"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
@@ -184,10 +185,13 @@ func TestRebuildAddingASource(t *testing.T) {
 	write("more.jsonl", synth.Config{N: 40, Seed: 12, IDPrefix: "more"})
 	// Without the position audit: its swapped calls are judge calls
 	// too, which the count of new comparisons below does not include.
-	y := strings.Replace(fmt.Sprintf(fakeYAML, dir, srv.URL, dir), ", position_audit: 0.2}", "}", 1)
+	y := strings.Replace(fmt.Sprintf(fakeYAML, dir, srv.URL, dir), ", position_audit: 0.2", "", 1)
 	cfg, err := pipeline.ParseConfig([]byte(y))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if judge.Section.Of(cfg).PositionAudit != 0 {
+		t.Fatal("fakeYAML's judge changed: update this test")
 	}
 	first := `fields: {id: id, statement: statement, solution: solution, subject: domain, source: source}}`
 	if !strings.Contains(y, first+"]") {

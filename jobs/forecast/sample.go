@@ -108,7 +108,8 @@ func tagCallsPerDoc(ctx context.Context, in *Input, cfg *tag.Config) (float64, s
 		return 0, "", err
 	}
 	if len(docs) > 0 && cfg.Backend == "llm" && in.Opt.Measure {
-		m, err := in.measureOnce(ctx, in.Config.LLMFor(cfg.LLM), "topics")
+		lcfg := in.Config.LLMFor(cfg.LLM)
+		m, err := in.measureOnce(ctx, lcfg, "topics", inFlight(cfg.Workers, lcfg))
 		if err != nil {
 			return 0, "", fmt.Errorf("--measure: %w", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/audit"
 	"github.com/saber-math/saber/jobs/judge"
+	"github.com/saber-math/saber/jobs/plan"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/selection"
 	"github.com/saber-math/saber/jobs/summarize"
@@ -102,7 +103,10 @@ func tagMap(ctx context.Context, in *Input, out *Step) error {
 		Basis: fmt.Sprintf("%.2f calls per document (%s) × documents", perDoc, how)})
 	out.Rows[dataset.Topics.Name] = docs
 	if cfg.Backend == "llm" {
-		return llmStep(ctx, in, out, calls, in.Config.LLMFor(cfg.LLM), "topics")
+		// A document's traversal is a chain: each level's call waits
+		// for the scores of the one above.
+		return llmStep(ctx, in, out, calls, in.Config.LLMFor(cfg.LLM), "topics",
+			work{phases: []plan.Phase{{Name: "documents", Items: docs, Chain: perDoc}}, workers: cfg.Workers})
 	}
 	return nil
 }
@@ -118,7 +122,8 @@ func summarizeMap(ctx context.Context, in *Input, out *Step) error {
 		Metric{Name: "summaries", Value: docs, Rows: dataset.Summaries.Name, Basis: "one per document (a rejected answer makes it fewer)"})
 	out.Rows[dataset.Summaries.Name] = docs
 	if cfg.Backend == "llm" {
-		return llmStep(ctx, in, out, docs, in.Config.LLMFor(cfg.LLM), "summary")
+		return llmStep(ctx, in, out, docs, in.Config.LLMFor(cfg.LLM), "summary",
+			work{phases: []plan.Phase{{Name: "documents", Items: docs, Chain: 1}}, workers: cfg.Workers})
 	}
 	return nil
 }
@@ -249,7 +254,19 @@ func judgeMap(ctx context.Context, in *Input, out *Step) error {
 		if !cfg.BothOrders {
 			calls += audited
 		}
-		return llmStep(ctx, in, out, calls, in.Config.LLMFor(cfg.LLM), "judge")
+		// Rounds run in lockstep over a shard's queries: a round's
+		// comparisons (both orders of each under judge.both_orders) are
+		// sent together, the next round's only once they are answered,
+		// and the audit's after the last.
+		var phases []plan.Phase
+		rounds := max(cfg.Rounds, 1)
+		for r := 1; r <= rounds; r++ {
+			phases = append(phases, plan.Phase{Name: fmt.Sprintf("round %d", r), Items: judgments / float64(rounds), Chain: 1})
+		}
+		if !cfg.BothOrders && audited > 0 {
+			phases = append(phases, plan.Phase{Name: "position audit", Items: audited, Chain: 1})
+		}
+		return llmStep(ctx, in, out, calls, in.Config.LLMFor(cfg.LLM), "judge", work{phases: phases, workers: cfg.Workers})
 	}
 	return nil
 }
@@ -328,7 +345,8 @@ func auditMap(ctx context.Context, in *Input, out *Step) error {
 		Metric{Name: "queries", Value: queries, Stats: []string{"queries"}, Basis: basis},
 		Metric{Name: "pairs audited", Value: queries * top, Stats: []string{"pairs"}, Basis: fmt.Sprintf("each query's top min(audit.top = %d, candidates)", cfg.Top)})
 	if cfg.Backend == "llm" {
-		return llmStep(ctx, in, out, queries*top, in.Config.LLMFor(cfg.LLM), "audit")
+		return llmStep(ctx, in, out, queries*top, in.Config.LLMFor(cfg.LLM), "audit",
+			work{phases: []plan.Phase{{Name: "pairs", Items: queries * top, Chain: 1}}, workers: cfg.Workers})
 	}
 	return nil
 }

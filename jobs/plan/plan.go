@@ -25,9 +25,11 @@ type Metric struct {
 	// the rows the manifests of that dataset record instead.
 	Stats []string `json:"stats,omitempty"`
 	Rows  string   `json:"rows_of,omitempty"`
-	// GPUs, when set, compares with the done shards' wall time instead:
-	// the sum of their Finished − Started, in hours, times GPUs (the GPUs
-	// the server of each shard runs on), for a GPU-hours forecast.
+	// GPUs, when set, makes the metric GPU-hours: the actual is the sum
+	// of its Stats as milliseconds (llm_busy_ms: the time the server was
+	// busy with the shard's requests), in hours, times GPUs (the GPUs the
+	// server of each shard runs on) — or, with no Stats (a forecast saved
+	// before llm_busy_ms was recorded), the shards' wall time times GPUs.
 	GPUs float64 `json:"gpus,omitempty"`
 	// Basis says how the forecast was derived, for a reader to judge it.
 	Basis string `json:"basis"`
@@ -35,6 +37,11 @@ type Metric struct {
 	// forecast for those shards (Value × done/shards).
 	Actual *float64 `json:"actual,omitempty"`
 	Ratio  *float64 `json:"ratio,omitempty"`
+	// Held, for GPU-hours, is what the done shards held their GPUs for:
+	// their wall time (Finished − Started) times GPUs, the server's busy
+	// time plus what a shard does besides waiting for it (reading,
+	// writing, checkpoints, its fits): the allocation an admin pays.
+	Held *float64 `json:"held,omitempty"`
 }
 
 // Tolerance is how far off the forecast may be and still count as met:
@@ -93,12 +100,37 @@ type LLMCost struct {
 	// shards' share); SavedCalls those calls.
 	CachedShare float64 `json:"cached_share"`
 	SavedCalls  float64 `json:"saved_calls"`
-	// CallsPerSecond is the throughput used (plan.calls_per_second or
-	// --measure; 0 unknown); WallHours and GPUHours follow from it for the
-	// calls still to make.
+	// CallsPerSecond is the server's throughput with Concurrency requests
+	// in flight (plan.calls_per_second, or Concurrency over the measured
+	// CallSeconds; 0 unknown), and CallSeconds the time a shard's worker
+	// spends per call at that concurrency: by Little's law Concurrency
+	// over the throughput; Measured when --measure timed it on a sample,
+	// its cache hits (next to no time) included. WallHours and GPUHours
+	// follow for the calls still to make, by Phases: each shard sends a
+	// phase's items Concurrency at a time, in waves, and the next phase
+	// only once the last is answered.
 	CallsPerSecond float64 `json:"calls_per_second,omitempty"`
+	Concurrency    int     `json:"concurrency,omitempty"`
+	CallSeconds    float64 `json:"call_seconds,omitempty"`
+	Measured       bool    `json:"measured,omitempty"`
+	Phases         []Phase `json:"phases,omitempty"`
 	WallHours      float64 `json:"wall_hours,omitempty"`
 	GPUHours       float64 `json:"gpu_hours,omitempty"`
+}
+
+// Phase is a batch of an LLM step's work that a shard sends together, with
+// nothing of the next batch sent before the last of it is answered: the
+// shard's documents for tag and summarize, one Swiss round of comparisons
+// for judge. At a few calls per shard and round the server idles between
+// batches and in a batch's last wave; at thousands it never does, and the
+// forecast is calls over throughput.
+type Phase struct {
+	Name string `json:"name"`
+	// Items are the phase's units over every shard (documents,
+	// comparisons); Chain the calls an item makes one after another
+	// (tag's traversal of the ontology: its mean calls per document).
+	Items float64 `json:"items"`
+	Chain float64 `json:"chain"`
 }
 
 // GroupDigits puts sep between groups of three digits of an integer
@@ -167,8 +199,18 @@ func Actuals(st *Step, done []*layout.Manifest, rows Manifests) error {
 				actual += float64(man.Rows)
 			}
 		case m.GPUs > 0:
+			var held float64
 			for _, man := range done {
-				actual += man.Finished.Sub(man.Started).Hours() * m.GPUs
+				held += man.Finished.Sub(man.Started).Hours() * m.GPUs
+			}
+			m.Held = &held
+			actual = held
+			if len(m.Stats) > 0 {
+				var ms int64
+				for _, s := range m.Stats {
+					ms += sum[s]
+				}
+				actual = float64(ms) / 3.6e6 * m.GPUs
 			}
 		case len(m.Stats) > 0:
 			found := false

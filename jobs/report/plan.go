@@ -120,6 +120,9 @@ func (s *site) plan(ctx context.Context, env *stage.Env) error {
 				} else {
 					r.Ratio = math.Inf(1)
 				}
+				if m.Held != nil {
+					r.Basis += fmt.Sprintf("; the shards held their GPUs for %.3g GPU-hours (wall time × GPUs)", *m.Held)
+				}
 				r.Close = m.Within()
 				s.Plan.Checked++
 				if r.Close {
