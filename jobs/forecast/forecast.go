@@ -300,12 +300,12 @@ func timing(st *Step, cfg *config.Config, stageName string, todo float64) {
 	// A measured call's time counts the sample's cache hits at next to
 	// nothing, so every call is counted at it; a configured throughput is
 	// the server's, for the calls the cache does not answer.
-	sent, left := 1-c.CachedShare, 1.0
-	if c.Calls > 0 {
-		left = max(c.Calls-c.SavedCalls, 0) / c.Calls
-	}
-	if c.Measured {
-		sent, left = 1, todo
+	sent, left := 1.0, todo
+	if !c.Measured {
+		sent, left = 1-c.CachedShare, 1.0
+		if c.Calls > 0 {
+			left = max(c.Calls-c.SavedCalls, 0) / c.Calls
+		}
 	}
 	gpus := float64(max(cfg.Plan.GPUs, 1))
 	conc := max(c.Concurrency, 1)
@@ -320,20 +320,16 @@ func timing(st *Step, cfg *config.Config, stageName string, todo float64) {
 			phaseNames(c.Phases), conc, c.CallSeconds, source, gpus)})
 }
 
-// phaseNames lists phases for a basis: "documents", or "5 rounds, then
+// phaseNames lists phases for a basis: "documents", or "5 × rounds, then
 // position audit" for judge's.
 func phaseNames(ps []plan.Phase) string {
 	var names []string
-	rounds := 0
 	for _, p := range ps {
-		if strings.HasPrefix(p.Name, "round ") {
-			rounds++
-			continue
+		if p.Times > 1 {
+			names = append(names, fmt.Sprintf("%d × %s", p.Times, p.Name))
+		} else {
+			names = append(names, p.Name)
 		}
-		names = append(names, p.Name)
-	}
-	if rounds > 0 {
-		names = append([]string{fmt.Sprintf("%d rounds", rounds)}, names...)
 	}
 	return strings.Join(names, ", then ")
 }

@@ -258,11 +258,8 @@ func judgeMap(ctx context.Context, in *Input, out *Step) error {
 		// comparisons (both orders of each under judge.both_orders) are
 		// sent together, the next round's only once they are answered,
 		// and the audit's after the last.
-		var phases []plan.Phase
 		rounds := max(cfg.Rounds, 1)
-		for r := 1; r <= rounds; r++ {
-			phases = append(phases, plan.Phase{Name: fmt.Sprintf("round %d", r), Items: judgments / float64(rounds), Chain: 1})
-		}
+		phases := []plan.Phase{{Name: "rounds", Items: judgments / float64(rounds), Chain: 1, Times: rounds}}
 		if !cfg.BothOrders && audited > 0 {
 			phases = append(phases, plan.Phase{Name: "position audit", Items: audited, Chain: 1})
 		}

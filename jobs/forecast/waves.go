@@ -36,7 +36,7 @@ func serverSeconds(phases []plan.Phase, shards, conc int, callSeconds, share flo
 		}
 		base := math.Floor(n / s)
 		more := n - base*s // shards with base+1 items
-		waves += p.Chain * (more*math.Ceil((base+1)/c) + (s-more)*math.Ceil(base/c))
+		waves += float64(max(p.Times, 1)) * p.Chain * (more*math.Ceil((base+1)/c) + (s-more)*math.Ceil(base/c))
 	}
 	return waves * callSeconds
 }

@@ -1,7 +1,6 @@
 package forecast
 
 import (
-	"fmt"
 	"math"
 	"testing"
 
@@ -26,6 +25,7 @@ func TestServerSecondsCountsWaves(t *testing.T) {
 		{"more shards than items", one(3, 1), 5, 8, 1, 3, 1},
 		{"a chain of calls per item", one(16, 2.5), 1, 8, 1, 5, 1},
 		{"rounds are phases of their own", []plan.Phase{{Items: 12, Chain: 1}, {Items: 12, Chain: 1}, {Items: 4, Chain: 1}}, 1, 16, 1, 3, 1},
+		{"a phase repeated", []plan.Phase{{Items: 12, Chain: 1, Times: 5}, {Items: 20, Chain: 1}}, 1, 16, 1, 7, 1},
 		{"cached items cost nothing", one(16, 1), 1, 8, 1, 1, 0.5},
 		{"all cached", one(16, 1), 1, 8, 1, 0, 0},
 		{"no latency known", one(16, 1), 1, 8, 0, 0, 1},
@@ -41,11 +41,7 @@ func TestServerSecondsCountsWaves(t *testing.T) {
 
 func TestTimingFromConfiguredThroughput(t *testing.T) {
 	rounds := func(n int, items float64) []plan.Phase {
-		var ps []plan.Phase
-		for r := 1; r <= n; r++ {
-			ps = append(ps, plan.Phase{Name: fmt.Sprintf("round %d", r), Items: items, Chain: 1})
-		}
-		return ps
+		return []plan.Phase{{Name: "rounds", Items: items, Chain: 1, Times: n}}
 	}
 	for _, tc := range []struct {
 		name      string

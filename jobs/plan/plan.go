@@ -131,6 +131,9 @@ type Phase struct {
 	// (tag's traversal of the ontology: its mean calls per document).
 	Items float64 `json:"items"`
 	Chain float64 `json:"chain"`
+	// Times is how many such phases follow one another (judge.rounds
+	// rounds of the same size); 0 is once.
+	Times int `json:"times,omitempty"`
 }
 
 // GroupDigits puts sep between groups of three digits of an integer
@@ -182,6 +185,17 @@ func Actuals(st *Step, done []*layout.Manifest, rows Manifests) error {
 		}
 	}
 	share := float64(len(done)) / float64(st.Shards)
+	// statSum sums the named statistics; found says whether any was
+	// recorded at all.
+	statSum := func(names []string) (v float64, found bool) {
+		for _, s := range names {
+			if n, ok := sum[s]; ok {
+				v += float64(n)
+				found = true
+			}
+		}
+		return v, found
+	}
 	for k := range st.Metrics {
 		m := &st.Metrics[k]
 		var actual float64
@@ -206,23 +220,15 @@ func Actuals(st *Step, done []*layout.Manifest, rows Manifests) error {
 			m.Held = &held
 			actual = held
 			if len(m.Stats) > 0 {
-				var ms int64
-				for _, s := range m.Stats {
-					ms += sum[s]
-				}
-				actual = float64(ms) / 3.6e6 * m.GPUs
+				ms, _ := statSum(m.Stats)
+				actual = ms / 3.6e6 * m.GPUs
 			}
 		case len(m.Stats) > 0:
-			found := false
-			for _, s := range m.Stats {
-				if v, ok := sum[s]; ok {
-					actual += float64(v)
-					found = true
-				}
-			}
+			v, found := statSum(m.Stats)
 			if !found {
 				continue
 			}
+			actual = v
 		default:
 			continue
 		}
