@@ -234,7 +234,10 @@ func TestSlurmCancelOneTaskThenResubmit(t *testing.T) {
 // of a local run.
 func TestSlurmPreemptionRequeues(t *testing.T) {
 	needSlurm(t)
-	const n = 60000 // large enough that an ingest shard runs for seconds
+	// Large enough that an ingest shard runs for seconds: at 60,000 the
+	// faster ingest finished a shard in 0.4 s, before the signal reached
+	// it, and the task exited 0 instead of being requeued.
+	const n = 240000
 	want := localReference(t, n, 2, "--stages", "ingest,dedup")
 	dir := t.TempDir()
 	root := filepath.Join(dir, "data")
