@@ -223,6 +223,22 @@ func Encode[T any](rows []T) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// Digest is the hex SHA-256 of Encode(rows), streamed: the hash of the
+// rows as one dataset part, whatever shard count first wrote them.
+func Digest[T any](rows []T) (string, error) {
+	h := sha256.New()
+	pw := parquet.NewGenericWriter[T](h, writerOptions(false)...)
+	for start := 0; start < len(rows); start += rowGroupRows {
+		if _, err := pw.Write(rows[start:min(start+rowGroupRows, len(rows))]); err != nil {
+			return "", err
+		}
+	}
+	if err := pw.Close(); err != nil {
+		return "", err
+	}
+	return hexSum(h), nil
+}
+
 // Decode reads every row of a Parquet file's bytes into T, with the
 // schema checks of Read; name is the file's name in messages.
 func Decode[T any](data []byte, name string) ([]T, error) {

@@ -2,11 +2,11 @@ package release
 
 import (
 	"bytes"
-	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -15,33 +15,85 @@ import (
 	"github.com/saber-math/saber/artifacts/trec"
 )
 
-// Meta says what the release is and what made it.
+// Meta says what the release is, who made it and what made it.
 type Meta struct {
 	// Name and Version name the release; Date (YYYY-MM-DD) is its date,
 	// from the config: nothing reads the clock.
 	Name, Version, Date string
 	// License is the licence of our own material (labels, annotations,
-	// metadata), an SPDX id such as CC-BY-SA-4.0.
-	License  string
+	// metadata, model paraphrases), an SPDX id such as CC-BY-SA-4.0.
+	License string
+	// Homepage is where the release is published (Croissant's url) and
+	// Creators who made it (Croissant's creator): both required.
 	Homepage string
+	Creators []Creator
 	Citation string
 	// CodeVersion, ConfigHash and Seed identify what made it.
 	CodeVersion, ConfigHash string
 	Seed                    uint64
-	// Upstream are the steps whose outputs the release holds.
+	// ExcludeNoTraining: the documents whose sources forbid training were
+	// left out, with everything derived from them (release.exclude_no_training);
+	// Excluded counts what was left out.
+	ExcludeNoTraining bool
+	Excluded          Excluded
+	// Upstream are the steps that made the release's inputs, back to
+	// ingest, with their effective config values.
 	Upstream []Provenance
+	// Datasets are the run datasets the release was built from, each with
+	// a digest of its rows that no shard count changes; Sources the raw
+	// files ingest read, whole.
+	Datasets []DatasetDigest
+	Sources  []SourceFile
+	// Config is the run's effective config as YAML (reproduce/run.yaml):
+	// what REPRODUCE.md rebuilds the release with.
+	Config []byte
 }
 
-// Provenance is one upstream step: its config hash and code, which do not
-// depend on shard counts (its parts' hashes do, and stay in the run's
-// manifests).
+// Creator is one person or organisation that made the release.
+type Creator struct {
+	Name        string `json:"name" yaml:"name"`
+	URL         string `json:"url,omitempty" yaml:"url"`
+	Affiliation string `json:"affiliation,omitempty" yaml:"affiliation"`
+	// Organization: the creator is an organisation, not a person.
+	Organization bool `json:"organization,omitempty" yaml:"organization"`
+}
+
+// Excluded counts what release.exclude_no_training left out.
+type Excluded struct {
+	Queries   int64 `json:"queries"`
+	Documents int64 `json:"documents"`
+}
+
+// Provenance is one upstream step: its config values, their hash and its
+// code, which do not depend on shard counts (its parts' hashes do, and
+// stay in the run's manifests).
 type Provenance struct {
 	Stage       string `json:"stage"`
 	Step        string `json:"step"`
 	ConfigHash  string `json:"config_hash"`
 	CodeVersion string `json:"code_version"`
-	// Dataset is what the release took from it.
+	// Datasets are what it wrote that the release traced.
+	Datasets []string `json:"datasets"`
+	// Config are the effective config values that determined its bytes,
+	// one dotted key per leaf, as its manifests record them.
+	Config map[string]string `json:"config"`
+}
+
+// DatasetDigest is a run dataset the release was read from. SHA256 is of
+// its rows in key order written as one Parquet part: the same whatever
+// shard count wrote it, and what a rerun with one shard stores.
+type DatasetDigest struct {
 	Dataset string `json:"dataset"`
+	Rows    int64  `json:"rows"`
+	SHA256  string `json:"sha256"`
+}
+
+// SourceFile is a raw input file of ingest: its name (the path under
+// ingest.sources[].paths, relative to the config), size and SHA-256.
+type SourceFile struct {
+	Name   string `json:"name"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
 }
 
 // System is one retriever in one setting.
@@ -49,8 +101,11 @@ type System struct{ Retriever, Setting string }
 
 // Labeller is a backend and model that produced labels, with what.
 type Labeller struct {
-	What, Backend, Model, Prompt string
-	Rows                         int64
+	What    string `json:"what"`
+	Backend string `json:"backend"`
+	Model   string `json:"model"`
+	Prompt  string `json:"prompt_version"`
+	Rows    int64  `json:"rows"`
 }
 
 // Audit are the leakage audit's figures (App. A.5).
@@ -67,16 +122,45 @@ type Audit struct {
 // domain (judge.position_audit, judge.both_orders). Empty: not audited.
 type JudgeAudit struct {
 	// Source is sample (a seeded sample re-judged swapped) or both_orders.
-	Source string
-	Scopes []JudgeAuditScope
+	Source string            `json:"source"`
+	Scopes []JudgeAuditScope `json:"scopes"`
 }
 
 // JudgeAuditScope is the audit over one scope, with 95% Wilson intervals.
 type JudgeAuditScope struct {
-	Scope                                     string
-	Comparisons, Answered                     int
-	Consistency, ConsistencyLo, ConsistencyHi float64
-	FirstWins, FirstWinsLo, FirstWinsHi       float64
+	Scope         string `json:"scope"`
+	Comparisons   int    `json:"comparisons"`
+	Answered      int    `json:"answered"`
+	Consistency   Ratio  `json:"consistency"`
+	ConsistencyLo Ratio  `json:"consistency_lo"`
+	ConsistencyHi Ratio  `json:"consistency_hi"`
+	FirstWins     Ratio  `json:"first_wins"`
+	FirstWinsLo   Ratio  `json:"first_wins_lo"`
+	FirstWinsHi   Ratio  `json:"first_wins_hi"`
+}
+
+// Ratio is a share that may be undefined (NaN: nothing to count), which
+// JSON writes as null.
+type Ratio float64
+
+// MarshalJSON implements json.Marshaler.
+func (r Ratio) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(r)) || math.IsInf(float64(r), 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(r))
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (r *Ratio) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*r = Ratio(math.NaN())
+		return nil
+	}
+	var f float64
+	err := json.Unmarshal(b, &f)
+	*r = Ratio(f)
+	return err
 }
 
 // Contents are the release's tables and what else it needs, as the
@@ -142,6 +226,17 @@ const (
 	LicensesFile  = "LICENSES.md"
 	ManifestFile  = "MANIFEST.json"
 	SumsFile      = "SHA256SUMS"
+	ReproduceFile = "REPRODUCE.md"
+	// ReproduceConfig is the run's effective config, which REPRODUCE.md
+	// rebuilds the release with.
+	ReproduceConfig = "reproduce/run.yaml"
+	TRECReadme      = "trec/README.md"
+)
+
+// Kinds of the files that explain the release.
+const (
+	KindReproduce = "reproduce"
+	KindDoc       = "doc"
 )
 
 // Build renders every file of the release, in path order, SHA256SUMS last.
@@ -149,6 +244,7 @@ func Build(c *Contents) ([]File, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
+	c.deriveTerms()
 	var files []File
 	add := func(f File, err error) error {
 		if err != nil {
@@ -181,7 +277,11 @@ func Build(c *Contents) ([]File, error) {
 		return nil, err
 	}
 	files = append(files, layouts...)
-	files = append(files, File{Path: LicensesFile, Data: c.licenses(), Kind: KindLicenses})
+	files = append(files,
+		File{Path: LicensesFile, Data: c.licenses(), Kind: KindLicenses},
+		File{Path: TRECReadme, Data: c.trecReadme(), Kind: KindDoc},
+		File{Path: ReproduceConfig, Data: c.Meta.Config, Kind: KindReproduce},
+		File{Path: ReproduceFile, Data: c.reproduce(), Kind: KindReproduce})
 	card, err := c.card(files)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", CardFile, err)
@@ -224,9 +324,36 @@ func (e *LicenceError) Error() string {
 	return "documents of " + strings.Join(e.Origins, ", ") + " have no licence: set license: on that source in ingest.sources and rerun ingest (a release states every text's terms)"
 }
 
-// check refuses contents a release must not hold: rows without a licence,
-// a query among its own candidates, a label outside [0, 5], unaccepted leaks.
+// MetaError is a release refused for what its config lacks.
+type MetaError struct{ Missing []string }
+
+func (e *MetaError) Error() string {
+	return "the release needs " + strings.Join(e.Missing, ", ") + " (Croissant 1.0 requires url, creator and datePublished; a release states who made it and where it lives)"
+}
+
+// check refuses contents a release must not hold: no homepage, creator or
+// date, rows without a licence, derived rows of documents the release does
+// not hold, a query among its own candidates, a label outside [0, 5],
+// unaccepted leaks.
 func (c *Contents) check() error {
+	var need []string
+	if strings.TrimSpace(c.Meta.Homepage) == "" {
+		need = append(need, "release.homepage (the URL it is published at)")
+	}
+	if len(c.Meta.Creators) == 0 {
+		need = append(need, "release.creators (a list of {name, url, affiliation})")
+	}
+	for i, cr := range c.Meta.Creators {
+		if strings.TrimSpace(cr.Name) == "" {
+			need = append(need, fmt.Sprintf("release.creators[%d].name", i))
+		}
+	}
+	if c.Meta.Date == "" {
+		need = append(need, "release.date")
+	}
+	if len(need) > 0 {
+		return &MetaError{Missing: need}
+	}
 	var missing []string
 	seen := map[string]bool{}
 	for _, d := range c.texts() {
@@ -237,6 +364,20 @@ func (c *Contents) check() error {
 	}
 	if len(missing) > 0 {
 		return &LicenceError{Origins: missing}
+	}
+	released := make(map[string]bool, len(seen))
+	for _, d := range c.texts() {
+		released[d.ID] = true
+	}
+	for _, t := range c.Topics {
+		if !released[t.ID] {
+			return fmt.Errorf("topics: %s is not a released document (a query or a candidate): its row would hold terms the release does not state", t.ID)
+		}
+	}
+	for _, s := range c.Summaries {
+		if !released[s.ID] {
+			return fmt.Errorf("summaries: %s is not a released document (a query or a candidate): its text would come with no source or licence", s.ID)
+		}
 	}
 	for _, q := range c.Qrels {
 		if q.Query == q.Doc {
@@ -296,17 +437,29 @@ func (c *Contents) layouts() ([]File, error) {
 		for _, r := range c.Qrels {
 			fmt.Fprintf(&qrels, "%s\t%s\t%d\n", r.Query, r.Doc, r.Level)
 			mr = append(mr, MTEBQrel{Query: r.Query, Doc: r.Doc, Score: r.Level})
-			top[r.Query] = append(top[r.Query], r.Doc)
+		}
+		for _, k := range c.Candidates {
+			top[k.Query] = append(top[k.Query], k.Doc)
 		}
 		var mt []MTEBTopRanked
 		for _, q := range c.Queries {
 			mt = append(mt, MTEBTopRanked{Query: q.ID, Docs: top[q.ID]})
 		}
+		// The candidates to rerank, for BEIR users: BEIR's loader reads
+		// corpus, queries and qrels, and its usual evaluation ranks the
+		// whole corpus (unjudged = irrelevant), which is not this
+		// benchmark; reranking these lists is.
+		var cb bytes.Buffer
+		cb.WriteString("query-id\tcorpus-id\n")
+		for _, k := range c.Candidates {
+			fmt.Fprintf(&cb, "%s\t%s\n", k.Query, k.Doc)
+		}
 		dir := "beir/" + setting + "/"
 		files = append(files,
 			File{Path: dir + "corpus.jsonl", Data: corpus.Bytes(), Rows: int64(len(c.Corpus)), Kind: KindBEIR},
 			File{Path: dir + "queries.jsonl", Data: qs.Bytes(), Rows: int64(len(c.Queries)), Kind: KindBEIR},
-			File{Path: dir + "qrels/test.tsv", Data: qrels.Bytes(), Rows: int64(len(c.Qrels)), Kind: KindBEIR})
+			File{Path: dir + "qrels/test.tsv", Data: qrels.Bytes(), Rows: int64(len(c.Qrels)), Kind: KindBEIR},
+			File{Path: dir + BEIRCandidates, Data: cb.Bytes(), Rows: int64(len(c.Candidates)), Kind: KindBEIR})
 		mdir := "mteb/" + setting + "/"
 		for _, f := range []struct {
 			name string
@@ -340,22 +493,18 @@ func (c *Contents) layouts() ([]File, error) {
 	files = append(files,
 		File{Path: "trec/qrels.txt", Data: qb.Bytes(), Rows: int64(len(ratings)), Kind: KindTREC},
 		File{Path: "trec/ratings.tsv", Data: rb.Bytes(), Rows: int64(len(ratings)), Kind: KindTREC})
-	systems := make([]System, 0, len(c.Runs))
-	for s := range c.Runs {
-		systems = append(systems, s)
-	}
-	slices.SortFunc(systems, func(a, b System) int {
-		return cmp.Or(strings.Compare(a.Retriever, b.Retriever), strings.Compare(a.Setting, b.Setting))
-	})
-	for _, s := range systems {
+	for _, s := range c.systems() {
 		var b bytes.Buffer
-		if err := trec.WriteRun(&b, c.Runs[s]); err != nil {
+		if err := trec.WriteRun(&b, trec.RankScores(c.Runs[s])); err != nil {
 			return nil, fmt.Errorf("trec run %s/%s: %w", s.Retriever, s.Setting, err)
 		}
 		files = append(files, File{Path: "trec/runs/" + trec.RunFile(s.Retriever, s.Setting), Data: b.Bytes(), Rows: int64(len(c.Runs[s])), Kind: KindTREC})
 	}
 	return files, nil
 }
+
+// BEIRCandidates is each BEIR folder's list of the candidates to rerank.
+const BEIRCandidates = "candidates.tsv"
 
 // beirDoc and beirQuery are BEIR's JSONL records, fields in its order.
 type beirDoc struct {
@@ -423,27 +572,43 @@ func hexSHA(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// ManifestEntry is a file in MANIFEST.json.
+// ManifestEntry is a file in MANIFEST.json. Rows is set for every table
+// (Parquet, JSONL, TSV, TREC), 0 included, and absent for other files.
 type ManifestEntry struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
 	Size   int64  `json:"size"`
-	Rows   int64  `json:"rows,omitempty"`
+	Rows   *int64 `json:"rows,omitempty"`
 	Kind   string `json:"kind"`
 }
 
-// Manifest is MANIFEST.json.
+// Manifest is MANIFEST.json: what the release is, who made it, what made
+// it (every step back to ingest with its config values, the datasets read
+// and the raw sources), what the card says of it, and every file.
 type Manifest struct {
-	Name        string           `json:"name"`
-	Version     string           `json:"version"`
-	Date        string           `json:"date"`
-	CodeVersion string           `json:"code_version"`
-	ConfigHash  string           `json:"config_hash"`
-	Seed        uint64           `json:"seed"`
-	Upstream    []Provenance     `json:"upstream"`
-	Counts      map[string]int64 `json:"counts"`
-	Audit       ManifestAudit    `json:"audit"`
-	Files       []ManifestEntry  `json:"files"`
+	Name              string           `json:"name"`
+	Version           string           `json:"version"`
+	Date              string           `json:"date"`
+	Homepage          string           `json:"homepage"`
+	Creators          []Creator        `json:"creators"`
+	License           string           `json:"license"`
+	Licences          []string         `json:"licences"`
+	Citation          string           `json:"citation"`
+	CodeVersion       string           `json:"code_version"`
+	ConfigHash        string           `json:"config_hash"`
+	Seed              uint64           `json:"seed"`
+	Settings          []string         `json:"settings"`
+	Domains           []string         `json:"domains"`
+	ExcludeNoTraining bool             `json:"exclude_no_training"`
+	Excluded          Excluded         `json:"excluded"`
+	Upstream          []Provenance     `json:"upstream"`
+	Datasets          []DatasetDigest  `json:"datasets"`
+	Sources           []SourceFile     `json:"sources"`
+	Labellers         []Labeller       `json:"labellers"`
+	Counts            map[string]int64 `json:"counts"`
+	Audit             ManifestAudit    `json:"audit"`
+	JudgeAudit        JudgeAudit       `json:"judge_audit"`
+	Files             []ManifestEntry  `json:"files"`
 }
 
 // ManifestAudit is the audit's figures in MANIFEST.json.
@@ -496,14 +661,24 @@ func (c *Contents) noTraining() int64 {
 }
 
 func (c *Contents) manifest(files []File) ([]byte, error) {
-	m := Manifest{Name: c.Meta.Name, Version: c.Meta.Version, Date: c.Meta.Date, CodeVersion: c.Meta.CodeVersion,
-		ConfigHash: c.Meta.ConfigHash, Seed: c.Meta.Seed, Upstream: c.Meta.Upstream, Counts: c.counts(),
+	mt := c.Meta
+	m := Manifest{Name: mt.Name, Version: mt.Version, Date: mt.Date, Homepage: mt.Homepage, Creators: mt.Creators,
+		License: mt.License, Licences: c.Licences(), Citation: mt.Citation, CodeVersion: mt.CodeVersion,
+		ConfigHash: mt.ConfigHash, Seed: mt.Seed, Settings: c.Settings, Domains: c.Domains,
+		ExcludeNoTraining: mt.ExcludeNoTraining, Excluded: mt.Excluded,
+		Upstream: mt.Upstream, Datasets: mt.Datasets, Sources: mt.Sources, Labellers: c.Labellers, Counts: c.counts(),
 		Audit: ManifestAudit{Backend: c.Audit.Backend, Top: c.Audit.Top, Audited: c.Audit.Audited, Flagged: c.Audit.Flagged,
-			Accepted: c.Audit.Accepted, Invalid: c.Audit.Invalid}}
+			Accepted: c.Audit.Accepted, Invalid: c.Audit.Invalid},
+		JudgeAudit: c.JudgeAudit}
 	sorted := slices.Clone(files)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
 	for _, f := range sorted {
-		m.Files = append(m.Files, ManifestEntry{Path: f.Path, SHA256: hexSHA(f.Data), Size: int64(len(f.Data)), Rows: f.Rows, Kind: f.Kind})
+		e := ManifestEntry{Path: f.Path, SHA256: hexSHA(f.Data), Size: int64(len(f.Data)), Kind: f.Kind}
+		if _, table := countRows(f.Path, f.Data); table {
+			rows := f.Rows
+			e.Rows = &rows
+		}
+		m.Files = append(m.Files, e)
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/parquet-go/parquet-go"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/saber-math/saber/artifacts/dataset"
@@ -18,16 +19,17 @@ import (
 // cardHeader is the YAML header of the Hugging Face dataset card, fields
 // in the order the Hub documents them.
 type cardHeader struct {
-	PrettyName     string       `yaml:"pretty_name"`
-	License        string       `yaml:"license"`
-	LicenseName    string       `yaml:"license_name"`
-	LicenseLink    string       `yaml:"license_link"`
-	Language       []string     `yaml:"language"`
-	TaskCategories []string     `yaml:"task_categories"`
-	TaskIDs        []string     `yaml:"task_ids"`
-	SizeCategories []string     `yaml:"size_categories"`
-	Tags           []string     `yaml:"tags"`
-	Configs        []cardConfig `yaml:"configs"`
+	PrettyName     string         `yaml:"pretty_name"`
+	License        string         `yaml:"license"`
+	LicenseName    string         `yaml:"license_name,omitempty"`
+	LicenseLink    string         `yaml:"license_link,omitempty"`
+	Language       []string       `yaml:"language"`
+	TaskCategories []string       `yaml:"task_categories"`
+	TaskIDs        []string       `yaml:"task_ids"`
+	SizeCategories []string       `yaml:"size_categories"`
+	Tags           []string       `yaml:"tags"`
+	Configs        []cardConfig   `yaml:"configs"`
+	DatasetInfo    []cardDataInfo `yaml:"dataset_info"`
 }
 
 type cardConfig struct {
@@ -40,11 +42,31 @@ type cardFile struct {
 	Path  string `yaml:"path"`
 }
 
+// cardDataInfo is a config's features and split sizes, as the Hub's
+// dataset_info lists them.
+type cardDataInfo struct {
+	Config   string        `yaml:"config_name"`
+	Features []cardFeature `yaml:"features"`
+	Splits   []cardSplit   `yaml:"splits"`
+}
+
+// cardFeature is a column: dtype for a scalar, sequence for a list.
+type cardFeature struct {
+	Name     string `yaml:"name"`
+	DType    string `yaml:"dtype,omitempty"`
+	Sequence string `yaml:"sequence,omitempty"`
+}
+
+type cardSplit struct {
+	Name     string `yaml:"name"`
+	Examples int64  `yaml:"num_examples"`
+}
+
 // CardSplit is the split every config's file is under.
 const CardSplit = "test"
 
 // sizeCategory is the Hub's size category of n rows.
-func sizeCategory(n int) string {
+func sizeCategory(n int64) string {
 	switch {
 	case n < 1_000:
 		return "n<1K"
@@ -60,24 +82,127 @@ func sizeCategory(n int) string {
 	return "10M<n<100M"
 }
 
-// CardConfigs are the configs the card declares: one per data/ table.
-func CardConfigs() []cardConfig {
+// MTEBFiles are the MTEB layout's files of a setting, by the config
+// suffix MTEB's retrieval loader asks for: <setting>-corpus and so on.
+var MTEBFiles = []string{"corpus", "queries", "qrels", "top_ranked"}
+
+// MainSetting is the setting the card's unprefixed MTEB configs (corpus,
+// queries, qrels, top_ranked: MTEB's names without a subset) point at.
+func MainSetting(settings []string) string {
+	if slices.Contains(settings, "statement-full") || len(settings) == 0 {
+		return "statement-full"
+	}
+	return settings[0]
+}
+
+// CardConfigs are the configs the card declares: one per data/ table
+// (saber_<table>), then for every setting the four MTEB loads by subset
+// (<setting>-corpus, -queries, -qrels, -top_ranked), then the same four
+// without a subset for the main setting.
+func CardConfigs(settings []string) []cardConfig {
 	var out []cardConfig
 	for _, t := range Tables {
-		out = append(out, cardConfig{Name: t.Config, DataFiles: []cardFile{{Split: CardSplit, Path: t.Path}}})
+		out = append(out, cardConfig{Name: t.CardConfig(), DataFiles: []cardFile{{Split: CardSplit, Path: t.Path}}})
+	}
+	mteb := func(name, setting, file string) cardConfig {
+		return cardConfig{Name: name, DataFiles: []cardFile{{Split: CardSplit, Path: "mteb/" + setting + "/" + file + ".parquet"}}}
+	}
+	for _, st := range settings {
+		for _, f := range MTEBFiles {
+			out = append(out, mteb(st+"-"+f, st, f))
+		}
+	}
+	for _, f := range MTEBFiles {
+		out = append(out, mteb(f, MainSetting(settings), f))
 	}
 	return out
+}
+
+// featureType is a column's type as datasets and Arrow name it: string,
+// int32, int64, float64, bool; list reports a list of that type.
+func featureType(n parquet.Node) (dtype string, list bool) {
+	if !n.Leaf() {
+		for _, g := range n.Fields() {
+			for _, e := range g.Fields() {
+				n, list = e, true
+			}
+		}
+	}
+	list = list || n.Repeated()
+	switch n.Type().Kind() {
+	case parquet.Boolean:
+		return "bool", list
+	case parquet.Int32:
+		return "int32", list
+	case parquet.Int64:
+		return "int64", list
+	case parquet.Float:
+		return "float32", list
+	case parquet.Double:
+		return "float64", list
+	}
+	return "string", list
+}
+
+// ReadableType is featureType as one word: "list<string>" for a list.
+func ReadableType(n parquet.Node) string {
+	t, list := featureType(n)
+	if list {
+		return "list<" + t + ">"
+	}
+	return t
+}
+
+// dataInfo is the card's dataset_info: every config's features, from the
+// Parquet file it loads, and its rows.
+func dataInfo(configs []cardConfig, files []File) ([]cardDataInfo, error) {
+	by := map[string]File{}
+	for _, f := range files {
+		by[f.Path] = f
+	}
+	var out []cardDataInfo
+	for _, c := range configs {
+		f := by[c.DataFiles[0].Path]
+		s, err := dataset.FileSchema(f.Data, f.Path)
+		if err != nil {
+			return nil, fmt.Errorf("config %s: %w", c.Name, err)
+		}
+		info := cardDataInfo{Config: c.Name, Splits: []cardSplit{{Name: CardSplit, Examples: f.Rows}}}
+		for _, fd := range s.Fields() {
+			t, list := featureType(fd)
+			ft := cardFeature{Name: fd.Name(), DType: t}
+			if list {
+				ft = cardFeature{Name: fd.Name(), Sequence: t}
+			}
+			info.Features = append(info.Features, ft)
+		}
+		out = append(out, info)
+	}
+	return out, nil
 }
 
 // card renders README.md: the header, then the sections a dataset card
 // has, every figure computed from the contents.
 func (c *Contents) card(files []File) ([]byte, error) {
+	var largest int64
+	for _, f := range files {
+		if f.Kind == KindData {
+			largest = max(largest, f.Rows)
+		}
+	}
+	lic, licName, licLink := c.hubLicence()
+	configs := CardConfigs(c.Settings)
+	info, err := dataInfo(configs, files)
+	if err != nil {
+		return nil, err
+	}
 	h := cardHeader{
-		PrettyName: c.Meta.Name, License: "other", LicenseName: "saber-math-mixed", LicenseLink: LicensesFile,
+		PrettyName: c.Meta.Name, License: lic, LicenseName: licName, LicenseLink: licLink,
 		Language: []string{"en"}, TaskCategories: []string{"text-retrieval", "text-ranking"}, TaskIDs: []string{"document-retrieval"},
-		SizeCategories: []string{sizeCategory(len(c.Corpus))},
-		Tags:           []string{"mathematics", "information-retrieval", "reranking", "benchmark"},
-		Configs:        CardConfigs(),
+		SizeCategories: []string{sizeCategory(largest)},
+		Tags:           []string{"mathematics", "information-retrieval", "reranking", "benchmark", "mteb"},
+		Configs:        configs,
+		DatasetInfo:    info,
 	}
 	var head bytes.Buffer
 	enc := yaml.NewEncoder(&head)
@@ -99,6 +224,7 @@ func (c *Contents) card(files []File) ([]byte, error) {
 	fmt.Fprintf(&b, "# %s %s\n\n", c.Meta.Name, c.Meta.Version)
 	c.cardSummary(&b)
 	c.cardTask(&b)
+	c.cardLoad(&b)
 	c.cardStructure(&b, rows)
 	c.cardCreation(&b)
 	c.cardAudit(&b)
@@ -188,20 +314,44 @@ func (c *Contents) cardTask(b *bytes.Buffer) {
 
 func (c *Contents) cardStructure(b *bytes.Buffer, rows map[string]int64) {
 	b.WriteString("## Structure and fields\n\n")
-	b.WriteString("Each table below is a config of this card (`load_dataset(path, config)`; split `" + CardSplit + "`), a Parquet file under `data/`.\n\n")
+	b.WriteString("Each table below is a Parquet file under `data/` and a config of this card named `" + CardConfigPrefix + "<table>` (split `" + CardSplit + "`); the names without the prefix are MTEB's (see How to load).\n\n")
 	for _, t := range Tables {
-		fmt.Fprintf(b, "### %s\n\n`%s`, %d rows: %s. Key: %s.\n\n| column | type | meaning |\n|---|---|---|\n", t.Config, t.Path, rows[t.Path], t.Doc, strings.Join(t.Key, ", "))
-		info := dataset.Info{Schema: t.Schema}
-		for _, col := range info.Columns() {
-			fmt.Fprintf(b, "| `%s` | %s | %s |\n", col.Name, col.Type, strings.ReplaceAll(t.Docs[col.Name], "|", "\\|"))
+		fmt.Fprintf(b, "### %s\n\n`%s` (config `%s`), %d rows: %s. Key: %s.\n\n| column | type | meaning |\n|---|---|---|\n", t.Config, t.Path, t.CardConfig(), rows[t.Path], t.Doc, strings.Join(t.Key, ", "))
+		for _, f := range t.Schema.Fields() {
+			fmt.Fprintf(b, "| `%s` | %s | %s |\n", f.Name(), ReadableType(f), strings.ReplaceAll(t.Docs[f.Name()], "|", "\\|"))
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString("### Other layouts\n\n")
-	fmt.Fprintf(b, "- **BEIR**: `beir/<setting>/corpus.jsonl` (`_id`, `title`, `text`), `queries.jsonl` (`_id`, `text`) and `qrels/test.tsv` (`query-id`, `corpus-id`, integer `score` = level), one folder per setting (%s).\n", strings.Join(c.Settings, ", "))
-	b.WriteString("- **MTEB reranking**: `mteb/<setting>/corpus.parquet`, `queries.parquet`, `qrels.parquet` and `top_ranked.parquet` (`query-id`, `corpus-ids`: the documents to rerank).\n")
-	fmt.Fprintf(b, "- **TREC**: `trec/qrels.txt` (levels), `trec/ratings.tsv` (the exact ratings) and `trec/runs/<retriever>.<setting>.run` for the %d evaluated systems.\n", len(c.Runs))
-	fmt.Fprintf(b, "- `%s` (Croissant 1.0), `%s`, `%s` (every file's SHA-256, size and rows, and what made the release) and `%s` (`sha256sum -c %s`).\n\n", CroissantFile, LicensesFile, ManifestFile, SumsFile, SumsFile)
+	fmt.Fprintf(b, "- **BEIR**: `beir/<setting>/corpus.jsonl` (`_id`, `title`, `text`), `queries.jsonl` (`_id`, `text`), `qrels/test.tsv` (`query-id`, `corpus-id`, integer `score` = level) and `%s` (`query-id`, `corpus-id`: the candidates to rerank), one folder per setting (%s).\n", BEIRCandidates, strings.Join(c.Settings, ", "))
+	b.WriteString("- **MTEB**: `mteb/<setting>/corpus.parquet` (`_id`, `title`, `text`), `queries.parquet` (`_id`, `text`), `qrels.parquet` (`query-id`, `corpus-id`, `score` int32) and `top_ranked.parquet` (`query-id`, `corpus-ids`: the documents to rerank), the configs `<setting>-corpus`, `<setting>-queries`, `<setting>-qrels` and `<setting>-top_ranked`.\n")
+	fmt.Fprintf(b, "- **TREC**: `trec/qrels.txt` (levels), `trec/ratings.tsv` (the exact ratings) and `trec/runs/<retriever>.<setting>.run`, %s, with scores derived from ranks so that no run has a tie (`%s`).\n", c.systemsPhrase(), TRECReadme)
+	fmt.Fprintf(b, "- `%s` (Croissant 1.0), `%s`, `%s` (every file's SHA-256, size and rows, and what made the release), `%s` with `%s` (how to rebuild it) and `%s` (`sha256sum -c %s`).\n\n", CroissantFile, LicensesFile, ManifestFile, ReproduceFile, ReproduceConfig, SumsFile, SumsFile)
+}
+
+// cardLoad is the card's "How to load": snippets for datasets, BEIR and
+// MTEB, each naming files and configs this release has.
+func (c *Contents) cardLoad(b *bytes.Buffer) {
+	main := MainSetting(c.Settings)
+	b.WriteString("## How to load\n\n")
+	b.WriteString("`PATH` is this folder or the dataset's id on the Hub. With 🤗 `datasets`, every table and every setting's MTEB files are configs:\n\n")
+	b.WriteString("```python\nfrom datasets import load_dataset\n\n")
+	fmt.Fprintf(b, "qrels = load_dataset(PATH, %q, split=%q)        # query, doc, rating in [0, 5], level\n", Tables[3].CardConfig(), CardSplit)
+	fmt.Fprintf(b, "corpus = load_dataset(PATH, %q, split=%q)       # id, statement, solution, source, license, no_training\n", Tables[1].CardConfig(), CardSplit)
+	fmt.Fprintf(b, "docs = load_dataset(PATH, \"%s-corpus\", split=%q)  # _id, title, text of the %s setting\n```\n\n", main, CardSplit, main)
+	b.WriteString("With BEIR (`pip install beir`), one folder per setting; the benchmark reranks each query's candidates, so evaluate on `" + BEIRCandidates + "`, not on the whole corpus (BEIR's usual full-corpus evaluation counts unjudged documents as irrelevant, which is not this benchmark):\n\n")
+	b.WriteString("```python\nimport csv\nfrom beir.datasets.data_loader import GenericDataLoader\n\n")
+	fmt.Fprintf(b, "folder = \"beir/%s\"\n", main)
+	fmt.Fprintf(b, "corpus, queries, qrels = GenericDataLoader(data_folder=folder).load(split=%q)\n", CardSplit)
+	b.WriteString("candidates = {}\n")
+	fmt.Fprintf(b, "with open(folder + \"/%s\") as f:\n", BEIRCandidates)
+	b.WriteString("    for row in csv.DictReader(f, delimiter=\"\\t\"):\n        candidates.setdefault(row[\"query-id\"], {})[row[\"corpus-id\"]] = 0.0\n")
+	b.WriteString("# rerank: results = beir.reranking.Rerank(model).rerank(corpus, queries, candidates, top_k=len(corpus))\n```\n\n")
+	b.WriteString("With MTEB (v2), the settings are subsets and the configs carry the names its retrieval loader asks for (`<subset>-corpus`, `-queries`, `-qrels`, `-top_ranked`; the unprefixed ones are the " + main + " setting):\n\n")
+	b.WriteString("```python\nfrom mteb.abstasks.retrieval_dataset_loaders import RetrievalDatasetLoader\n\n")
+	fmt.Fprintf(b, "split = RetrievalDatasetLoader(hf_repo=PATH, revision=\"main\", split=%q, config=%q).load()\n", CardSplit, main)
+	b.WriteString("# split[\"corpus\"], split[\"queries\"], split[\"relevant_docs\"] (levels), split[\"top_ranked\"] (the candidates)\n```\n\n")
+	b.WriteString("BEIR, MTEB and trec_eval score integer levels with linear gain; the benchmark's number is nDCG@10 with exponential gain over the real-valued ratings (`data/qrels.parquet`, `trec/ratings.tsv`): see Task and metric and `" + TRECReadme + "`.\n\n")
 }
 
 func (c *Contents) cardCreation(b *bytes.Buffer) {
@@ -227,7 +377,7 @@ func (c *Contents) cardCreation(b *bytes.Buffer) {
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %d |\n", l.What, l.Backend, model, prompt, l.Rows)
 	}
-	fmt.Fprintf(b, "\nCode version %s, seed %d, release date %s. `MANIFEST.json` lists every upstream step's config hash and code version.\n\n", c.Meta.CodeVersion, c.Meta.Seed, c.Meta.Date)
+	fmt.Fprintf(b, "\nCode version %s, seed %d, release date %s. `MANIFEST.json` lists every step back to ingest with its config values, the SHA-256 of every dataset the release was read from and of the raw sources; `%s` says how to rebuild the release byte for byte.\n\n", c.Meta.CodeVersion, c.Meta.Seed, c.Meta.Date, ReproduceFile)
 }
 
 func (c *Contents) cardAudit(b *bytes.Buffer) {
@@ -261,8 +411,8 @@ func (c *Contents) cardJudgeAudit(b *bytes.Buffer) {
 	b.WriteString("\n")
 }
 
-func withCI(p, lo, hi float64) string {
-	if math.IsNaN(p) {
+func withCI(p, lo, hi Ratio) string {
+	if math.IsNaN(float64(p)) {
 		return "—"
 	}
 	return fmt.Sprintf("%.3f [%.3f, %.3f]", p, lo, hi)
@@ -324,18 +474,41 @@ func (c *Contents) licenceRows() []licenceRow {
 
 func (c *Contents) cardLicensing(b *bytes.Buffer) {
 	b.WriteString("## Licensing\n\n")
-	fmt.Fprintf(b, "Our own material — the ratings, judgments, topics, summaries, thresholds, results, the built-in ontology and this card — is under %s. "+
-		"Problem and solution texts stay under their sources' terms (paper App. A.8), per row in `data/corpus.parquet` and `data/queries.parquet` (`license`) and counted below (queries and documents, each text once); `%s` has the details.\n\n", c.Meta.License, LicensesFile)
+	ls := c.Licences()
+	fmt.Fprintf(b, "The rows of this release carry %d licence%s: %s. ", len(ls), map[bool]string{true: "", false: "s"}[len(ls) == 1], strings.Join(ls, "; "))
+	fmt.Fprintf(b, "Our own material — the ratings, judgments, topic labels, model-written summaries, thresholds, results, the built-in ontology and this card — is under %s. "+
+		"Problem and solution texts stay under their sources' terms (paper App. A.8), and so does text derived from them word for word: every extractive summary keeps its document's licence. "+
+		"Every text-bearing row names its terms: `license`, `source` and `no_training` in `data/corpus.parquet`, `data/queries.parquet`, `data/summaries.parquet` and `data/topics.parquet`; the BEIR, MTEB and TREC files join to them by id. `%s` has the details.\n\n", c.Meta.License, LicensesFile)
 	b.WriteString("| source | origin | licence | documents | not for training |\n|---|---|---|--:|--:|\n")
 	for _, r := range c.licenceRows() {
 		fmt.Fprintf(b, "| %s | %s | %s | %d | %d |\n", r.Source, r.Origin, r.License, r.Docs, r.NoTraining)
 	}
-	if n := c.noTraining(); n > 0 {
-		fmt.Fprintf(b, "\n**%d of the %d texts come from sources whose terms forbid training on them**: they carry `no_training = true`; use them for evaluation only.\n", n, len(c.texts()))
-	} else {
-		b.WriteString("\nNo document comes from a source that forbids training on it.\n")
+	n := c.noTraining()
+	switch {
+	case n > 0:
+		fmt.Fprintf(b, "\n**%d of the %d texts come from sources whose terms forbid training on them**: they and the %d summary and topic rows derived from them carry `no_training = true`; use them for evaluation only.\n", n, len(c.texts()), c.noTrainingDerived())
+	case c.Meta.ExcludeNoTraining:
+		fmt.Fprintf(b, "\nDocuments whose sources forbid training were left out (`release.exclude_no_training`), with everything derived from them: %d queries and %d documents.\n", c.Meta.Excluded.Queries, c.Meta.Excluded.Documents)
+	default:
+		b.WriteString("\nNo text of this release comes from a source that forbids training on it.\n")
 	}
 	b.WriteString("\n")
+}
+
+// noTrainingDerived counts the summaries and topic rows of documents whose
+// sources forbid training.
+func (c *Contents) noTrainingDerived() (n int64) {
+	for _, s := range c.Summaries {
+		if s.NoTraining {
+			n++
+		}
+	}
+	for _, t := range c.Topics {
+		if t.NoTraining {
+			n++
+		}
+	}
+	return n
 }
 
 func (c *Contents) cardLimitations(b *bytes.Buffer) {
@@ -358,8 +531,9 @@ func (c *Contents) cardLimitations(b *bytes.Buffer) {
 func (c *Contents) licenses() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Licences of %s %s\n\n", c.Meta.Name, c.Meta.Version)
-	fmt.Fprintf(&b, "## Our material: %s\n\nThe relevance ratings and levels (`data/qrels.parquet`, `trec/`, `beir/*/qrels/`, `mteb/*/qrels.parquet`), the judgments, topics, summaries, thresholds, results, leakage audit, the built-in ontology, the dataset card and the metadata files are licensed under %s.\n\n", c.Meta.License, c.Meta.License)
-	b.WriteString("## Problem and solution texts\n\nEvery problem statement and solution stays under the terms of the source it came from (paper App. A.8). Each row of `data/corpus.parquet` and `data/queries.parquet` names its licence; by source (each text once):\n\n")
+	fmt.Fprintf(&b, "Every licence a row of this release carries: %s.\n\n", strings.Join(c.Licences(), "; "))
+	fmt.Fprintf(&b, "## Our material: %s\n\nThe relevance ratings and levels (`data/qrels.parquet`, `trec/`, `beir/*/qrels/`, `mteb/*/qrels.parquet`), the judgments, topic labels (`data/topics.parquet`), summaries written by a model (`data/summaries.parquet` rows whose backend is not `%s`), thresholds, results, leakage audit, the built-in ontology, the dataset card and the metadata files are licensed under %s. A model's paraphrase keeps its document's `no_training` flag.\n\n", c.Meta.License, Extractive, c.Meta.License)
+	b.WriteString("## Problem and solution texts, and text taken from them\n\nEvery problem statement and solution stays under the terms of the source it came from (paper App. A.8), and so does an extractive summary (`backend = " + Extractive + "`), made of the solution's own words. Each row of `data/corpus.parquet`, `data/queries.parquet`, `data/summaries.parquet` and `data/topics.parquet` names its licence, source and training flag; by source (each text once):\n\n")
 	b.WriteString("| source | origin | licence | documents | not for training |\n|---|---|---|--:|--:|\n")
 	for _, r := range c.licenceRows() {
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d |\n", r.Source, r.Origin, r.License, r.Docs, r.NoTraining)

@@ -61,8 +61,9 @@ type Croissant struct {
 	ConformsTo    string                `json:"conformsTo"`
 	Version       string                `json:"version"`
 	DatePublished string                `json:"datePublished"`
-	License       string                `json:"license"`
-	URL           string                `json:"url,omitempty"`
+	License       []string              `json:"license"`
+	URL           string                `json:"url"`
+	Creator       []CroissantCreator    `json:"creator"`
 	CiteAs        string                `json:"citeAs"`
 	Keywords      []string              `json:"keywords"`
 	InLanguage    string                `json:"inLanguage"`
@@ -75,6 +76,20 @@ type Croissant struct {
 	Personal      string                `json:"rai:personalSensitiveInformation"`
 	Distribution  []CroissantFileObject `json:"distribution"`
 	RecordSet     []CroissantRecord     `json:"recordSet"`
+}
+
+// CroissantCreator is a schema.org Person or Organization.
+type CroissantCreator struct {
+	Type        string                `json:"@type"`
+	Name        string                `json:"name"`
+	URL         string                `json:"url,omitempty"`
+	Affiliation *CroissantAffiliation `json:"affiliation,omitempty"`
+}
+
+// CroissantAffiliation is a creator's organisation.
+type CroissantAffiliation struct {
+	Type string `json:"@type"`
+	Name string `json:"name"`
 }
 
 // CroissantFileObject is a cr:FileObject.
@@ -171,22 +186,59 @@ func DataType(n parquet.Node) (string, bool) {
 	return "sc:Text", repeated
 }
 
+// licenceURLs are every licence of the release's rows, as Croissant's
+// license takes them.
+func (c *Contents) licenceURLs() []string {
+	var out []string
+	for _, l := range c.Licences() {
+		out = append(out, LicenceURL(l))
+	}
+	return out
+}
+
+func (c *Contents) creators() []CroissantCreator {
+	var out []CroissantCreator
+	for _, cr := range c.Meta.Creators {
+		o := CroissantCreator{Type: "sc:Person", Name: cr.Name, URL: cr.URL}
+		if cr.Organization {
+			o.Type = "sc:Organization"
+		}
+		if cr.Affiliation != "" {
+			o.Affiliation = &CroissantAffiliation{Type: "sc:Organization", Name: cr.Affiliation}
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+func (c *Contents) croissantLimitations() string {
+	s := "A reranking benchmark: documents relevant by neither selection signal are absent."
+	switch n := c.noTraining(); {
+	case n > 0:
+		s += fmt.Sprintf(" %d of its %d texts come from sources whose terms forbid training on them: those rows, and the summaries and topics derived from them, carry no_training = true; use them for evaluation only.", n, len(c.texts()))
+	case c.Meta.ExcludeNoTraining:
+		s += " Documents whose sources forbid training were left out, with everything derived from them."
+	default:
+		s += " No text comes from a source that forbids training on it."
+	}
+	return s
+}
+
 // croissant renders croissant.json over the files built so far.
 func (c *Contents) croissant(files []File) ([]byte, error) {
 	doc := Croissant{
 		Context: json.RawMessage(croissantContext), Type: "sc:Dataset", Name: c.Meta.Name,
-		Description: fmt.Sprintf("%s: a reranking benchmark for mathematical information retrieval, %d queries with %d rated candidates. Our labels and annotations are under %s; problem and solution texts stay under their sources' terms (LICENSES.md).",
-			c.Meta.Name, len(c.Queries), len(c.Qrels), c.Meta.License),
+		Description: fmt.Sprintf("%s: a reranking benchmark for mathematical information retrieval, %d queries with %d rated candidates. Its rows carry %d licences (%s): our labels, annotations and model paraphrases are under %s; problem and solution texts, and extractive summaries of them, stay under their sources' terms, named per row (LICENSES.md).",
+			c.Meta.Name, len(c.Queries), len(c.Qrels), len(c.Licences()), strings.Join(c.Licences(), "; "), c.Meta.License),
 		ConformsTo: CroissantConformsTo, Version: c.Meta.Version, DatePublished: c.Meta.Date,
-		License: "https://spdx.org/licenses/" + c.Meta.License + ".html", URL: c.Meta.Homepage, CiteAs: strings.TrimSpace(c.Meta.Citation),
+		License: c.licenceURLs(), URL: c.Meta.Homepage, Creator: c.creators(), CiteAs: strings.TrimSpace(c.Meta.Citation),
 		Keywords: []string{"mathematics", "information retrieval", "reranking", "benchmark"}, InLanguage: "en",
-		Collection: fmt.Sprintf("Problems with worked solutions from %s, near-duplicates removed; queries and candidates drawn by topic and summary similarity.", strings.Join(c.origins(), ", ")),
-		Annotation: "Each query's candidates were compared pairwise by a judge (LLM with prompt F.3, or an offline judge where the card says so) in a Swiss tournament; ratings are Bradley–Terry strengths rescaled to [0, 5] per query.",
-		Biases:     "The judge's preferences, not human annotators', define relevance; candidates come only from documents similar by topic or summary.",
-		Limitations: fmt.Sprintf("A reranking benchmark: documents relevant by neither selection signal are absent. %d documents must not be used for training (no_training).",
-			c.noTraining()),
-		UseCases: "Evaluating rerankers and retrievers of mathematical problems (nDCG@10, exponential gain); not for training on rows with no_training = true.",
-		Personal: "None: competition-style mathematics problems and solutions.",
+		Collection:  fmt.Sprintf("Problems with worked solutions from %s, near-duplicates removed; queries and candidates drawn by topic and summary similarity.", strings.Join(c.origins(), ", ")),
+		Annotation:  "Each query's candidates were compared pairwise by a judge (LLM with prompt F.3, or an offline judge where the card says so) in a Swiss tournament; ratings are Bradley–Terry strengths rescaled to [0, 5] per query.",
+		Biases:      "The judge's preferences, not human annotators', define relevance; candidates come only from documents similar by topic or summary.",
+		Limitations: c.croissantLimitations(),
+		UseCases:    "Evaluating rerankers and retrievers of mathematical problems (nDCG@10, exponential gain); not for training on rows with no_training = true.",
+		Personal:    "None: competition-style mathematics problems and solutions.",
 	}
 	for _, f := range files {
 		doc.Distribution = append(doc.Distribution, CroissantFileObject{

@@ -37,6 +37,19 @@ func (e *NotVerifiedError) Error() string {
 	return "the release does not verify: " + strings.Join(parts, "; ")
 }
 
+// StrayError refuses a target version folder that holds objects the
+// release does not list: whatever is there, a reader of the published
+// version would take them for part of it (and verify would fail).
+type StrayError struct {
+	Target string
+	Files  []string
+}
+
+func (e *StrayError) Error() string {
+	return fmt.Sprintf("%s holds %d object(s) that are not part of this release: %s — remove them (a published version holds exactly the files of its %s) or publish under a new release.version",
+		e.Target, len(e.Files), strings.Join(e.Files, ", "), SumsFile)
+}
+
 // PublishSummary is what Publish did.
 type PublishSummary struct {
 	Uploaded, Skipped int
@@ -74,7 +87,11 @@ func Publish(ctx context.Context, src, dst store.Store, out io.Writer) (PublishS
 		m := sumLine.FindStringSubmatch(line)
 		want[m[2]] = m[1]
 	}
-	// Every conflict first: nothing is uploaded beside another release.
+	// Every conflict first: nothing is uploaded beside another release or
+	// beside objects that are not the release's.
+	if err := checkStrays(ctx, dst, want); err != nil {
+		return sum, err
+	}
 	there := map[string]bool{}
 	var conflicts []string
 	for _, f := range files {
@@ -125,7 +142,37 @@ func Publish(ctx context.Context, src, dst store.Store, out io.Writer) (PublishS
 		sum.Bytes += int64(len(b))
 		fmt.Fprintf(out, "  uploaded %s (%d bytes)\n", f, len(b))
 	}
+	// What is there now is what readers get: the release exactly, checked
+	// as a reader would, after the last upload.
+	if err := checkStrays(ctx, dst, want); err != nil {
+		return sum, err
+	}
+	rep, err = Verify(ctx, dst)
+	if err != nil {
+		return sum, fmt.Errorf("verify %s after publishing: %w", dst.URI(""), err)
+	}
+	if !rep.OK() {
+		return sum, fmt.Errorf("%s does not verify after publishing: %w", dst.URI(""), &NotVerifiedError{Report: rep})
+	}
 	return sum, nil
+}
+
+// checkStrays refuses objects in dst that the release does not list.
+func checkStrays(ctx context.Context, dst store.Store, want map[string]string) error {
+	infos, err := dst.List(ctx, "")
+	if err != nil {
+		return fmt.Errorf("list %s: %w", dst.URI(""), err)
+	}
+	var stray []string
+	for _, in := range infos {
+		if _, ok := want[in.Key]; !ok {
+			stray = append(stray, in.Key)
+		}
+	}
+	if len(stray) > 0 {
+		return &StrayError{Target: dst.URI(""), Files: stray}
+	}
+	return nil
 }
 
 func hashAt(ctx context.Context, st store.Store, key string) (string, error) {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -23,7 +24,12 @@ import (
 func sample() *Contents {
 	c := &Contents{Settings: Settings}
 	c.Meta = Meta{Name: "SABER-Math", Version: "1.0.0", Date: "2026-12-01", License: "CC-BY-SA-4.0", Citation: "@misc{x}",
-		CodeVersion: "abc", ConfigHash: "def", Seed: 7, Upstream: []Provenance{{Stage: "rate", Step: "map", ConfigHash: "h", CodeVersion: "abc", Dataset: "ratings"}}}
+		Homepage: "https://example.org/saber-math", Creators: []Creator{{Name: "A. Author", Affiliation: "Somewhere"}},
+		CodeVersion: "abc", ConfigHash: "def", Seed: 7,
+		Upstream: []Provenance{{Stage: "rate", Step: "map", ConfigHash: "h", CodeVersion: "abc", Datasets: []string{"ratings"}, Config: map[string]string{"rate.lambda": "0.01"}}},
+		Datasets: []DatasetDigest{{Dataset: "ratings", Rows: 6, SHA256: strings.Repeat("ab", 32)}},
+		Sources:  []SourceFile{{Name: "input/math.jsonl", Size: 10, SHA256: strings.Repeat("cd", 32)}},
+		Config:   []byte("run: test\nroot: data\n")}
 	c.Queries = []Query{
 		{ID: "q1", Statement: "Find $x$ if $x+1=2$.", Solution: "$x=\\boxed{1}$.", Domain: "Algebra", Topics: []string{"alg > lin"}, Source: "official", License: "MIT", Origin: "math"},
 		{ID: "q2", Statement: "Area of a unit square?", Solution: "$\\boxed{1}$", Domain: "Geometry", Topics: []string{"geo"}, Source: "official", License: "MIT", Origin: "math"},
@@ -49,10 +55,17 @@ func sample() *Contents {
 	c.Edges = []OntologyEdge{{Parent: "alg", Child: "lin"}}
 	c.Tree = []OntologyTreeNode{{Path: "alg", ID: "alg", Label: "Algebra", Depth: 1}, {Path: "alg > lin", ID: "lin", Label: "Linear equations", Parent: "alg", Depth: 2}}
 	c.Thresholds = []Threshold{{Scope: dataset.ScopeFinal, TauTopic: 0.9, TauSumm: 0.3, K: 1, Feasible: true}}
-	c.Results = []Result{{Retriever: "bm25", Setting: "statement-full", Gain: "exponential", Scope: "overall", Queries: 2, NDCG: 0.8, Lo: 0.7, Hi: 0.9}}
+	// The run ranks q1's d1 (rating 0), d2 (2.25), d3 (4.5) and q2's d4
+	// (4.5), d3 (2.25), d2 (0): nDCG@10 of q2 is 1, of q1 the DCG of
+	// 0, 2.25, 4.5 over that of 4.5, 2.25, 0 (exponential gain 2^r − 1).
+	g := func(r float64) float64 { return math.Pow(2, r) - 1 }
+	q1 := (g(0) + g(2.25)/math.Log2(3) + g(4.5)/2) / (g(4.5) + g(2.25)/math.Log2(3) + g(0)/2)
+	c.Results = []Result{{Retriever: "bm25", Setting: "statement-full", Gain: "exponential", Scope: "overall", Queries: 2, NDCG: (q1 + 1) / 2, Lo: 0.5, Hi: 1}}
 	c.Leaks = []Leak{{Query: "q1", Doc: "d2", Rank: 1, Rating: 4.5, Score: 0.9, Reason: "same answer", Backend: "lexical", Accepted: true}}
+	tag := "bm25/statement-full"
 	c.Runs = map[System][]trec.RunLine{{"bm25", "statement-full"}: {
-		{Query: "q1", Doc: "d1", Rank: 1, Score: 3, Tag: "bm25/statement-full"}, {Query: "q1", Doc: "d2", Rank: 2, Score: 2, Tag: "bm25/statement-full"},
+		{Query: "q1", Doc: "d1", Rank: 1, Score: 3, Tag: tag}, {Query: "q1", Doc: "d2", Rank: 2, Score: 2, Tag: tag}, {Query: "q1", Doc: "d3", Rank: 3, Score: 2, Tag: tag},
+		{Query: "q2", Doc: "d4", Rank: 1, Score: 0.5, Tag: tag}, {Query: "q2", Doc: "d3", Rank: 2, Score: 0.5, Tag: tag}, {Query: "q2", Doc: "d2", Rank: 3, Score: 0.1, Tag: tag},
 	}}
 	c.Labellers = []Labeller{{What: "topics", Backend: "lexical", Rows: 1}, {What: "judgments", Backend: "lexical", Rows: 1}}
 	c.Audit = Audit{Backend: "lexical", Top: 3, Audited: 6, Flagged: 1, Accepted: 1}
@@ -148,7 +161,7 @@ func TestCardAndCroissant(t *testing.T) {
 	}
 	card := string(have[CardFile])
 	for _, want := range []string{"2 queries (Algebra 1, Geometry 1)", "3 candidate documents", "exponential gain", "**1 of the 6 texts come from sources whose terms forbid training",
-		"6 pairs audited, 1 flagged, 1 accepted", "| bm25 | 0.800 | [0.700, 0.900] |", "## Citation", "`data/qrels.parquet`, 6 rows"} {
+		"6 pairs audited, 1 flagged, 1 accepted", fmt.Sprintf("| bm25 | %.3f | [0.500, 1.000] |", sample().Results[0].NDCG), "## Citation", "`data/qrels.parquet` (config `saber_qrels`), 6 rows"} {
 		if !strings.Contains(card, want) {
 			t.Errorf("card lacks %q", want)
 		}
@@ -203,6 +216,7 @@ func TestVerifyNamesTheFile(t *testing.T) {
 	// cross-references still fail, naming the corpus.
 	c := sample()
 	c.Corpus = c.Corpus[1:]
+	c.Topics, c.Summaries = nil, nil
 	c.Meta.Version = "x"
 	bad, err := buildUnchecked(c)
 	if err != nil {

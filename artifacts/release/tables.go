@@ -98,6 +98,11 @@ type Topic struct {
 	Backend string    `parquet:"backend" doc:"llm or lexical"`
 	Model   string    `parquet:"model" doc:"the model, with the llm backend"`
 	Prompt  string    `parquet:"prompt_version" doc:"the prompt's version (App. F.1)"`
+	// Source and NoTraining are the document's; License is this row's:
+	// topic labels are our material, whoever's text they describe.
+	Source     string `parquet:"source" doc:"the document's source (official, numina, aops or other)"`
+	License    string `parquet:"license" doc:"the licence of this row: topic labels are our material"`
+	NoTraining bool   `parquet:"no_training" doc:"the document's flag: true when its source's terms forbid training on it"`
 }
 
 // Summary is a row of data/summaries.parquet: a document's solution summary.
@@ -111,6 +116,13 @@ type Summary struct {
 	Backend         string   `parquet:"backend" doc:"llm or extractive"`
 	Model           string   `parquet:"model" doc:"the model, with the llm backend"`
 	Prompt          string   `parquet:"prompt_version" doc:"the prompt's version (App. F.2)"`
+	// License follows how the text was made (SPEC §3, release terms): an
+	// extractive summary is the document's own words, under its terms; a
+	// model's paraphrase is our material. NoTraining is the document's
+	// either way.
+	Source     string `parquet:"source" doc:"the document's source (official, numina, aops or other)"`
+	License    string `parquet:"license" doc:"the licence of this row's text: the document's for an extractive summary (its own words), ours for a model's paraphrase"`
+	NoTraining bool   `parquet:"no_training" doc:"the document's flag: true when its source's terms forbid training on it"`
 }
 
 // OntologyNode is a row of data/ontology_nodes.parquet: a topic of the DAG.
@@ -173,8 +185,8 @@ type Leak struct {
 	Accepted bool    `parquet:"accepted" doc:"accepted by the release's config (release.accept_leaks)"`
 }
 
-// Table describes one table of data/: its config name (the card's and
-// Croissant's record set), path, what a row is, its key and its columns.
+// Table describes one table of data/: its name (Croissant's record set,
+// the file's name), path, what a row is, its key and its columns.
 type Table struct {
 	Config, Path, Doc string
 	Key               []string
@@ -202,8 +214,8 @@ var Tables = []Table{
 	table[Candidate]("candidates", "each query's candidates (K per category) with the signals that selected them", "query", "doc"),
 	table[Qrel]("qrels", "the relevance labels: real-valued ratings in [0, 5] and their integer level", "query", "doc"),
 	table[Judgment]("judgments", "every pairwise comparison of the Swiss tournaments that produced the ratings", "query", "round", "match"),
-	table[Topic]("topics", "ontology topics of every corpus document (not only the candidates)", "id"),
-	table[Summary]("summaries", "solution summaries of every corpus document", "id"),
+	table[Topic]("topics", "ontology topics of every released document (the queries and their candidates)", "id"),
+	table[Summary]("summaries", "solution summaries of every released document (the queries and their candidates)", "id"),
 	table[OntologyNode]("ontology_nodes", "the topic ontology's nodes (a DAG)", "id"),
 	table[OntologyEdge]("ontology_edges", "the ontology's parent → child edges", "parent", "child"),
 	table[OntologyTreeNode]("ontology_tree", "the ontology as the tree topic paths refer to", "path"),
@@ -211,6 +223,15 @@ var Tables = []Table{
 	table[Result]("results", "every evaluated retriever's nDCG@10 per setting, gain and domain, with 95% intervals", "retriever", "setting", "gain", "scope"),
 	table[Leak]("leaks", "pairs the leakage audit flagged, all accepted or the release would not exist", "query", "doc"),
 }
+
+// CardConfigPrefix starts the card's config name of every data/ table,
+// so that none is a name MTEB's retrieval loader takes for its own
+// (corpus, queries, qrels, default, top_ranked, <subset>-corpus, …): those
+// names belong to the MTEB layout (CardConfigs).
+const CardConfigPrefix = "saber_"
+
+// CardConfig is the table's config name in the card.
+func (t Table) CardConfig() string { return CardConfigPrefix + t.Config }
 
 // TableOf returns the table at path.
 func TableOf(path string) (Table, bool) {

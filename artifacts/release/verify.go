@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -35,13 +36,34 @@ type Report struct {
 	// Files are the files checked against SHA256SUMS.
 	Files    int       `json:"files"`
 	Problems []Problem `json:"problems"`
+	// bad are files already reported as changed, missing or corrupt: a
+	// file is reported once, for what is wrong with it first, not again
+	// by every check that would have read it.
+	bad map[string]bool
 }
 
 // OK reports a release without problems.
 func (r *Report) OK() bool { return len(r.Problems) == 0 }
 
 func (r *Report) add(file, format string, a ...any) {
+	if r.bad[file] {
+		return
+	}
 	r.Problems = append(r.Problems, Problem{File: file, Msg: fmt.Sprintf(format, a...)})
+}
+
+// fail reports file and marks it bad: no later check reports it again.
+func (r *Report) fail(file, format string, a ...any) {
+	r.add(file, format, a...)
+	if r.bad == nil {
+		r.bad = map[string]bool{}
+	}
+	r.bad[file] = true
+}
+
+// corrupt reports a file whose checksum holds but that cannot be read.
+func (r *Report) corrupt(file string, err error) {
+	r.fail(file, "corrupt: cannot be read (%v)", err)
 }
 
 var sumLine = regexp.MustCompile(`^([0-9a-f]{64}) [ *](.+)$`)
@@ -91,7 +113,7 @@ func Verify(ctx context.Context, st store.Store) (*Report, error) {
 	for _, p := range order {
 		rep.Files++
 		if _, ok := present[p]; !ok {
-			rep.add(p, "listed in %s but missing", SumsFile)
+			rep.fail(p, "listed in %s but missing", SumsFile)
 			continue
 		}
 		b, err := store.ReadAll(ctx, st, p)
@@ -99,10 +121,25 @@ func Verify(ctx context.Context, st store.Store) (*Report, error) {
 			return nil, err
 		}
 		if got := hexSHA(b); got != listed[p] {
-			rep.add(p, "SHA-256 is %s, %s says %s (changed or damaged)", got, SumsFile, listed[p])
+			rep.fail(p, "SHA-256 is %s, %s says %s (changed or damaged)", got, SumsFile, listed[p])
 			continue
 		}
 		data[p] = b
+	}
+	for _, t := range Tables {
+		if _, ok := listed[t.Path]; !ok {
+			rep.fail(t.Path, "missing: every release has this table, and %s does not list it", SumsFile)
+		}
+	}
+	// A Parquet file that does not decode is reported once, as corrupt,
+	// and no check reads it again.
+	for _, p := range sortedKeys(data) {
+		if strings.HasSuffix(p, ".parquet") {
+			if _, err := dataset.FileSchema(data[p], p); err != nil {
+				rep.corrupt(p, err)
+				delete(data, p)
+			}
+		}
 	}
 	for _, in := range infos {
 		if _, ok := listed[in.Key]; !ok && in.Key != SumsFile {
@@ -114,6 +151,7 @@ func Verify(ctx context.Context, st store.Store) (*Report, error) {
 	checkCard(rep, data)
 	checkCroissant(rep, data)
 	checkReferences(rep, data)
+	checkMeaning(rep, data)
 	return rep, nil
 }
 
@@ -158,8 +196,13 @@ func checkManifest(rep *Report, data map[string][]byte, listed map[string]string
 		if int64(len(f)) != e.Size {
 			rep.add(e.Path, "%d bytes, %s says %d", len(f), ManifestFile, e.Size)
 		}
-		if rows, ok := countRows(e.Path, f); ok && rows != e.Rows {
-			rep.add(e.Path, "%d rows, %s says %d", rows, ManifestFile, e.Rows)
+		if rows, ok := countRows(e.Path, f); ok {
+			switch {
+			case e.Rows == nil:
+				rep.add(ManifestFile, "%s: no rows (every table's rows are listed, 0 included)", e.Path)
+			case rows >= 0 && rows != *e.Rows:
+				rep.add(e.Path, "%d rows, %s says %d", rows, ManifestFile, *e.Rows)
+			}
 		}
 	}
 	for p := range listed {
@@ -223,8 +266,7 @@ func checkSchemas(rep *Report, data map[string][]byte) {
 		}
 		s, err := dataset.FileSchema(data[p], p)
 		if err != nil {
-			rep.add(p, "%v", err)
-			continue
+			continue // reported as corrupt
 		}
 		got := dataset.Info{Schema: s}.Columns()
 		exp := want.Columns()
@@ -276,8 +318,8 @@ func checkCard(rep *Report, data map[string][]byte) {
 		}
 	}
 	for _, t := range Tables {
-		if !configs[t.Config] {
-			rep.add(CardFile, "declares no config %s", t.Config)
+		if !configs[t.CardConfig()] {
+			rep.add(CardFile, "declares no config %s for %s", t.CardConfig(), t.Path)
 		}
 	}
 	if h.License == "" || len(h.TaskCategories) == 0 || len(h.SizeCategories) == 0 || len(h.Language) == 0 {
@@ -310,6 +352,28 @@ func checkCroissant(rep *Report, data map[string][]byte) {
 	}
 	if doc.ConformsTo != CroissantConformsTo {
 		rep.add(CroissantFile, "conformsTo %q, want %q", doc.ConformsTo, CroissantConformsTo)
+	}
+	// Croissant 1.0 requires name, description, license, url, creator and
+	// datePublished of a dataset; jsonld in CI checks them again by IRI.
+	if strings.TrimSpace(doc.Name) == "" || strings.TrimSpace(doc.Description) == "" {
+		rep.add(CroissantFile, "no name or description (Croissant 1.0 requires both)")
+	}
+	if !strings.Contains(doc.URL, "://") {
+		rep.add(CroissantFile, "url %q is not a URL (Croissant 1.0 requires one: set release.homepage)", doc.URL)
+	}
+	if len(doc.Creator) == 0 {
+		rep.add(CroissantFile, "no creator (Croissant 1.0 requires one: set release.creators)")
+	}
+	for i, cr := range doc.Creator {
+		if strings.TrimSpace(cr.Name) == "" || (cr.Type != "sc:Person" && cr.Type != "sc:Organization") {
+			rep.add(CroissantFile, "creator %d: want a sc:Person or sc:Organization with a name, got %q %q", i+1, cr.Type, cr.Name)
+		}
+	}
+	if _, err := time.Parse(time.DateOnly, doc.DatePublished); err != nil {
+		rep.add(CroissantFile, "datePublished %q is not a date (Croissant 1.0 requires it: set release.date)", doc.DatePublished)
+	}
+	if len(doc.License) == 0 {
+		rep.add(CroissantFile, "no license (Croissant 1.0 requires one)")
 	}
 	files := map[string]string{} // @id → path
 	for _, f := range doc.Distribution {
@@ -383,14 +447,12 @@ func decodeTable[T any](rep *Report, data map[string][]byte, config string) ([]T
 	t, _ := tableByConfig(config)
 	b, ok := data[t.Path]
 	if !ok {
-		if _, listed := data[SumsFile]; !listed {
-			rep.add(t.Path, "missing")
-		}
-		return nil, false
+		return nil, false // reported: missing, changed or corrupt
 	}
 	rows, err := dataset.Decode[T](b, t.Path)
 	if err != nil {
-		rep.add(t.Path, "%v", err)
+		rep.corrupt(t.Path, err)
+		delete(data, t.Path)
 		return nil, false
 	}
 	return rows, true
@@ -402,11 +464,6 @@ func checkReferences(rep *Report, data map[string][]byte) {
 	cands, okK := decodeTable[Candidate](rep, data, "candidates")
 	qrels, okR := decodeTable[Qrel](rep, data, "qrels")
 	leaks, okL := decodeTable[Leak](rep, data, "leaks")
-	for _, t := range Tables {
-		if _, ok := data[t.Path]; !ok {
-			rep.add(t.Path, "missing")
-		}
-	}
 	if !okQ || !okC || !okK || !okR {
 		return
 	}

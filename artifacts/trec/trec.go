@@ -318,3 +318,42 @@ func ReadRun(r io.Reader, name string) ([]RunLine, error) {
 func SortRatings(rs []Rating) {
 	slices.SortFunc(rs, func(a, b Rating) int { return cmp.Or(cmp.Compare(a.Query, b.Query), cmp.Compare(a.Doc, b.Doc)) })
 }
+
+// RankScores returns the lines sorted by query, then rank, each score
+// replaced by one derived from its rank: n − rank + 1 for a query of n
+// lines. Scores are then strictly decreasing in rank order within every
+// query, so every tool ranks the run alike: trec_eval re-sorts by score
+// and breaks ties by document id descending, while our tie rule (SPEC §3)
+// is document id ascending, and with ties the two disagree. The ranks
+// themselves are the retriever's, ties already broken by that rule.
+func RankScores(lines []RunLine) []RunLine {
+	out := slices.Clone(lines)
+	slices.SortStableFunc(out, func(a, b RunLine) int { return cmp.Or(strings.Compare(a.Query, b.Query), cmp.Compare(a.Rank, b.Rank)) })
+	n := map[string]int{}
+	for _, l := range out {
+		n[l.Query]++
+	}
+	for i := range out {
+		out[i].Score = float64(n[out[i].Query] - out[i].Rank + 1)
+	}
+	return out
+}
+
+// CheckStrict reports the first line of a run, as read, whose query's
+// lines are not in rank order 1, 2, … with strictly decreasing scores.
+func CheckStrict(lines []RunLine) error {
+	last := map[string]RunLine{}
+	for _, l := range lines {
+		p, seen := last[l.Query]
+		switch {
+		case !seen && l.Rank != 1:
+			return fmt.Errorf("line %d: query %s starts at rank %d, want 1", l.Line, l.Query, l.Rank)
+		case seen && l.Rank != p.Rank+1:
+			return fmt.Errorf("line %d: query %s: rank %d after rank %d (want consecutive ranks, in order)", l.Line, l.Query, l.Rank, p.Rank)
+		case seen && !(l.Score < p.Score):
+			return fmt.Errorf("line %d: query %s: score %s at rank %d is not below %s at rank %d: a tie, which tools break differently", l.Line, l.Query, FormatFloat(l.Score), l.Rank, FormatFloat(p.Score), p.Rank)
+		}
+		last[l.Query] = l
+	}
+	return nil
+}

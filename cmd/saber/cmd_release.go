@@ -22,17 +22,28 @@ Usage:
   saber release verify DIR|s3://bucket/prefix/VERSION [--config run.yaml] [--json]
 
 Checks a release folder wherever it lies — the one a run wrote
-(<root>/<run>/release/<version>/), a published copy, or a download:
+(<root>/<run>/release/<version>/), a published copy, or a download — for
+its bytes and for what they mean:
   - every checksum of SHA256SUMS, and no file left out of it;
-  - MANIFEST.json against the files (hash, size, rows);
-  - every Parquet file's schema against the table it declares;
+  - MANIFEST.json against the files (hash, size, rows of every table);
+  - every Parquet file's schema against the table it declares; a file that
+    does not decode is reported once, as corrupt;
   - the card's YAML header and its configs' data_files against the files;
-  - croissant.json: conformsTo Croissant 1.0, every distribution's sha256
-    and size, every field's column and type;
+  - croissant.json: conformsTo Croissant 1.0, the required name,
+    description, url, creator, datePublished and license, every
+    distribution's sha256 and size, every field's column and type;
   - the cross-references: every qrel's document in the corpus, every query
     with candidates and ratings, ratings in [0, 5] with their level, no
-    query among its own candidates, no unaccepted leak, and the BEIR, MTEB
-    and TREC layouts holding the same ids and levels.
+    query among its own candidates, no unaccepted leak;
+  - every TREC run: each line's query a query and its document one of that
+    query's candidates, ranks 1, 2, … with strictly decreasing scores (no
+    ties), and data/results.parquet equal to the runs' nDCG@10;
+  - every derived file rebuilt from the release's own tables, runs and
+    MANIFEST.json and compared byte for byte: the BEIR and MTEB texts and
+    qrels, the TREC qrels and ratings, the card (its counts and results
+    table), Croissant, LICENSES.md, REPRODUCE.md, the topics' and
+    summaries' terms. A difference names the file, the line or row, and
+    the check.
 The folder can also be checked without saber: sha256sum -c SHA256SUMS.
 
 Exit codes: 0 every check passed; 1 a check failed (one line per problem,
@@ -93,7 +104,7 @@ func cmdRelease(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stdout, "%s does NOT verify: %d problem(s) in %d files\n", st.URI(""), len(rep.Problems), rep.Files)
 		return stage.ExitBug
 	}
-	fmt.Fprintf(stdout, "%s verifies: SHA256SUMS and the %d files it lists, their checksums, schemas, card, Croissant metadata and cross-references\n", st.URI(""), rep.Files)
+	fmt.Fprintf(stdout, "%s verifies: SHA256SUMS and the %d files it lists, their checksums, schemas, card, Croissant metadata, cross-references, runs, results and every file derived from the tables\n", st.URI(""), rep.Files)
 	return stage.ExitOK
 }
 
@@ -133,7 +144,10 @@ finds every file they list. Files already there with the same SHA-256 are
 skipped: publishing the same version twice uploads nothing, and a publish
 killed midway resumes where it stopped. A version that holds any file with
 other bytes is refused before anything is uploaded: a published version is
-never overwritten; bump release.version.
+never overwritten; bump release.version. So is a version folder holding any
+object the release does not list (a stray file). After the last upload the
+target is listed and verified as a reader would: it must hold exactly the
+files of SHA256SUMS, and every check of saber release verify must pass.
 
 Exit codes: 0 published (or already there), 2 refused (a conflict, a release
 that does not verify, bad flags), 75 interrupted or transient (rerun
@@ -168,7 +182,8 @@ resumes), 1 a bug.
 	sum, err := release.Publish(ctx, src, dst, stdout)
 	var conflict *release.ConflictError
 	var unverified *release.NotVerifiedError
-	if errors.As(err, &conflict) || errors.As(err, &unverified) {
+	var stray *release.StrayError
+	if errors.As(err, &conflict) || errors.As(err, &unverified) || errors.As(err, &stray) {
 		return fail(stderr, "publish", stage.BadInput(err))
 	}
 	if err != nil {

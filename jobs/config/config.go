@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -280,4 +281,100 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// ReproduceRoot is the storage root a reproduce config names: a fixed
+// relative path, so that the config a release carries does not depend on
+// where the run that made it was stored.
+const ReproduceRoot = "data"
+
+// ReproduceYAML renders the effective config as a release carries it for
+// rebuilding (reproduce/run.yaml): what YAML gives, less every
+// operational field (tagged hash:"-": shard counts, parallelism, storage,
+// executor, Slurm, logs — how a run goes, never its bytes), with the root
+// set to ReproduceRoot. Two runs that differ only in how they ran render
+// the same bytes.
+func (c *Config) ReproduceYAML() ([]byte, error) {
+	var doc yaml.Node
+	if err := doc.Encode(c); err != nil {
+		return nil, err
+	}
+	dropOperational(&doc, reflect.TypeOf(*c))
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		if doc.Content[i].Value == "root" {
+			doc.Content[i+1] = &yaml.Node{Kind: yaml.ScalarNode, Value: ReproduceRoot}
+		}
+	}
+	for _, n := range c.names {
+		var v yaml.Node
+		if err := v.Encode(c.sections[n]); err != nil {
+			return nil, fmt.Errorf("section %s: %w", n, err)
+		}
+		dropOperational(&v, reflect.TypeOf(c.sections[n]))
+		doc.Content = append(doc.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: n}, &v)
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), enc.Close()
+}
+
+// dropOperational removes from a mapping node, recursively, the keys of
+// the struct fields of t tagged hash:"-".
+func dropOperational(n *yaml.Node, t reflect.Type) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case n.Kind == yaml.MappingNode && t.Kind() == reflect.Struct:
+		fields := map[string]reflect.StructField{}
+		var walk func(t reflect.Type)
+		walk = func(t reflect.Type) {
+			for i := 0; i < t.NumField(); i++ {
+				f := t.Field(i)
+				tag := f.Tag.Get("yaml")
+				if f.Anonymous && (tag == "" || strings.Contains(tag, "inline")) {
+					ft := f.Type
+					for ft.Kind() == reflect.Pointer {
+						ft = ft.Elem()
+					}
+					if ft.Kind() == reflect.Struct {
+						walk(ft)
+						continue
+					}
+				}
+				if name := yamlName(f); name != "" {
+					fields[name] = f
+				}
+			}
+		}
+		walk(t)
+		kept := n.Content[:0]
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			f, ok := fields[n.Content[i].Value]
+			if ok && f.Tag.Get("hash") == "-" {
+				continue
+			}
+			if ok {
+				dropOperational(n.Content[i+1], f.Type)
+			}
+			kept = append(kept, n.Content[i], n.Content[i+1])
+		}
+		n.Content = kept
+	case n.Kind == yaml.MappingNode && t.Kind() == reflect.Map:
+		for i := 1; i < len(n.Content); i += 2 {
+			dropOperational(n.Content[i], t.Elem())
+		}
+	case n.Kind == yaml.SequenceNode && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array):
+		for _, c := range n.Content {
+			dropOperational(c, t.Elem())
+		}
+	case n.Kind == yaml.DocumentNode:
+		for _, c := range n.Content {
+			dropOperational(c, t)
+		}
+	}
 }

@@ -5,6 +5,7 @@ package demo
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -59,6 +60,13 @@ ingest:
       license: CC-BY-SA-4.0
       origin: saber-synth
       fields: {id: id, statement: statement, solution: solution, subject: domain, source: source}
+    - name: synth-restricted
+      paths: [input/synth-restricted.jsonl]  # every 20th generated problem, under terms that forbid training
+      source: other
+      license: CC-BY-NC-ND-4.0
+      origin: saber-synth-restricted
+      no_training: true  # its rows reach the release flagged: per row, on the card and in Croissant (release.exclude_no_training: true leaves them out)
+      fields: {id: id, statement: statement, solution: solution, subject: domain, source: source}
     - name: extra
       paths: [input/extra.jsonl]
       source: aops
@@ -109,6 +117,9 @@ analyze:             # maths vs words, signal groups, distributions, score over 
 release:
   version: 0.1.0-demo
   date: 2026-12-01   # the release never reads the clock: same inputs, same bytes
+  homepage: https://github.com/saber-math/saber  # Croissant's url: where the release is published
+  creators:          # Croissant's creator: who made it
+    - {name: saber demo, organization: true, url: "https://github.com/saber-math/saber"}
 %[4]s`
 
 // extraJSONL shows what ingest does with bad rows: they go to rejects.
@@ -130,6 +141,42 @@ jaccard,,1901-01-01
 jaccard-no-tok,,1901-01-01
 `
 
+// RestrictedEvery is how often a generated problem goes to the demo's
+// synth-restricted source, whose terms forbid training: often enough that
+// some reach the release, so that every demo runs the no_training path.
+const RestrictedEvery = 20
+
+// WriteInputs writes the demo's raw sources under dir/input: the
+// generated corpus, split between synth.jsonl and synth-restricted.jsonl
+// (every RestrictedEvery-th problem), extra.jsonl and release_dates.csv.
+func WriteInputs(dir string, scfg synth.Config) error {
+	if err := os.MkdirAll(filepath.Join(dir, "input"), 0o755); err != nil {
+		return err
+	}
+	var all bytes.Buffer
+	if err := synth.Write(&all, scfg); err != nil {
+		return err
+	}
+	var open, restricted bytes.Buffer
+	for i, line := range bytes.SplitAfter(all.Bytes(), []byte("\n")) {
+		if i%RestrictedEvery == RestrictedEvery-1 {
+			restricted.Write(line)
+		} else {
+			open.Write(line)
+		}
+	}
+	for name, b := range map[string][]byte{"synth.jsonl": open.Bytes(), "synth-restricted.jsonl": restricted.Bytes(),
+		"extra.jsonl": []byte(extraJSONL), "release_dates.csv": []byte(releaseDatesCSV)} {
+		if err := WriteFile(filepath.Join(dir, "input", name), func(w io.Writer) error {
+			_, err := w.Write(b)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Run writes the inputs and config (once), runs the pipeline and prints a summary.
 func Run(ctx context.Context, opt Options, out io.Writer) error {
 	if err := os.MkdirAll(filepath.Join(opt.Dir, "input"), 0o755); err != nil {
@@ -139,19 +186,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) error {
 	cfgPath := filepath.Join(opt.Dir, "run.yaml")
 	if _, err := os.Stat(cfgPath); err != nil {
 		fmt.Fprintf(out, "generating %d synthetic problems (seed %d, %.0f%% planted near-duplicates)\n", opt.N, opt.Seed, 100*opt.DupFrac)
-		if err := WriteFile(filepath.Join(opt.Dir, "input", "synth.jsonl"), func(w io.Writer) error { return synth.Write(w, scfg) }); err != nil {
-			return err
-		}
-		if err := WriteFile(filepath.Join(opt.Dir, "input", "extra.jsonl"), func(w io.Writer) error {
-			_, err := io.WriteString(w, extraJSONL)
-			return err
-		}); err != nil {
-			return err
-		}
-		if err := WriteFile(filepath.Join(opt.Dir, "input", "release_dates.csv"), func(w io.Writer) error {
-			_, err := io.WriteString(w, releaseDatesCSV)
-			return err
-		}); err != nil {
+		if err := WriteInputs(opt.Dir, scfg); err != nil {
 			return err
 		}
 		if err := WriteFile(cfgPath, func(w io.Writer) error {

@@ -24,13 +24,9 @@ import (
 // steps without a forecast function as such rather than failing.
 func TestPlanDemoConfigBeforeRun(t *testing.T) {
 	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "input"), 0o755)
-	f, _ := os.Create(filepath.Join(dir, "input", "synth.jsonl"))
-	if err := synth.Write(f, synth.Config{N: 300, Seed: 1}); err != nil {
+	if err := demo.WriteInputs(dir, synth.Config{N: 300, Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
-	os.WriteFile(filepath.Join(dir, "input", "extra.jsonl"), []byte("{\"problem\": \"p\", \"solution\": \"s\"}\n\n{\"problem\": \"q\", \"solution\": \"\"}\n"), 0o644)
 	cfgPath := filepath.Join(dir, "run.yaml")
 	os.WriteFile(cfgPath, []byte(fmt.Sprintf(demo.ConfigYAML, cfgPath, 1, "  allow_shortfall: true\n", "")), 0o644)
 	cfg, err := pipeline.LoadConfig(cfgPath)
@@ -55,8 +51,8 @@ func TestPlanDemoConfigBeforeRun(t *testing.T) {
 			got[st.Name+"/"+m.Name] = m.Value
 		}
 	}
-	if got["ingest map/rows staged"] != 302 {
-		t.Errorf("rows staged %v, want 302 (300 + 2 non-empty lines)", got["ingest map/rows staged"])
+	if got["ingest map/rows staged"] != 303 {
+		t.Errorf("rows staged %v, want 303 (300 generated + extra.jsonl's 3 lines)", got["ingest map/rows staged"])
 	}
 	if got["tag/scorer calls"] <= 302 {
 		t.Errorf("tag scorer calls %v: at least one per document and level", got["tag/scorer calls"])

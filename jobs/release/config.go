@@ -25,8 +25,12 @@ type Config struct {
 	Name string `yaml:"name" json:"name"`
 	// License is the SPDX id of our own material (labels, annotations,
 	// metadata; paper App. A.8: CC-BY-SA-4.0).
-	License  string `yaml:"license" json:"license"`
-	Homepage string `yaml:"homepage" json:"homepage"`
+	License string `yaml:"license" json:"license"`
+	// Homepage is the URL the release is published at (Croissant's url);
+	// Creators are who made it (Croissant's creator): the release refuses
+	// to build without either, as Croissant 1.0 requires both.
+	Homepage string            `yaml:"homepage" json:"homepage"`
+	Creators []release.Creator `yaml:"creators" json:"creators"`
 	// Citation is BibTeX; default the paper's.
 	Citation string `yaml:"citation" json:"citation"`
 	// Settings are the text settings of the BEIR and MTEB layouts.
@@ -34,6 +38,13 @@ type Config struct {
 	// AcceptLeaks are audit flags accepted after review, by id
 	// ("<query>/<doc>"): without them a flagged pair stops the release.
 	AcceptLeaks []string `yaml:"accept_leaks" json:"accept_leaks"`
+	// ExcludeNoTraining leaves out the documents whose sources forbid
+	// training on them (no_training), with everything derived from them:
+	// a query among them goes with its candidates, ratings, judgments and
+	// runs; a candidate among them goes from every query, and the results
+	// are recomputed over what is left. Default false: such documents are
+	// released flagged, per row, on the card and in Croissant.
+	ExcludeNoTraining bool `yaml:"exclude_no_training" json:"exclude_no_training"`
 }
 
 const paperCitation = `@article{saber-math,
@@ -85,6 +96,17 @@ func (c *Config) Validate(_ *config.Config, bad func(string, ...any)) {
 	for i, s := range c.Settings {
 		if !slices.Contains(release.Settings, s) {
 			bad("release.settings[%d]: %q is not one of %s", i, s, strings.Join(release.Settings, ", "))
+		}
+	}
+	if c.Homepage != "" && !strings.Contains(c.Homepage, "://") {
+		bad("release.homepage: %q is not a URL (e.g. https://huggingface.co/datasets/you/saber-math)", c.Homepage)
+	}
+	for i, cr := range c.Creators {
+		if strings.TrimSpace(cr.Name) == "" {
+			bad("release.creators[%d]: name is required", i)
+		}
+		if cr.URL != "" && !strings.Contains(cr.URL, "://") {
+			bad("release.creators[%d].url: %q is not a URL", i, cr.URL)
 		}
 	}
 	seen := map[string]bool{}

@@ -16,6 +16,7 @@ package release
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -58,6 +59,21 @@ var inputs = []string{dataset.Queries.Name, dataset.Candidates.Name, dataset.Cor
 	dataset.Judgments.Name, dataset.Topics.Name, dataset.Summaries.Name, dataset.Thresholds.Name,
 	dataset.Results.Name, dataset.Runs.Name, dataset.Audit.Name, dataset.Leaks.Name, dataset.JudgeAudit.Name}
 
+// readDigest reads every row of a complete input dataset, in key order,
+// and records its digest (the rows as one part) for MANIFEST.json.
+func readDigest[T any](ctx context.Context, env *stage.Env, name string, digests *[]pkg.DatasetDigest) ([]T, error) {
+	rows, err := readAll[T](ctx, env, name)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := dataset.Digest(rows)
+	if err != nil {
+		return nil, fmt.Errorf("digest %s: %w", name, err)
+	}
+	*digests = append(*digests, pkg.DatasetDigest{Dataset: name, Rows: int64(len(rows)), SHA256: sum})
+	return rows, nil
+}
+
 // readAll reads every row of a complete input dataset, in key order.
 func readAll[T any](ctx context.Context, env *stage.Env, name string) ([]T, error) {
 	parts, err := env.Upstream(ctx, name)
@@ -88,7 +104,9 @@ func run(ctx context.Context, env *stage.Env) error {
 	}
 	files, err := pkg.Build(c)
 	if err != nil {
-		if _, ok := err.(*pkg.LicenceError); ok {
+		var le *pkg.LicenceError
+		var me *pkg.MetaError
+		if errors.As(err, &le) || errors.As(err, &me) {
 			return stage.BadInput(err)
 		}
 		return err
@@ -132,51 +150,57 @@ func run(ctx context.Context, env *stage.Env) error {
 
 // contents reads the run into the release's tables.
 func contents(ctx context.Context, env *stage.Env, cfg *Config) (*pkg.Contents, error) {
+	var digests []pkg.DatasetDigest
 	qs, err := readers.Queries(ctx, env)
 	if err != nil {
 		return nil, err
 	}
-	cands, err := readAll[dataset.Candidate](ctx, env, dataset.Candidates.Name)
+	if sum, err := dataset.Digest(qs); err == nil {
+		digests = append(digests, pkg.DatasetDigest{Dataset: dataset.Queries.Name, Rows: int64(len(qs)), SHA256: sum})
+	} else {
+		return nil, fmt.Errorf("digest %s: %w", dataset.Queries.Name, err)
+	}
+	cands, err := readDigest[dataset.Candidate](ctx, env, dataset.Candidates.Name, &digests)
 	if err != nil {
 		return nil, err
 	}
-	docs, err := readAll[dataset.Document](ctx, env, dataset.Corpus.Name)
+	docs, err := readDigest[dataset.Document](ctx, env, dataset.Corpus.Name, &digests)
 	if err != nil {
 		return nil, err
 	}
-	ratings, err := readAll[dataset.Rating](ctx, env, dataset.Ratings.Name)
+	ratings, err := readDigest[dataset.Rating](ctx, env, dataset.Ratings.Name, &digests)
 	if err != nil {
 		return nil, err
 	}
-	judgments, err := readAll[dataset.Judgment](ctx, env, dataset.Judgments.Name)
+	judgments, err := readDigest[dataset.Judgment](ctx, env, dataset.Judgments.Name, &digests)
 	if err != nil {
 		return nil, err
 	}
-	topics, err := readAll[dataset.TopicRow](ctx, env, dataset.Topics.Name)
+	topics, err := readDigest[dataset.TopicRow](ctx, env, dataset.Topics.Name, &digests)
 	if err != nil {
 		return nil, err
 	}
-	summaries, err := readAll[dataset.Summary](ctx, env, dataset.Summaries.Name)
+	summaries, err := readDigest[dataset.Summary](ctx, env, dataset.Summaries.Name, &digests)
 	if err != nil {
 		return nil, err
 	}
-	thresholds, err := readAll[dataset.Threshold](ctx, env, dataset.Thresholds.Name)
+	thresholds, err := readDigest[dataset.Threshold](ctx, env, dataset.Thresholds.Name, &digests)
 	if err != nil {
 		return nil, err
 	}
-	results, err := readAll[dataset.Result](ctx, env, dataset.Results.Name)
+	results, err := readDigest[dataset.Result](ctx, env, dataset.Results.Name, &digests)
 	if err != nil {
 		return nil, err
 	}
-	runs, err := readAll[dataset.RunRow](ctx, env, dataset.Runs.Name)
+	runs, err := readDigest[dataset.RunRow](ctx, env, dataset.Runs.Name, &digests)
 	if err != nil {
 		return nil, err
 	}
-	audit, err := readAll[dataset.AuditRow](ctx, env, dataset.Audit.Name)
+	audit, err := readDigest[dataset.AuditRow](ctx, env, dataset.Audit.Name, &digests)
 	if err != nil {
 		return nil, err
 	}
-	leaks, err := readAll[dataset.Leak](ctx, env, dataset.Leaks.Name)
+	leaks, err := readDigest[dataset.Leak](ctx, env, dataset.Leaks.Name, &digests)
 	if err != nil {
 		return nil, err
 	}
@@ -190,9 +214,14 @@ func contents(ctx context.Context, env *stage.Env, cfg *Config) (*pkg.Contents, 
 		return nil, err
 	}
 	c := &pkg.Contents{Settings: cfg.Settings, Domains: order}
+	conf, err := env.Config.ReproduceYAML()
+	if err != nil {
+		return nil, fmt.Errorf("render the run's config for %s: %w", pkg.ReproduceConfig, err)
+	}
 	c.Meta = pkg.Meta{
-		Name: cfg.Name, Version: cfg.Version, Date: cfg.Date, License: cfg.License, Homepage: cfg.Homepage, Citation: cfg.Citation,
-		CodeVersion: stage.CodeVersion(), ConfigHash: env.ConfigHash(), Seed: env.RunSeed(),
+		Name: cfg.Name, Version: cfg.Version, Date: cfg.Date, License: cfg.License, Homepage: cfg.Homepage, Creators: cfg.Creators,
+		Citation: cfg.Citation, CodeVersion: stage.CodeVersion(), ConfigHash: env.ConfigHash(), Seed: env.RunSeed(),
+		ExcludeNoTraining: cfg.ExcludeNoTraining, Config: conf,
 	}
 	byID := make(map[string]*dataset.Document, len(docs))
 	for i := range docs {
@@ -238,11 +267,26 @@ func contents(ctx context.Context, env *stage.Env, cfg *Config) (*pkg.Contents, 
 		c.Judgments = append(c.Judgments, pkg.Judgment{Query: j.Query, Round: j.Round, Match: j.Match, Sample1: j.Sample1, Sample2: j.Sample2,
 			Winner: j.Winner, Valid: !j.Invalid, Reason: j.Reason, Backend: j.Backend, Model: j.Model, Prompt: j.PromptVersion})
 	}
+	// Topics and summaries only of the released documents: a row of any
+	// other would come with no text, source or licence in the release.
+	released := make(map[string]bool, len(c.Corpus)+len(c.Queries))
+	for _, d := range c.Corpus {
+		released[d.ID] = true
+	}
+	for _, q := range c.Queries {
+		released[q.ID] = true
+	}
 	for _, t := range topics {
+		if !released[t.ID] {
+			continue
+		}
 		c.Topics = append(c.Topics, pkg.Topic{ID: t.ID, Topics: t.Topics, Scores: t.Scores, Domains: t.Domains, Domain: t.Domain,
 			Backend: t.Backend, Model: t.Model, Prompt: t.PromptVersion})
 	}
 	for _, s := range summaries {
+		if !released[s.ID] {
+			continue
+		}
 		c.Summaries = append(c.Summaries, pkg.Summary{ID: s.ID, NoCoreIdea: s.NoCoreIdea, CoreIdea: s.CoreIdea, SupportingIdeas: s.SupportingIdeas,
 			Keywords: s.Keywords, Confidence: s.Confidence, Backend: s.Backend, Model: s.Model, Prompt: s.PromptVersion})
 	}
@@ -269,8 +313,17 @@ func contents(ctx context.Context, env *stage.Env, cfg *Config) (*pkg.Contents, 
 		return nil, err
 	}
 	c.JudgeAudit = judgeAuditFigures(readers.SummarizeAudit(judgeAudit, c.Domains))
-	c.Labellers = labellers(topics, summaries, judgments, audit)
-	c.Meta.Upstream = provenance(env)
+	c.Labellers = labellers(slices.DeleteFunc(topics, func(t dataset.TopicRow) bool { return !released[t.ID] }),
+		slices.DeleteFunc(summaries, func(s dataset.Summary) bool { return !released[s.ID] }), judgments, audit)
+	if cfg.ExcludeNoTraining {
+		if err := excludeNoTraining(c, env); err != nil {
+			return nil, err
+		}
+	}
+	if c.Meta.Upstream, c.Meta.Sources, err = lineage(ctx, env); err != nil {
+		return nil, err
+	}
+	c.Meta.Datasets = digests
 	return c, nil
 }
 
@@ -372,23 +425,6 @@ func labellers(topics []dataset.TopicRow, summaries []dataset.Summary, judgments
 	return out
 }
 
-// provenance lists the steps that wrote the release's inputs: their config
-// hash and code, which do not depend on shard counts.
-func provenance(env *stage.Env) []pkg.Provenance {
-	var out []pkg.Provenance
-	seen := map[pkg.Provenance]bool{}
-	for _, ds := range inputs {
-		for _, m := range env.Writers(ds) {
-			p := pkg.Provenance{Stage: m.Stage, Step: m.Step, ConfigHash: m.ConfigHash, CodeVersion: m.CodeVersion, Dataset: ds}
-			if !seen[p] {
-				seen[p] = true
-				out = append(out, p)
-			}
-		}
-	}
-	return out
-}
-
 // ontologyTables are the ontology's DAG nodes and edges and its tree.
 func ontologyTables(dag *ontology.DAG, tree *ontology.Tree) ([]pkg.OntologyNode, []pkg.OntologyEdge, []pkg.OntologyTreeNode) {
 	var nodes []pkg.OntologyNode
@@ -421,8 +457,8 @@ func judgeAuditFigures(s readers.AuditSummary) pkg.JudgeAudit {
 	out := pkg.JudgeAudit{Source: s.Source}
 	for _, sc := range s.Scopes {
 		out.Scopes = append(out.Scopes, pkg.JudgeAuditScope{Scope: sc.Scope, Comparisons: sc.Comparisons, Answered: sc.Answered,
-			Consistency: sc.Consistent.P, ConsistencyLo: sc.Consistent.Lo, ConsistencyHi: sc.Consistent.Hi,
-			FirstWins: sc.FirstWins.P, FirstWinsLo: sc.FirstWins.Lo, FirstWinsHi: sc.FirstWins.Hi})
+			Consistency: pkg.Ratio(sc.Consistent.P), ConsistencyLo: pkg.Ratio(sc.Consistent.Lo), ConsistencyHi: pkg.Ratio(sc.Consistent.Hi),
+			FirstWins: pkg.Ratio(sc.FirstWins.P), FirstWinsLo: pkg.Ratio(sc.FirstWins.Lo), FirstWinsHi: pkg.Ratio(sc.FirstWins.Hi)})
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -81,7 +82,17 @@ func fixture(t *testing.T, st store.Store, corpusShards, shards int, flagged boo
 	stagetest.PutOne(t, st, "r", dataset.Topics, topics)
 	stagetest.PutOne(t, st, "r", dataset.Summaries, summaries)
 	stagetest.PutOne(t, st, "r", dataset.Thresholds, []dataset.Threshold{{Scope: dataset.ScopeFinal, TauTopic: 0.9, TauSumm: 0.3, K: 1, Feasible: true}})
-	stagetest.PutOne(t, st, "r", dataset.Results, []dataset.Result{{Retriever: "bm25", Setting: "statement-full", Gain: "exponential", Scope: "overall", Queries: 3, NDCG: 0.7, Lo: 0.6, Hi: 0.8}})
+	// Every query's run ranks its candidates by rating ascending (0, 1.25,
+	// 2.5, 3.75), the reverse of the ideal: the same nDCG@10 for each.
+	g := func(r float64) float64 { return math.Pow(2, r) - 1 }
+	dcg := func(rs ...float64) (s float64) {
+		for i, r := range rs {
+			s += g(r) / math.Log2(float64(i+2))
+		}
+		return s
+	}
+	nd := dcg(0, 1.25, 2.5, 3.75) / dcg(3.75, 2.5, 1.25, 0)
+	stagetest.PutOne(t, st, "r", dataset.Results, []dataset.Result{{Retriever: "bm25", Setting: "statement-full", Gain: "exponential", Scope: "overall", Queries: 3, NDCG: nd, Lo: nd, Hi: nd}})
 	var leaks []dataset.Leak
 	if flagged {
 		leaks = []dataset.Leak{{Query: "d00", Doc: "d03", Rank: 4, Rating: 0, Score: 0.8, Reason: "same answer and numbers", Backend: "lexical"}}
@@ -91,7 +102,7 @@ func fixture(t *testing.T, st store.Store, corpusShards, shards int, flagged boo
 
 func runRelease(t *testing.T, st store.Store, extra string, force bool) (stage.Result, error) {
 	t.Helper()
-	cfg, err := config.Parse([]byte("run: r\nroot: mem\nseed: 3\nrelease: {version: 1.0.0, date: 2026-12-01"+extra+"}\n"), Section)
+	cfg, err := config.Parse([]byte("run: r\nroot: mem\nseed: 3\nrelease: {version: 1.0.0, date: 2026-12-01, homepage: 'https://example.org/s', creators: [{name: A. Author}]"+extra+"}\n"), Section)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,6 +176,55 @@ func TestReleaseVerifiesAndIgnoresShardCounts(t *testing.T) {
 		if !bytes.Equal(data, fa[p]) {
 			t.Errorf("%s differs on a rerun", p)
 		}
+	}
+}
+
+// TestReleaseExcludesNoTraining: release.exclude_no_training leaves out
+// the documents whose sources forbid training and everything derived
+// from them; what is left verifies (its results recomputed over the runs
+// left) and the card says how much was left out. Without it, the release
+// needs a homepage and a creator.
+func TestReleaseExcludesNoTraining(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewMem()
+	fixture(t, st, 1, 1, false)
+	if _, err := runRelease(t, st, ", exclude_no_training: true", false); err != nil {
+		t.Fatal(err)
+	}
+	fa := releaseFiles(t, st)
+	rep, err := pkg.Verify(ctx, prefixed{st, layout.ReleasePrefix("r", "1.0.0")})
+	if err != nil || !rep.OK() {
+		t.Fatalf("verify: %v %v", rep, err)
+	}
+	corpus, _ := dataset.Decode[pkg.Doc](fa["data/corpus.parquet"], "corpus")
+	summaries, _ := dataset.Decode[pkg.Summary](fa["data/summaries.parquet"], "summaries")
+	qrels, _ := dataset.Decode[pkg.Qrel](fa["data/qrels.parquet"], "qrels")
+	if len(corpus) != 9 || len(summaries) != 12 || len(qrels) != 9 {
+		t.Errorf("%d documents, %d summaries, %d qrels; want 9, 12 (9 + 3 queries), 9", len(corpus), len(summaries), len(qrels))
+	}
+	for _, d := range corpus {
+		if d.NoTraining {
+			t.Errorf("document %s of a no_training source released", d.ID)
+		}
+	}
+	for _, p := range []string{"trec/runs/bm25.statement-full.run", "beir/statement-full/corpus.jsonl", "trec/qrels.txt"} {
+		for _, id := range []string{"d04", "d09", "d14"} {
+			if bytes.Contains(fa[p], []byte(id)) {
+				t.Errorf("%s still names %s", p, id)
+			}
+		}
+	}
+	if card := string(fa[pkg.CardFile]); !strings.Contains(card, "were left out (`release.exclude_no_training`), with everything derived from them: 0 queries and 3 documents") {
+		t.Errorf("card does not say what was left out:\n%s", card)
+	}
+	// No homepage or creator: exit 2 naming both keys.
+	cfg, err := config.Parse([]byte("run: r\nroot: mem\nrelease: {version: 1.0.0, date: 2026-12-01}\n"), Section)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = stage.RunShard(ctx, cfg, Stage, Stage.Steps[0], shard.Spec{Index: 0, Count: 1}, st, zerolog.Nop(), stage.Options{Force: true})
+	if stage.ExitCode(err) != stage.ExitBadInput || !strings.Contains(err.Error(), "release.homepage") || !strings.Contains(err.Error(), "release.creators") {
+		t.Errorf("no homepage or creator: %v", err)
 	}
 }
 
