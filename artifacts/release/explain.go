@@ -52,6 +52,21 @@ func (c *Contents) trecReadme() []byte {
 	return b.Bytes()
 }
 
+// stagesThatMadeIt are the stages of the steps upstream of the release and
+// the release itself: what the rebuild runs (saber run orders them), and
+// nothing beside the main line that would need inputs the release does
+// not list.
+func (c *Contents) stagesThatMadeIt() []string {
+	out := []string{"release"}
+	for _, p := range c.Meta.Upstream {
+		if !slices.Contains(out, p.Stage) {
+			out = append(out, p.Stage)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // reproduce renders REPRODUCE.md.
 func (c *Contents) reproduce() []byte {
 	m := c.Meta
@@ -73,7 +88,7 @@ func (c *Contents) reproduce() []byte {
 	fmt.Fprintf(&b, "cp <this release>/%s rebuild/run.yaml\n", ReproduceConfig)
 	b.WriteString("# put the raw sources above under rebuild/, at the paths run.yaml names, and check them:\n")
 	b.WriteString("(cd rebuild && sha256sum <the files>)   # must print the SHA-256 above\n")
-	b.WriteString("bin/saber run --config rebuild/run.yaml\n")
+	fmt.Fprintf(&b, "bin/saber run --config rebuild/run.yaml --stages %s\n", strings.Join(c.stagesThatMadeIt(), ","))
 	fmt.Fprintf(&b, "diff <this release>/%s rebuild/<root>/<run>/release/%s/%s   # no output: the same bytes\n", SumsFile, m.Version, SumsFile)
 	b.WriteString("```\n\n")
 	if dirty != "" {

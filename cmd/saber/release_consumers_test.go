@@ -516,11 +516,18 @@ func TestReproduceRebuildsTheRelease(t *testing.T) {
 	}
 	conf, _ := os.ReadFile(filepath.Join(rel, release.ReproduceConfig))
 	os.WriteFile(filepath.Join(fresh, "run.yaml"), conf, 0o644)
-	if !strings.Contains(string(readme), "bin/saber run --config rebuild/run.yaml") {
-		t.Fatalf("REPRODUCE.md does not give the run command:\n%s", readme)
+	// The command as REPRODUCE.md gives it, with rebuild/ where it is here.
+	var args []string
+	for _, l := range strings.Split(string(readme), "\n") {
+		if rest, ok := strings.CutPrefix(l, "bin/saber run "); ok {
+			args = append([]string{"run"}, strings.Fields(strings.ReplaceAll(rest, "rebuild/", fresh+"/"))...)
+		}
 	}
-	if out, code := saber(t, "run", "--config", filepath.Join(fresh, "run.yaml")); code != 0 {
-		t.Fatalf("rebuild: exit %d\n%s", code, out)
+	if len(args) == 0 {
+		t.Fatalf("REPRODUCE.md gives no bin/saber run command:\n%s", readme)
+	}
+	if out, code := saber(t, args...); code != 0 {
+		t.Fatalf("rebuild (saber %s): exit %d\n%s", strings.Join(args, " "), code, out)
 	}
 	want, _ := os.ReadFile(filepath.Join(rel, release.SumsFile))
 	got, err := os.ReadFile(filepath.Join(fresh, "data", "demo", "release", "0.1.0-demo", release.SumsFile))
@@ -541,4 +548,44 @@ func diffLines(a, b string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestDemoReleaseExcludesNoTraining: on a copy of the demo, setting
+// release.exclude_no_training reruns the release alone, and the new
+// release holds no row of a no_training document (nor its summaries,
+// topics, candidates, qrels or run lines), says so on the card, and
+// verifies.
+func TestDemoReleaseExcludesNoTraining(t *testing.T) {
+	demo, _ := demoRelease(t)
+	dir := filepath.Join(t.TempDir(), "demo")
+	copyDir(t, demo, dir)
+	cfg := filepath.Join(dir, "run.yaml")
+	b, _ := os.ReadFile(cfg)
+	conf := strings.Replace(string(b), "release:\n", "release:\n  exclude_no_training: true\n", 1)
+	os.WriteFile(cfg, []byte(conf), 0o644)
+	out, code := saber(t, "run", "--config", cfg, "--rerun-stale")
+	if code != 0 || !strings.Contains(out, "release reduce: 1 of 1 shards to run") || !strings.Contains(out, "ingest map: 0 of") {
+		t.Fatalf("rerun with exclude_no_training: exit %d\n%s", code, out)
+	}
+	rel := filepath.Join(dir, "data", "demo", "release", "0.1.0-demo")
+	if out, code := saber(t, "release", "verify", rel); code != 0 {
+		t.Fatalf("verify: exit %d\n%s", code, out)
+	}
+	db := extread.NewDuckDB(t)
+	for _, tb := range []string{"corpus", "queries", "summaries", "topics"} {
+		rows, err := db.Query("SELECT count(*) FILTER (WHERE no_training) AS n, count(*) AS all FROM read_parquet(" + extread.SQLString(filepath.Join(rel, "data", tb+".parquet")) + ")")
+		if err != nil || rows[0]["n"] != int64(0) || rows[0]["all"] == int64(0) {
+			t.Errorf("%s: %v no_training rows (%v)", tb, rows, err)
+		}
+	}
+	var man release.Manifest
+	mb, _ := os.ReadFile(filepath.Join(rel, release.ManifestFile))
+	json.Unmarshal(mb, &man)
+	if !man.ExcludeNoTraining || man.Excluded.Documents == 0 {
+		t.Errorf("MANIFEST.json: exclude_no_training %v, excluded %+v", man.ExcludeNoTraining, man.Excluded)
+	}
+	card, _ := os.ReadFile(filepath.Join(rel, release.CardFile))
+	if !strings.Contains(string(card), "were left out (`release.exclude_no_training`)") {
+		t.Error("the card does not say the no_training documents were left out")
+	}
 }

@@ -289,11 +289,13 @@ func sortedKeys(m map[string]bool) []string {
 const ReproduceRoot = "data"
 
 // ReproduceYAML renders the effective config as a release carries it for
-// rebuilding (reproduce/run.yaml): what YAML gives, less every
-// operational field (tagged hash:"-": shard counts, parallelism, storage,
-// executor, Slurm, logs — how a run goes, never its bytes), with the root
-// set to ReproduceRoot. Two runs that differ only in how they ran render
-// the same bytes.
+// rebuilding (reproduce/run.yaml): what YAML gives, less what only says
+// where and how wide a run went — shard counts, storage, the executor,
+// Slurm, logs, the forecast's settings, all tagged hash:"-" — with the
+// root set to ReproduceRoot. Two runs that differ only in those render
+// the same bytes, so 1 or 64 shards give the same release. Every other
+// field stays, operational or not (a source's max_reject_share, an LLM
+// server's timeout): the rebuild needs them to run as the original did.
 func (c *Config) ReproduceYAML() ([]byte, error) {
 	var doc yaml.Node
 	if err := doc.Encode(c); err != nil {
@@ -322,8 +324,13 @@ func (c *Config) ReproduceYAML() ([]byte, error) {
 	return buf.Bytes(), enc.Close()
 }
 
+// whereAndHowWide are the hash:"-" fields ReproduceYAML drops: the shard
+// counts of every section, and the core's machine-bound sections.
+var whereAndHowWide = map[string]bool{"shards": true, "embed_shards": true, "storage": true, "log": true, "executor": true, "slurm": true, "plan": true}
+
 // dropOperational removes from a mapping node, recursively, the keys of
-// the struct fields of t tagged hash:"-".
+// the struct fields of t that are tagged hash:"-" and named in
+// whereAndHowWide.
 func dropOperational(n *yaml.Node, t reflect.Type) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -355,7 +362,7 @@ func dropOperational(n *yaml.Node, t reflect.Type) {
 		kept := n.Content[:0]
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			f, ok := fields[n.Content[i].Value]
-			if ok && f.Tag.Get("hash") == "-" {
+			if ok && f.Tag.Get("hash") == "-" && whereAndHowWide[n.Content[i].Value] {
 				continue
 			}
 			if ok {

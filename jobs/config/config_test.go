@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -247,5 +248,44 @@ func TestDiffAndHash(t *testing.T) {
 	}
 	if HashValues(old) == HashValues(new) || HashValues(old) != HashValues(map[string]string{"seed": "1", "dedup.ngram": "5", "dedup.threshold": "0.8"}) {
 		t.Error("HashValues depends on map order or misses a change")
+	}
+}
+
+// TestReproduceYAML: the config a release carries drops shard counts and
+// the machine-bound sections and names a fixed root, so two runs that
+// differ only there render the same bytes; every other field, operational
+// or not, stays, and the YAML parses back to the same values.
+func TestReproduceYAML(t *testing.T) {
+	a, err := Parse([]byte("run: r1\nroot: /scratch/a\nexecutor: {parallel: 8}\ntoy: {shards: 3, threshold: 0.85, nested: {deep: x, timeout: 9}}\n"), toySection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Parse([]byte("run: r1\nroot: s3://bucket/b\nstorage: {s3: {region: x}}\ntoy: {shards: 64, threshold: 0.85, nested: {deep: x, timeout: 9}}\n"), toySection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ya, err := a.ReproduceYAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	yb, _ := b.ReproduceYAML()
+	if !bytes.Equal(ya, yb) {
+		t.Errorf("shards, storage, executor and root change the reproduce config:\n%s\n---\n%s", ya, yb)
+	}
+	s := string(ya)
+	for _, gone := range []string{"shards:", "executor:", "storage:", "slurm:", "/scratch"} {
+		if strings.Contains(s, gone) {
+			t.Errorf("reproduce config has %q:\n%s", gone, s)
+		}
+	}
+	if !strings.Contains(s, "root: "+ReproduceRoot+"\n") || !strings.Contains(s, "timeout: 9") {
+		t.Errorf("reproduce config lacks the fixed root or an operational field it needs:\n%s", s)
+	}
+	c, err := Parse(ya, toySection)
+	if err != nil {
+		t.Fatalf("reparse: %v\n%s", err, ya)
+	}
+	if d := Diff(a.Values("seed", "toy"), c.Values("seed", "toy")); len(d) > 0 {
+		t.Errorf("values changed through the reproduce config: %v", d)
 	}
 }
