@@ -163,24 +163,13 @@ func fileID(p string) string { return p }
 // DataType is the Croissant type of a Parquet column (the element's for a
 // list), and whether it repeats.
 func DataType(n parquet.Node) (string, bool) {
-	repeated := false
-	if !n.Leaf() {
-		// A LIST: group "list" > "element".
-		for _, g := range n.Fields() {
-			for _, e := range g.Fields() {
-				n, repeated = e, true
-			}
-		}
-	}
-	if n.Repeated() {
-		repeated = true
-	}
-	switch n.Type().Kind() {
-	case parquet.Boolean:
+	t, repeated := featureType(n)
+	switch t {
+	case "bool":
 		return "sc:Boolean", repeated
-	case parquet.Int32, parquet.Int64, parquet.Int96:
+	case "int32", "int64":
 		return "sc:Integer", repeated
-	case parquet.Float, parquet.Double:
+	case "float32", "float64":
 		return "sc:Float", repeated
 	}
 	return "sc:Text", repeated

@@ -252,15 +252,30 @@ func (c *Config) RootURI() string { return c.Resolve(c.Root) }
 
 // YAML renders the effective config (defaults filled in), for
 // --print-config: the core, then each stage's section.
-func (c *Config) YAML() ([]byte, error) {
+func (c *Config) YAML() ([]byte, error) { return c.render(false) }
+
+// render encodes the core, then each stage's section; reproduce drops
+// what ReproduceYAML leaves out and sets the root to ReproduceRoot.
+func (c *Config) render(reproduce bool) ([]byte, error) {
 	var doc yaml.Node
 	if err := doc.Encode(c); err != nil {
 		return nil, err
+	}
+	if reproduce {
+		dropOperational(&doc, reflect.TypeOf(*c))
+		for i := 0; i+1 < len(doc.Content); i += 2 {
+			if doc.Content[i].Value == "root" {
+				doc.Content[i+1] = &yaml.Node{Kind: yaml.ScalarNode, Value: ReproduceRoot}
+			}
+		}
 	}
 	for _, n := range c.names {
 		var v yaml.Node
 		if err := v.Encode(c.sections[n]); err != nil {
 			return nil, fmt.Errorf("section %s: %w", n, err)
+		}
+		if reproduce {
+			dropOperational(&v, reflect.TypeOf(c.sections[n]))
 		}
 		doc.Content = append(doc.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: n}, &v)
 	}
@@ -296,33 +311,7 @@ const ReproduceRoot = "data"
 // the same bytes, so 1 or 64 shards give the same release. Every other
 // field stays, operational or not (a source's max_reject_share, an LLM
 // server's timeout): the rebuild needs them to run as the original did.
-func (c *Config) ReproduceYAML() ([]byte, error) {
-	var doc yaml.Node
-	if err := doc.Encode(c); err != nil {
-		return nil, err
-	}
-	dropOperational(&doc, reflect.TypeOf(*c))
-	for i := 0; i+1 < len(doc.Content); i += 2 {
-		if doc.Content[i].Value == "root" {
-			doc.Content[i+1] = &yaml.Node{Kind: yaml.ScalarNode, Value: ReproduceRoot}
-		}
-	}
-	for _, n := range c.names {
-		var v yaml.Node
-		if err := v.Encode(c.sections[n]); err != nil {
-			return nil, fmt.Errorf("section %s: %w", n, err)
-		}
-		dropOperational(&v, reflect.TypeOf(c.sections[n]))
-		doc.Content = append(doc.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: n}, &v)
-	}
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), enc.Close()
-}
+func (c *Config) ReproduceYAML() ([]byte, error) { return c.render(true) }
 
 // whereAndHowWide are the hash:"-" fields ReproduceYAML drops: the shard
 // counts of every section, and the core's machine-bound sections.
