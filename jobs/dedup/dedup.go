@@ -121,9 +121,16 @@ type pair struct {
 // not shingled again.
 const estimateSlack = 0.2
 
+// normalized is the text dedup shingles a statement by: a leading
+// enumeration label ("Problem 4.") is where a re-post put it in a list,
+// no part of the problem.
+func normalized(statement string) string {
+	return minhash.NormalizeMath(minhash.StripLabel(statement))
+}
+
 // shingles are the shingles dedup compares a statement by.
 func shingles(cfg *Config, statement string) []uint64 {
-	return minhash.Shingles(minhash.NormalizeMath(statement), cfg.NGram)
+	return minhash.Shingles(normalized(statement), cfg.NGram)
 }
 
 // sameNorm is a candidate pair whose statements are identical after
@@ -153,7 +160,7 @@ func confirm(cfg *Config, probs []dataset.Problem, cands []pair) confirmed {
 	of := func(i int) norm {
 		n, ok := cache[i]
 		if !ok {
-			n.text = minhash.NormalizeMath(probs[i].Statement)
+			n.text = normalized(probs[i].Statement)
 			n.shingles = minhash.Shingles(n.text, cfg.NGram)
 			cache[i] = n
 		}

@@ -183,7 +183,7 @@ func TestAgainstBruteForce(t *testing.T) {
 	sh := make(map[string][]uint64, len(probs))
 	index := map[uint64][]int{}
 	for i, p := range probs {
-		s := minhash.Shingles(minhash.NormalizeMath(p.Statement), 5)
+		s := shingles(&Config{NGram: 5}, p.Statement)
 		sh[p.ID] = s
 		for _, h := range s {
 			index[h] = append(index[h], i)

@@ -172,7 +172,7 @@ func TestLabelledFixture(t *testing.T) {
 		{"fx/arccos-minus", "fx/arccos-one"}, {"fx/arcsin-minus", "fx/arcsin-one"}, {"fx/abc-largest", "fx/abc-ge"},
 		{"fx/xy-less", "fx/xy-greater"}, {"fx/fact", "fx/fact-ne"}, {"fx/abs-outer", "fx/abs-inner"}, {"fx/sub", "fx/sup"},
 	} {
-		a, b := minhash.NormalizeMath(stmt[p[0]].Statement), minhash.NormalizeMath(stmt[p[1]].Statement)
+		a, b := normalized(stmt[p[0]].Statement), normalized(stmt[p[1]].Statement)
 		if j := minhash.Jaccard(minhash.Shingles(a, 5), minhash.Shingles(b, 5)); j >= 1 || a == b {
 			t.Errorf("%s ~ %s: Jaccard %.3f after normalisation, want < 1:\n%s\n%s", p[0], p[1], j, a, b)
 		}

@@ -145,19 +145,18 @@ var commandAlias = map[string]string{
 func isOperator(r rune) bool { return r == '+' || r == '-' || r == '=' || r == '<' || r == '>' }
 
 // isMark: what else carries meaning in maths ("|f(x)|" is not "f(|x|)",
-// "x^2" not "x_2", "[a, b)" not "(a, b)"), a token of its own everywhere,
-// so that a statement whose delimiters a re-post broke ("\$" spaced to
-// "\ $") still gives the same tokens. "!" (5! is not 5) is a mark in
-// maths only: in prose it ends a sentence, and re-posts change it. An
-// apostrophe is none ("Lenny's" and "Lenny’s" are one word; a prime is
-// rarely all that tells two problems apart).
+// "x^2" not "x_2", "[a, b)" not "(a, b)", "5!" not "5"), a token of its
+// own there. In prose these are punctuation ("Q12)", "(No calculators.)")
+// that re-posts change, and separate words only.
 func isMark(r rune, math bool) bool {
-	return strings.ContainsRune("()[]|^_/*", r) || math && r == '!'
+	return math && strings.ContainsRune("()[]|^_/*!", r)
 }
 
-// appendTokens appends the tokens of one segment to out: lower-cased runs
-// of letters, runs of digits ("2x" is "2 x", so white space in maths never
-// matters), LaTeX commands, signs and operators, and marks (isMark).
+// appendTokens appends the tokens of one segment to out: lower-cased words
+// (in prose runs of letters and digits, as Normalize reads them; in maths
+// runs of letters and runs of digits apart, "2x" is "2 x", so that white
+// space in maths never matters), LaTeX commands, signs and operators, and
+// maths marks (isMark).
 func appendTokens(out []string, text string, math bool) []string {
 	var word strings.Builder
 	digits := false // what word holds
@@ -199,7 +198,9 @@ func appendTokens(out []string, text string, math bool) []string {
 			out = append(out, string(r))
 		case unicode.IsDigit(r) || unicode.IsLetter(r):
 			if d := unicode.IsDigit(r); d != digits {
-				flush()
+				if math {
+					flush()
+				}
 				digits = d
 			}
 			word.WriteRune(unicode.ToLower(r))
@@ -216,10 +217,10 @@ func isASCIILetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <
 // NormalizeMath returns the tokens of s, joined by single spaces: s after
 // Unicode NFKD (compatibility forms: "ﬁ" is "fi", "²" is "2"; diacritics
 // and format characters dropped), split into prose and maths in every
-// delimiter (splitMath). Tokens are lower-cased letter runs, digit runs,
-// LaTeX commands (\dfrac is frac, \leq le; \left, \right, \text and
-// spacing dropped), signs and operators (+ - = < >, and ± ∓ ≤ ≥ ≠ as pm,
-// mp, le, ge, ne) and the marks ( ) [ ] | ^ _ / *, with ! in maths.
+// delimiter (splitMath). Tokens are lower-cased words, LaTeX commands
+// (\dfrac is frac, \leq le; \left, \right, \text and spacing dropped),
+// signs and operators (+ - = < >, and ± ∓ ≤ ≥ ≠ as pm, mp, le, ge, ne)
+// and, in maths, the marks ( ) [ ] | ^ _ / * !.
 // Everything else (punctuation, braces, white space) only separates
 // tokens, so LaTeX spacing, line breaks and punctuation spacing never
 // change the result; a sign, an operator or a digit always does.

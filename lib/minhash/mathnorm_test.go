@@ -22,8 +22,10 @@ func TestNormalizeMath(t *testing.T) {
 		{"white space in maths never matters", "$2x+1$ $2 x + 1$", "2 x + 1 2 x + 1"},
 		{"factorial in maths only", "$5!$ Wow!", "5 ! wow"},
 		{"apostrophes separate", "Lenny's and Lenny’s", "lenny s and lenny s"},
-		{"accents and compatibility forms", "Éléonore ﬁnds x²", "eleonore finds x 2"},
+		{"accents and compatibility forms", "Éléonore ﬁnds x²", "eleonore finds x2"},
 		{"lower case", "LET ABC Be $ABC$", "let abc be abc"},
+		{"prose punctuation only separates", "Q12) (a) Find x/y.", "q12 a find x y"},
+		{"letters and digits apart in maths only", "x2 and $x2$", "x2 and x 2"},
 	}
 	for _, tt := range tests {
 		if got := NormalizeMath(tt.in); got != tt.want {
@@ -54,7 +56,7 @@ func TestSentences(t *testing.T) {
 		{"Problem 3. Let $x = 1.$ Find $x + 1.$", `["let x = 1" "find x + 1"]`},
 		{"Let\n\\[x^2 - 1 = 0.\\] Find $x$.", `["let x ^ 2 - 1 = 0" "find x"]`},
 		{"Find x Express your answer as a fraction.", `["find x" "express your answer as a fraction"]`},
-		{"Find it (No calculators.)", `["find it" "no calculators )"]`},
+		{"Find it (No calculators.)", `["find it" "no calculators"]`},
 		{"Compute it. [asy]draw((0,0)--(1,1));[/asy] Done.", `["find it" "done"]`},
 	}
 	for _, tt := range tests {
