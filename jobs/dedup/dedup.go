@@ -44,6 +44,9 @@ var Stage = stage.Stage{
 			Inputs:  []string{dataset.Problems.Name},
 			Outputs: []string{dataset.Signatures.Name},
 			Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
+			// Signatures depend on the statements, the seed, ngram, bands
+			// and rows only: a new threshold or guard reruns the reduce.
+			Ignores: []string{"dedup.threshold", "dedup.guard", "dedup.clustering", "dedup.priority"},
 			Run:     signatures,
 		},
 		{
