@@ -69,6 +69,12 @@ const (
 	// ReasonMissingFile: a side file a row names (ingest files:) does not
 	// exist or cannot be opened.
 	ReasonMissingFile = "missing_file"
+	// ReasonPlaceholder: a statement or solution that is a placeholder
+	// (NONE, N/A, null, -; ingest.placeholders), not text.
+	ReasonPlaceholder = "placeholder"
+	// ReasonPathOnly: a statement or solution that is only a file path or
+	// a URL: the text lives elsewhere (ingest files: reads side files).
+	ReasonPathOnly = "path_only"
 )
 
 // IngestRow is a row of `ingest_rows`, the staging dataset ingest's map
@@ -120,6 +126,17 @@ type IngestSpan struct {
 	// fields rows have (at most 64), for the source's verdict.
 	Mapped []string `parquet:"mapped,list"`
 	Seen   []string `parquet:"seen,list"`
+	// Subjects are the subject values rows have that are subject_map keys
+	// (all of them) and others (at most 64), so that a key no row has is
+	// found (a typo in the map).
+	Subjects []string `parquet:"subjects,list"`
+	// WhereHits are the where: values some row's field equals, as
+	// "<condition>.<value>" indices; WhereCase those only a case variant
+	// of matched, as "<condition>.<value>=<the row's text>" (the first
+	// seen), so that a value in the wrong case is an error, not a filter
+	// that silently keeps or drops every row.
+	WhereHits []string `parquet:"where_hits,list"`
+	WhereCase []string `parquet:"where_case,list"`
 }
 
 // Document is a row of `corpus`, written by dedup's reduce: the problems

@@ -22,8 +22,9 @@ type Config struct {
 	// Threshold confirms an LSH candidate pair at exact Jaccard of the
 	// shingle sets ≥ Threshold (the MinHash estimate only pre-filters).
 	Threshold float64 `yaml:"threshold" json:"threshold"`
-	// Guard (default true) keeps a confirmed pair apart when the numbers or
-	// the final questions of the two statements differ (minhash.Guard).
+	// Guard (default true) keeps a confirmed pair apart unless the two
+	// statements have the same numbers, figures and sentences but for
+	// instructions (minhash.Guard).
 	Guard *bool `yaml:"guard" json:"guard"`
 	// Clustering is star (default: a member joins only a kept member it is a
 	// confirmed duplicate of, so nothing chains) or union_find (transitive).

@@ -1,9 +1,11 @@
 // Package dedup removes near-duplicate problems with MinHash LSH, as
-// datatrove does (SPEC §3): word 5-grams of the normalised statement,
-// 14 bands × 8 rows as the candidate generator. A candidate is confirmed at
-// exact Jaccard of the shingle sets ≥ dedup.threshold and, with dedup.guard,
-// only when the two statements have the same numbers and final question
-// (minhash.Guard). Clusters are stars around the member kept (source
+// datatrove does (SPEC §3): 5-grams of the normalised statement's tokens,
+// 14 bands × 8 rows as the candidate generator. The normalisation
+// (minhash.NormalizeMath) keeps signs, operators and the maths in every
+// delimiter, so that a sign flip is no Jaccard 1.0. A candidate is
+// confirmed at exact Jaccard of the shingle sets ≥ dedup.threshold and,
+// with dedup.guard, only when the two statements have the same numbers and
+// the same sentences but for instructions (minhash.Guard). Clusters are stars around the member kept (source
 // priority, then smallest id) unless dedup.clustering is union_find.
 //
 // The map step computes signatures for a contiguous range of the sorted
@@ -42,6 +44,9 @@ var Stage = stage.Stage{
 			Inputs:  []string{dataset.Problems.Name},
 			Outputs: []string{dataset.Signatures.Name},
 			Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
+			// Signatures depend on the statements, the seed, ngram, bands
+			// and rows only: a new threshold or guard reruns the reduce.
+			Ignores: []string{"dedup.threshold", "dedup.guard", "dedup.clustering", "dedup.priority"},
 			Run:     signatures,
 		},
 		{
@@ -86,7 +91,7 @@ func signatures(ctx context.Context, env *stage.Env) error {
 		if i%1024 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		sh := minhash.Shingles(minhash.Normalize(r.Statement), cfg.NGram)
+		sh := shingles(cfg, r.Statement)
 		sigs = append(sigs, dataset.Signature{ID: r.ID, Source: r.Source, Shingles: int32(len(sh)), MinHash: h.Signature(sh)})
 		prog.Add(1)
 	}
@@ -119,34 +124,81 @@ type pair struct {
 // not shingled again.
 const estimateSlack = 0.2
 
+// normalized is the text dedup shingles a statement by: a leading
+// enumeration label ("Problem 4.") is where a re-post put it in a list,
+// no part of the problem.
+func normalized(statement string) string {
+	return minhash.NormalizeMath(minhash.StripLabel(statement))
+}
+
+// shingles are the shingles dedup compares a statement by.
+func shingles(cfg *Config, statement string) []uint64 {
+	return minhash.Shingles(normalized(statement), cfg.NGram)
+}
+
+// sameNorm is a candidate pair whose statements are identical after
+// normalisation though their raw texts differ, with what became of it:
+// the guard's reason to keep it apart, or "" when it was confirmed.
+type sameNorm struct {
+	i, j   int
+	reason minhash.GuardReason
+}
+
+// confirmed is what confirm makes of the candidates.
+type confirmed struct {
+	pairs     []pair                      // confirmed, exact Jaccard
+	guarded   map[minhash.GuardReason]int // pairs over the threshold the guard kept apart, by reason
+	sameNorms []sameNorm
+}
+
 // confirm keeps the candidate pairs whose exact Jaccard of shingle sets
 // reaches dedup.threshold and, with dedup.guard, that minhash.Guard does not
-// keep apart; it returns them and the number the guard kept apart. Only the
-// statements of candidates are shingled again.
-func confirm(cfg *Config, probs []dataset.Problem, cands []pair) ([]pair, int) {
-	shingles := map[int][]uint64{}
-	of := func(i int) []uint64 {
-		s, ok := shingles[i]
-		if !ok {
-			s = minhash.Shingles(minhash.Normalize(probs[i].Statement), cfg.NGram)
-			shingles[i] = s
-		}
-		return s
+// keep apart. Only the statements of candidates are normalised again.
+func confirm(cfg *Config, probs []dataset.Problem, cands []pair) confirmed {
+	type norm struct {
+		text     string
+		shingles []uint64
 	}
-	var out []pair
-	guarded := 0
+	cache := map[int]norm{}
+	of := func(i int) norm {
+		n, ok := cache[i]
+		if !ok {
+			n.text = normalized(probs[i].Statement)
+			n.shingles = minhash.Shingles(n.text, cfg.NGram)
+			cache[i] = n
+		}
+		return n
+	}
+	out := confirmed{guarded: map[minhash.GuardReason]int{}}
 	for _, p := range cands {
-		p.jaccard = minhash.Jaccard(of(p.i), of(p.j))
+		a, b := of(p.i), of(p.j)
+		p.jaccard = minhash.Jaccard(a.shingles, b.shingles)
 		if p.jaccard < cfg.Threshold {
 			continue
 		}
-		if cfg.GuardOn() && minhash.Guard(probs[p.i].Statement, probs[p.j].Statement) != "" {
-			guarded++
+		var reason minhash.GuardReason
+		if cfg.GuardOn() {
+			reason = minhash.Guard(probs[p.i].Statement, probs[p.j].Statement)
+		}
+		if a.text == b.text && probs[p.i].Statement != probs[p.j].Statement {
+			out.sameNorms = append(out.sameNorms, sameNorm{i: p.i, j: p.j, reason: reason})
+		}
+		if reason != "" {
+			out.guarded[reason]++
 			continue
 		}
-		out = append(out, p)
+		out.pairs = append(out.pairs, p)
 	}
-	return out, guarded
+	return out
+}
+
+// total is the number of pairs the guard kept apart.
+func (c confirmed) total() int {
+	n := 0
+	for _, v := range c.guarded {
+		n += v
+	}
+	return n
 }
 
 // star clusters n items without chaining: items are visited in keep order
@@ -261,7 +313,8 @@ func reduce(ctx context.Context, env *stage.Env) error {
 			return stage.BadInput(fmt.Errorf("problems row %d is %q but signature %q: problems changed after the map step; rerun `dedup --force`", i+1, probs[i].ID, sigs[i].ID))
 		}
 	}
-	pairs, guarded := confirm(cfg, probs, cands)
+	conf := confirm(cfg, probs, cands)
+	pairs, guarded := conf.pairs, conf.total()
 	rank := map[string]int{}
 	for i, s := range cfg.Priority {
 		rank[s] = i
@@ -302,7 +355,7 @@ func reduce(ctx context.Context, env *stage.Env) error {
 			return j
 		}
 		// union_find: a member linked to the kept one only through others.
-		return minhash.Jaccard(minhash.Shingles(minhash.Normalize(probs[a].Statement), cfg.NGram), minhash.Shingles(minhash.Normalize(probs[b].Statement), cfg.NGram))
+		return minhash.Jaccard(shingles(cfg, probs[a].Statement), shingles(cfg, probs[b].Statement))
 	}
 	var dups []dataset.Duplicate
 	dropped := map[string]bool{}
@@ -348,7 +401,7 @@ func reduce(ctx context.Context, env *stage.Env) error {
 	if err := stage.WriteOutput(ctx, env, dataset.Duplicates, dups); err != nil {
 		return err
 	}
-	rep := dedupReport(reportInput{cfg: cfg, problems: len(probs), candidates: len(cands), guarded: guarded, groups: groups, pairs: pairs, probs: probs})
+	rep := dedupReport(reportInput{cfg: cfg, problems: len(probs), candidates: len(cands), guarded: conf.guarded, groups: groups, pairs: pairs, sameNorms: conf.sameNorms, probs: probs})
 	if err := stage.WriteReport(ctx, env, ReportDedup, rep); err != nil {
 		return err
 	}

@@ -183,7 +183,7 @@ func TestAgainstBruteForce(t *testing.T) {
 	sh := make(map[string][]uint64, len(probs))
 	index := map[uint64][]int{}
 	for i, p := range probs {
-		s := minhash.Shingles(minhash.Normalize(p.Statement), 5)
+		s := shingles(&Config{NGram: 5}, p.Statement)
 		sh[p.ID] = s
 		for _, h := range s {
 			index[h] = append(index[h], i)
@@ -373,8 +373,21 @@ func TestSeedAndSectionMakeStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Config["seed"] != "7" || m.Config["dedup.threshold"] != "0.8" || m.Config["dedup.bands"] != "14" {
+	if m.Config["seed"] != "7" || m.Config["dedup.ngram"] != "5" || m.Config["dedup.bands"] != "14" {
 		t.Errorf("manifest config %v: want seed and the dedup section", m.Config)
+	}
+	// Signatures do not depend on what only the reduce reads.
+	for _, k := range []string{"dedup.threshold", "dedup.guard", "dedup.clustering", "dedup.priority"} {
+		if _, ok := m.Config[k]; ok {
+			t.Errorf("map manifest config records %s: %v", k, m.Config)
+		}
+	}
+	rm, err := layout.ReadDone(ctx, root, layout.DoneKey("r", "corpus", shard.Spec{Index: 0, Count: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rm.Config["dedup.threshold"] != "0.8" || rm.Config["dedup.guard"] != "true" {
+		t.Errorf("reduce manifest config %v: want the whole dedup section", rm.Config)
 	}
 	if _, ok := m.Config["dedup.shards"]; ok {
 		t.Errorf("manifest config %v records the shard count", m.Config)
@@ -399,6 +412,23 @@ func TestSeedAndSectionMakeStale(t *testing.T) {
 		var stale *stage.StaleError
 		if !errors.As(err, &stale) || stage.ExitCode(err) != stage.ExitBadInput || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s changed: %v; want a stale error with %q", tt.name, err, tt.want)
+		}
+	}
+	// A threshold, guard, clustering or priority change leaves the map
+	// done: signatures do not depend on them.
+	for _, change := range []func(*config.Config){
+		func(c *config.Config) { Section.Of(c).Threshold = 0.9 },
+		func(c *config.Config) { off := false; Section.Of(c).Guard = &off },
+		func(c *config.Config) { Section.Of(c).Clustering = ClusterUnionFind },
+		func(c *config.Config) { Section.Of(c).Priority = []string{"other", "aops", "numina", "official"} },
+	} {
+		c := parse(t, "run: r\nroot: mem\nseed: 7\nlog: {progress_seconds: 0}\ndedup: {shards: 2}\n")
+		change(c)
+		for i := 0; i < 2; i++ {
+			res, err := stage.RunShard(ctx, c, Stage, mapStep, shard.Spec{Index: i, Count: 2}, root, zerolog.Nop(), stage.Options{})
+			if err != nil || !res.Skipped {
+				t.Errorf("map shard %d after a reduce-only change: %+v, %v; want skipped (done, not stale)", i, res, err)
+			}
 		}
 	}
 	// Unchanged, every step is served as done.

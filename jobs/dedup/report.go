@@ -2,10 +2,14 @@ package dedup
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/lib/minhash"
 )
 
 // ReportDedup is the report the dedup reduce writes under <run>/reports/.
@@ -23,15 +27,17 @@ type reportInput struct {
 	cfg        *Config
 	problems   int
 	candidates int
-	guarded    int
+	guarded    map[minhash.GuardReason]int
 	groups     [][]int // kept member first
 	pairs      []pair  // confirmed, exact Jaccard
+	sameNorms  []sameNorm
 	probs      []dataset.Problem
 }
 
 // dedupReport renders reports/dedup.md: the cluster-size distribution, the
-// largest clusters, and the confirmed pairs nearest the threshold with both
-// statements, so a user sees what was dropped and how close the calls were.
+// largest clusters, the confirmed pairs nearest the threshold with both
+// statements, so a user sees what was dropped and how close the calls were,
+// and every pair identical after normalisation whose raw texts differ.
 func dedupReport(in reportInput) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Dedup\n\n")
@@ -46,7 +52,21 @@ func dedupReport(in reportInput) []byte {
 		}
 	}
 	fmt.Fprintf(&b, "| problems | LSH candidate pairs | kept apart by the guard | confirmed pairs | clusters | dropped |\n|---:|---:|---:|---:|---:|---:|\n")
-	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d |\n\n", in.problems, in.candidates, in.guarded, len(in.pairs), len(clusters), dropped)
+	guarded := 0
+	for _, n := range in.guarded {
+		guarded += n
+	}
+	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d |\n\n", in.problems, in.candidates, guarded, len(in.pairs), len(clusters), dropped)
+	if guarded > 0 {
+		b.WriteString("Kept apart by the guard:")
+		for i, r := range slices.Sorted(maps.Keys(in.guarded)) {
+			if i > 0 {
+				b.WriteString(";")
+			}
+			fmt.Fprintf(&b, " %s %d", r, in.guarded[r])
+		}
+		b.WriteString(".\n\n")
+	}
 
 	fmt.Fprintf(&b, "## Cluster sizes\n\n| size | clusters |\n|---:|---:|\n")
 	bySize := map[int]int{}
@@ -87,7 +107,95 @@ func dedupReport(in reportInput) []byte {
 		a, c := in.probs[p.i], in.probs[p.j]
 		fmt.Fprintf(&b, "### %s ~ %s: Jaccard %.3f\n\n%s\n\n%s\n\n", a.ID, c.ID, p.jaccard, quote(a.Statement), quote(c.Statement))
 	}
+	sameNormSection(&b, in)
 	return []byte(b.String())
+}
+
+// sameNormSection lists the candidate pairs whose statements are identical
+// after normalisation but not as written: what normalisation treats as
+// formatting decides these pairs, so a user can check that what differs
+// (shown per pair) really is formatting.
+func sameNormSection(b *strings.Builder, in reportInput) {
+	fmt.Fprintf(b, "\n## Identical after normalisation, different raw text\n\n")
+	if len(in.sameNorms) == 0 {
+		b.WriteString("None.\n")
+		return
+	}
+	fmt.Fprintf(b, "%d pairs. Normalisation (minhash.NormalizeMath) keeps words, digits, signs, operators and maths structure; what it drops is below for each pair.\n\n", len(in.sameNorms))
+	for _, p := range in.sameNorms {
+		a, c := in.probs[p.i], in.probs[p.j]
+		verdict := "confirmed as duplicates"
+		if p.reason != "" {
+			verdict = "kept apart: " + string(p.reason)
+		}
+		onlyA, onlyB := runeDiff(a.Statement, c.Statement)
+		fmt.Fprintf(b, "### %s ~ %s: %s\n\nCharacters that differ: only in %s %s; only in %s %s; first difference %s\n\n%s\n\n%s\n\n",
+			a.ID, c.ID, verdict, a.ID, onlyA, c.ID, onlyB, firstDiff(a.Statement, c.Statement), quote(a.Statement), quote(c.Statement))
+	}
+}
+
+// runeDiff describes the characters of a that b lacks and those of b that
+// a lacks, as multisets: "`-` ×1, space ×3", or "none".
+func runeDiff(a, b string) (string, string) {
+	count := map[rune]int{}
+	for _, r := range a {
+		count[r]++
+	}
+	for _, r := range b {
+		count[r]--
+	}
+	var onlyA, onlyB []string
+	for _, r := range slices.Sorted(maps.Keys(count)) {
+		switch n := count[r]; {
+		case n > 0:
+			onlyA = append(onlyA, fmt.Sprintf("%s ×%d", runeName(r), n))
+		case n < 0:
+			onlyB = append(onlyB, fmt.Sprintf("%s ×%d", runeName(r), -n))
+		}
+	}
+	list := func(s []string) string {
+		if len(s) == 0 {
+			return "none"
+		}
+		return strings.Join(s, ", ")
+	}
+	return list(onlyA), list(onlyB)
+}
+
+// runeName shows a rune in a report: white space by name, else in code.
+func runeName(r rune) string {
+	switch r {
+	case ' ':
+		return "space"
+	case '\n':
+		return "line feed"
+	case '\r':
+		return "carriage return"
+	case '\t':
+		return "tab"
+	case '`':
+		return "backtick"
+	}
+	if unicode.IsSpace(r) || !unicode.IsPrint(r) {
+		return fmt.Sprintf("U+%04X", r)
+	}
+	return "`" + string(r) + "`"
+}
+
+// firstDiff shows where two texts first part, a few characters either
+// side: `…x^2 -|3x…` against `…x^2 +|3x…`.
+func firstDiff(a, b string) string {
+	ra, rb := []rune(a), []rune(b)
+	i := 0
+	for i < len(ra) && i < len(rb) && ra[i] == rb[i] {
+		i++
+	}
+	around := func(r []rune) string {
+		lo, hi := max(0, i-20), min(len(r), i+20)
+		s := strings.NewReplacer("\n", "⏎", "\r", "␍", "\t", "⇥", "`", "'").Replace(string(r[lo:i]) + "|" + string(r[i:hi]))
+		return "`…" + s + "…`"
+	}
+	return fmt.Sprintf("at character %d: %s vs %s", i+1, around(ra), around(rb))
 }
 
 // quote renders a statement as a Markdown block quote, cut to reportSnippet.

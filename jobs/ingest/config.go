@@ -28,6 +28,11 @@ type Config struct {
 	// stops. Rows listed in exclude count for neither. A gate on whether
 	// the output is written, not on its bytes, so it is not hashed.
 	MaxRejectShare float64 `yaml:"max_reject_share" json:"max_reject_share" hash:"-"`
+	// Placeholders are values that stand for a missing text: a statement
+	// or solution equal to one (after trimming white space, in any case)
+	// is a placeholder reject, as is one that is only a file path or URL
+	// (path_only). Default NONE, N/A, null, -; [] turns the check off.
+	Placeholders []string `yaml:"placeholders" json:"placeholders"`
 	// Sources are read in order; on duplicate ids the first occurrence wins.
 	Sources []Source `yaml:"sources" json:"sources"`
 	// Exclude are problem ids removed by hand after review — a leak the
@@ -97,7 +102,14 @@ type Cond struct {
 	Not   any    `yaml:"not" json:"not"`
 	In    []any  `yaml:"in" json:"in"`
 	NotIn []any  `yaml:"not_in" json:"not_in"`
+	// IgnoreCase compares in any letter case ("none" matches "NONE").
+	// Without it a value no row has while some row has it in another
+	// case stops ingest (exit 2), naming both.
+	IgnoreCase bool `yaml:"ignore_case" json:"ignore_case"`
 }
+
+// DefaultPlaceholders are ingest.placeholders when unset.
+var DefaultPlaceholders = []string{"NONE", "N/A", "null", "-"}
 
 // Fields names input fields, or paths to nested ones (content.problem,
 // messages[0].content; Parquet: dotted columns only); empty means absent.
@@ -125,6 +137,9 @@ func (c *Config) Defaults(*config.Config) {
 	}
 	if c.MaxRejectShare == 0 {
 		c.MaxRejectShare = 0.5
+	}
+	if c.Placeholders == nil {
+		c.Placeholders = slices.Clone(DefaultPlaceholders)
 	}
 	for i := range c.Sources {
 		s := &c.Sources[i]
@@ -164,6 +179,11 @@ func (c *Config) Validate(_ *config.Config, bad func(string, ...any)) {
 	}
 	if !(c.MaxRejectShare > 0 && c.MaxRejectShare <= 1) {
 		bad("ingest.max_reject_share: %v is not in (0, 1] (1: only a source with no accepted row stops ingest)", c.MaxRejectShare)
+	}
+	for i, p := range c.Placeholders {
+		if strings.TrimSpace(p) == "" {
+			bad("ingest.placeholders[%d]: empty; an empty text is rejected as empty_field anyway", i)
+		}
 	}
 	names := map[string]bool{}
 	for i, s := range c.Sources {

@@ -152,6 +152,20 @@ func validateFieldMap(p string, s *Source, bad func(string, ...any)) {
 			bad("%s.template.%s: names no input field; write them in braces, e.g. \"{solution}\\n\\nFinal answer: {answer}\"", p, f)
 		}
 	}
+	// join: separates a list's elements, whether fields: or a template
+	// reads the list; a side file is one text, so join: there would be
+	// silently ignored.
+	for _, f := range slices.Sorted(maps.Keys(s.Join)) {
+		if !known("join", f) {
+			continue
+		}
+		switch {
+		case s.Files[f] != "":
+			bad("%s.join.%s: files.%s reads the field from a side file, which is one text, not a list; remove join.%s", p, f, f, f)
+		case fieldOf(s, f) == "" && s.Template[f] == "":
+			bad("%s.join.%s: nothing fills %s (set fields.%s or template.%s)", p, f, f, f, f)
+		}
+	}
 	var exploded []string
 	for _, f := range slices.Sorted(maps.Keys(s.Lists)) {
 		if !known("lists", f) {
@@ -251,31 +265,52 @@ func matchText(v any) string {
 	return fmt.Sprint(v)
 }
 
-// matches reports whether a field's value equals one condition value.
-func matches(v value, want any) bool {
+// matches reports whether a field's value equals one condition value:
+// byte for byte, or in any letter case with ignoreCase.
+func matches(v value, want any, ignoreCase bool) bool {
 	if !v.present || v.badType != "" || v.badUTF8 {
 		return false
 	}
 	if _, isList := want.([]any); isList {
 		return v.list && len(v.elems) == 0
 	}
+	if ignoreCase {
+		return strings.EqualFold(v.s, matchText(want))
+	}
 	return v.s == matchText(want)
+}
+
+// condValues are a condition's values, whichever operator holds them, and
+// the operator's name.
+func condValues(c Cond) (string, []any) {
+	switch {
+	case c.Is != nil:
+		return "is", []any{c.Is}
+	case c.Not != nil:
+		return "not", []any{c.Not}
+	case c.In != nil:
+		return "in", c.In
+	case c.NotIn != nil:
+		return "not_in", c.NotIn
+	}
+	return "", nil
 }
 
 // keep reports whether a row meets every where: condition.
 func keep(conds []Cond, vals map[string]value) bool {
 	for _, c := range conds {
 		v := vals[refKey(c.Field)]
+		m := func(w any) bool { return matches(v, w, c.IgnoreCase) }
 		var ok bool
 		switch {
 		case c.Is != nil:
-			ok = matches(v, c.Is)
+			ok = m(c.Is)
 		case c.Not != nil:
-			ok = !matches(v, c.Not)
+			ok = !m(c.Not)
 		case c.In != nil:
-			ok = slices.ContainsFunc(c.In, func(w any) bool { return matches(v, w) })
+			ok = slices.ContainsFunc(c.In, m)
 		case c.NotIn != nil:
-			ok = !slices.ContainsFunc(c.NotIn, func(w any) bool { return matches(v, w) })
+			ok = !slices.ContainsFunc(c.NotIn, m)
 		}
 		if !ok {
 			return false
@@ -283,6 +318,10 @@ func keep(conds []Cond, vals map[string]value) bool {
 	}
 	return true
 }
+
+// whereKey names value j of where: condition i in IngestSpan.WhereHits
+// and WhereCase.
+func whereKey(i, j int) string { return strconv.Itoa(i) + "." + strconv.Itoa(j) }
 
 // parseTemplate splits a template into its literal texts and the input
 // field names in braces between them: lits has one more element than
@@ -317,10 +356,13 @@ func parseTemplate(t string) (lits, names []string, err error) {
 	return append(lits, lit.String()), names, nil
 }
 
-// template is a parsed template: for a problem field.
+// template is a parsed template: for a problem field. join, when the
+// source's join: names the field, separates the elements of a
+// list-valued input field the template names (else DefaultJoin).
 type template struct {
 	field       string
 	lits, names []string
+	join        *string
 }
 
 // fill builds the template's text from a record's values, or the reject
@@ -339,7 +381,11 @@ func (t template) fill(vals map[string]value) (value, *dataset.Reject) {
 		case v.badType != "":
 			return value{}, &dataset.Reject{Field: n, Reason: dataset.ReasonWrongType, Detail: "want text, got " + v.badType + used}
 		}
-		b.WriteString(v.s)
+		if v.list && t.join != nil {
+			b.WriteString(strings.Join(v.elems, *t.join))
+		} else {
+			b.WriteString(v.s)
+		}
 	}
 	b.WriteString(t.lits[len(t.names)])
 	return value{s: b.String(), present: true}, nil
@@ -357,7 +403,11 @@ func mapRows(ctx context.Context, env *stage.Env, in input, t *tally, fn func(re
 	for _, f := range fieldOrder {
 		if s, ok := src.Template[f]; ok {
 			lits, names, _ := parseTemplate(s) // validated with the config
-			tmpls = append(tmpls, template{field: f, lits: lits, names: names})
+			tm := template{field: f, lits: lits, names: names}
+			if sep, ok := src.Join[f]; ok {
+				tm.join = &sep
+			}
+			tmpls = append(tmpls, tm)
 		}
 	}
 	explode := explodedField(src)
@@ -377,6 +427,9 @@ func mapRows(ctx context.Context, env *stage.Env, in input, t *tally, fn func(re
 	return func(r record) error {
 		if plain || r.reject != nil {
 			return fn(r)
+		}
+		if t != nil {
+			t.where(src.Where, r.vals)
 		}
 		if !keep(src.Where, r.vals) {
 			if t != nil {

@@ -78,7 +78,7 @@ func TestFieldMapValidation(t *testing.T) {
 		{"where no field", src("where: [{not: x}]"), []string{"ingest.sources[0].where[0].field: required"}},
 		{"where list in is", src("where: [{field: a, not: [x, y]}]"), []string{"ingest.sources[0].where[0].not: a list of values; use in: or not_in: for membership"}},
 		{"where map value", src("where: [{field: a, in: [{x: 1}]}]"), []string{"ingest.sources[0].where[0].in[0]: map[string]interface {} is not a value"}},
-		{"where unknown op", src("where: [{field: a, equals: x}]"), []string{"unknown key ingest.sources[0].where[0].equals (valid here: field, in, is, not, not_in)"}},
+		{"where unknown op", src("where: [{field: a, equals: x}]"), []string{"unknown key ingest.sources[0].where[0].equals (valid here: field, ignore_case, in, is, not, not_in)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -487,7 +487,7 @@ func TestMatches(t *testing.T) {
 	}
 	for _, tt := range tests {
 		rec := parseJSONLine(1, []byte(tt.row), map[string]string{refKey("a"): "a"}, nil)
-		if got := matches(rec.vals[refKey("a")], tt.want); got != tt.is {
+		if got := matches(rec.vals[refKey("a")], tt.want, false); got != tt.is {
 			t.Errorf("%s against %#v: %v, want %v", tt.row, tt.want, got, tt.is)
 		}
 	}

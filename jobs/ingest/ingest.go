@@ -61,12 +61,21 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 	if r.elem > 0 {
 		elem = fmt.Sprintf(" (element %d of %s)", r.elem, fieldOf(in.src, explodedField(in.src)))
 	}
+	// A reject carries the row's id whenever the row had a readable one,
+	// so that it can be found in the source by id, not only by line.
+	rowID := ""
+	if v := r.vals["id"]; v.present && v.badType == "" && !v.badUTF8 && strings.TrimSpace(v.s) != "" {
+		rowID = in.src.IDPrefix + strings.TrimSpace(v.s)
+	}
 	rej := func(reason, field, detail string) *dataset.Reject {
-		return &dataset.Reject{Input: in.src.Name, File: in.name, Line: r.line, Field: field, Reason: reason, Detail: detail + elem}
+		return &dataset.Reject{Input: in.src.Name, File: in.name, Line: r.line, ID: rowID, Field: field, Reason: reason, Detail: detail + elem}
 	}
 	if r.reject != nil {
 		rr := *r.reject
 		rr.Input, rr.File, rr.Line, rr.Detail = in.src.Name, in.name, r.line, rr.Detail+elem
+		if rr.ID == "" {
+			rr.ID = rowID
+		}
 		return dataset.Problem{}, &rr
 	}
 	fields := in.fields
@@ -91,6 +100,10 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 			return "", rej(dataset.ReasonOversize, name, fmt.Sprintf("%d bytes > max_text_bytes %d", len(v.s), Section.Of(cfg).MaxTextBytes))
 		case required && strings.TrimSpace(v.s) == "":
 			return "", rej(dataset.ReasonEmpty, name, "empty after trimming white space")
+		case required && isPlaceholder(v.s, Section.Of(cfg).Placeholders):
+			return "", rej(dataset.ReasonPlaceholder, name, fmt.Sprintf("%q is a placeholder (ingest.placeholders), not text", strings.TrimSpace(v.s)))
+		case required && isPathOnly(v.s):
+			return "", rej(dataset.ReasonPathOnly, name, fmt.Sprintf("%q is only a file path or URL, not text (a side file is read with files: %s)", strings.TrimSpace(v.s), field))
 		}
 		// Statements and solutions are text with line breaks and tabs;
 		// ids, subjects, origins and sources are single-line labels.

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"maps"
 	"slices"
 
 	"github.com/saber-math/saber/artifacts/dataset"
@@ -99,11 +98,12 @@ func mapShard(ctx context.Context, env *stage.Env) error {
 			o.Offset, o.Length = rs.start, rs.end-rs.start
 		}
 		env.AddFile(o)
-		spanRows = append(spanRows, dataset.IngestSpan{
+		span := dataset.IngestSpan{
 			Source: srcIndex[in.src], File: int32(sp.file), Name: in.name, Start: rs.start, End: rs.end, Size: rs.size,
 			Lines: rs.lines, Rows: int64(rows.len() - first), Objects: t.objects, Filtered: t.filtered,
-			Mapped: slices.Sorted(maps.Keys(t.mapped)), Seen: slices.Sorted(maps.Keys(t.seen)),
-		})
+		}
+		t.spanLists(&span)
+		spanRows = append(spanRows, span)
 		owned += rs.end - rs.start
 		reread += rs.reread
 	}

@@ -27,6 +27,10 @@ type tally struct {
 	objects                  int64                     // rows whose fields could be read
 	mapped                   map[string]bool           // mapped input fields some row has
 	seen                     map[string]bool           // input fields some row has (at most maxSeenFields)
+	subjectKeys              map[string]bool           // the keys of subject_map
+	subjects                 map[string]bool           // subjects rows have: every subject_map key, others up to maxSeenFields
+	whereHit                 map[string]bool           // where: values some row equals (whereKey)
+	whereCase                map[string]string         // where: values only a case variant of matched: the first variant
 }
 
 func newTally(src *Source) *tally {
@@ -34,7 +38,69 @@ func newTally(src *Source) *tally {
 	for _, r := range refs(src) {
 		names = append(names, r.name)
 	}
-	return &tally{names: names, reasons: map[string]int64{}, example: map[string]dataset.Reject{}, mapped: map[string]bool{}, seen: map[string]bool{}}
+	keys := map[string]bool{}
+	for k := range src.SubjectMap {
+		keys[k] = true
+	}
+	return &tally{names: names, reasons: map[string]int64{}, example: map[string]dataset.Reject{}, mapped: map[string]bool{}, seen: map[string]bool{},
+		subjectKeys: keys, subjects: map[string]bool{}, whereHit: map[string]bool{}, whereCase: map[string]string{}}
+}
+
+// where notes, for every value of every where: condition without
+// ignore_case, whether this row's field equals it, or only equals it in
+// another letter case: all conditions, not only those keep reaches.
+func (t *tally) where(conds []Cond, vals map[string]value) {
+	for i, c := range conds {
+		if c.IgnoreCase {
+			continue
+		}
+		v := vals[refKey(c.Field)]
+		if !v.present || v.badType != "" || v.badUTF8 {
+			continue
+		}
+		_, ws := condValues(c)
+		for j, w := range ws {
+			if _, isList := w.([]any); isList {
+				continue
+			}
+			k := whereKey(i, j)
+			if t.whereHit[k] {
+				continue
+			}
+			switch want := matchText(w); {
+			case v.s == want:
+				t.whereHit[k] = true
+			case strings.EqualFold(v.s, want):
+				if _, ok := t.whereCase[k]; !ok {
+					t.whereCase[k] = v.s
+				}
+			}
+		}
+	}
+}
+
+// subject notes a row's subject, for the check that every subject_map key
+// is some row's subject.
+func (t *tally) subject(v value) {
+	if !v.present || v.badType != "" || v.badUTF8 || t.subjects[v.s] {
+		return
+	}
+	if t.subjectKeys[v.s] || len(t.subjects) < maxSeenFields+len(t.subjectKeys) {
+		t.subjects[v.s] = true
+	}
+}
+
+// spanLists are what the tally holds for the reduce beyond counts, as an
+// IngestSpan's lists.
+func (t *tally) spanLists(sp *dataset.IngestSpan) {
+	sp.Mapped = slices.Sorted(maps.Keys(t.mapped))
+	sp.Seen = slices.Sorted(maps.Keys(t.seen))
+	sp.Subjects = slices.Sorted(maps.Keys(t.subjects))
+	sp.WhereHits = slices.Sorted(maps.Keys(t.whereHit))
+	for k, v := range t.whereCase {
+		sp.WhereCase = append(sp.WhereCase, k+"="+v)
+	}
+	slices.Sort(sp.WhereCase)
 }
 
 // filter counts a row that where: dropped: neither accepted nor
@@ -48,6 +114,7 @@ func (t *tally) filter(r record) {
 func (t *tally) row(r record, bad *dataset.Reject) {
 	t.rows++
 	t.keys(r)
+	t.subject(r.vals["subject"])
 	t.reject(bad)
 }
 
@@ -63,6 +130,18 @@ func (t *tally) span(sp *dataset.IngestSpan) {
 	for _, k := range sp.Seen {
 		if len(t.seen) < maxSeenFields {
 			t.seen[k] = true
+		}
+	}
+	for _, k := range sp.Subjects {
+		t.subject(value{s: k, present: true})
+	}
+	for _, k := range sp.WhereHits {
+		t.whereHit[k] = true
+	}
+	for _, kv := range sp.WhereCase {
+		k, v, _ := strings.Cut(kv, "=")
+		if _, ok := t.whereCase[k]; !ok {
+			t.whereCase[k] = v
 		}
 	}
 }
@@ -123,6 +202,9 @@ func (t *tally) verdict(src *Source, i int, env *stage.Env) error {
 				src.Name, i, r.what, t.seenList()))
 		}
 	}
+	if err := t.typos(src, i); err != nil {
+		return err
+	}
 	rows, rejected := t.rows-t.excluded, t.rejected-t.excluded
 	accepted := rows - rejected
 	log.Info().Str("source", src.Name).Int64("accepted", accepted).Int64("filtered", t.filtered).
@@ -182,4 +264,54 @@ func (t *tally) seenList() string {
 		s += ", …"
 	}
 	return s
+}
+
+// typos stops on a where: value or a subject_map key that no row has: a
+// filter on a value in the wrong case keeps (not) or drops (is) every
+// row, and a map key with a typo leaves its subject unmapped, both
+// silently. A where: value is an error only when some row has it in
+// another case (a value no row has at all may be a sentinel that this
+// release of the corpus happens not to use).
+func (t *tally) typos(src *Source, i int) error {
+	for ci, c := range src.Where {
+		if c.IgnoreCase {
+			continue
+		}
+		op, ws := condValues(c)
+		for j, w := range ws {
+			k := whereKey(ci, j)
+			variant, ok := t.whereCase[k]
+			if t.whereHit[k] || !ok {
+				continue
+			}
+			at := op
+			if op == "in" || op == "not_in" {
+				at = fmt.Sprintf("%s[%d]", op, j)
+			}
+			return stage.BadInput(fmt.Errorf("source %s: ingest.sources[%d].where[%d].%s is %q, but no row's %s is that, while rows have %q: values compare in exact case; write %q, or set ignore_case: true on the condition",
+				src.Name, i, ci, at, matchText(w), c.Field, variant, variant))
+		}
+	}
+	if t.rows == 0 {
+		return nil
+	}
+	for _, k := range slices.Sorted(maps.Keys(src.SubjectMap)) {
+		if t.subjects[k] {
+			continue
+		}
+		hint := ""
+		for _, s := range slices.Sorted(maps.Keys(t.subjects)) {
+			if strings.EqualFold(s, k) {
+				hint = fmt.Sprintf(" (rows have %q: keys compare in exact case)", s)
+				break
+			}
+		}
+		seen := "none"
+		if len(t.subjects) > 0 {
+			seen = strings.Join(slices.Sorted(maps.Keys(t.subjects)), ", ")
+		}
+		return stage.BadInput(fmt.Errorf("source %s: ingest.sources[%d].subject_map has key %q, but no row's subject is that%s; a key must be a subject as the rows spell it; subjects seen: %s",
+			src.Name, i, k, hint, seen))
+	}
+	return nil
 }

@@ -368,7 +368,7 @@ func (p *Planner) PlanConfig(ctx context.Context, node int) (*StepPlan, error) {
 	if m.Config == nil {
 		why.Unrecorded = true
 	} else {
-		why.Config = config.Diff(m.Config, n.Stage.ConfigValues(p.cfg))
+		why.Config = config.Diff(m.Config, n.Stage.StepConfigValues(p.cfg, n.Step))
 	}
 	if why.Stale() {
 		sp.Stale = map[int]stage.Why{0: why}

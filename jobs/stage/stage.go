@@ -92,6 +92,11 @@ type Step struct {
 	Release bool
 	// Shards returns the shard count from the config; nil means one task (a reduce).
 	Shards func(*config.Config) int
+	// Ignores are keys of the stage's section (dedup.threshold) that do
+	// not determine this step's bytes: they are left out of its
+	// manifests' config, so changing one makes only the steps that read
+	// it stale (dedup's reduce, not its map).
+	Ignores []string
 	// Run does the step's work for env.Shard.
 	Run func(ctx context.Context, env *Env) error
 }
@@ -130,10 +135,28 @@ func (st Stage) ConfigKeys(cfg *config.Config) []string {
 	return keys
 }
 
-// ConfigValues are the flattened values of ConfigKeys under cfg: what a
-// manifest records and staleness compares.
+// ConfigValues are the flattened values of ConfigKeys under cfg.
 func (st Stage) ConfigValues(cfg *config.Config) map[string]string {
 	return cfg.Values(st.ConfigKeys(cfg)...)
+}
+
+// StepConfigValues are ConfigValues without what step ignores: what the
+// step's manifests record and its staleness compares.
+func (st Stage) StepConfigValues(cfg *config.Config, step Step) map[string]string {
+	return step.drop(st.ConfigValues(cfg))
+}
+
+// drop removes from values the keys under one of s.Ignores.
+func (s Step) drop(values map[string]string) map[string]string {
+	for k := range values {
+		for _, ig := range s.Ignores {
+			if k == ig || strings.HasPrefix(k, ig+".") || strings.HasPrefix(k, ig+"[") {
+				delete(values, k)
+				break
+			}
+		}
+	}
+	return values
 }
 
 // Env is what a step sees.
@@ -174,7 +197,7 @@ func NewEnv(cfg *config.Config, st Stage, step Step, spec shard.Spec, in, out st
 
 // ConfigHash is the hash of the config values that determine this
 // stage's bytes, as its manifests record it.
-func (e *Env) ConfigHash() string { return config.HashValues(e.Config.Values(e.uses...)) }
+func (e *Env) ConfigHash() string { return config.HashValues(e.decl.drop(e.Config.Values(e.uses...))) }
 
 // DataKey is the key of this shard's part of dataset.
 func (e *Env) DataKey(dataset string) string { return layout.DataKey(e.Config.Run, dataset, e.Shard) }
@@ -566,7 +589,7 @@ func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec
 		return Result{Outputs: outs}, nil
 	}
 	host, _ := os.Hostname()
-	values := st.ConfigValues(cfg)
+	values := st.StepConfigValues(cfg, step)
 	inputs := env.Inputs()
 	base := layout.Manifest{
 		Stage: st.Name, Step: step.Name, Run: cfg.Run, Shard: spec.Index, Shards: spec.Count,

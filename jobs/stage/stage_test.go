@@ -464,3 +464,37 @@ func TestCodeVersion(t *testing.T) {
 		t.Errorf("unstamped CodeVersion = %q", got)
 	}
 }
+
+// TestStepIgnores: a section key a step ignores is in none of its
+// manifests, and changing it leaves the step done, not stale; the
+// step's config hash is over what it records.
+func TestStepIgnores(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewMem()
+	var runs atomic.Int64
+	stg, step := testStage(&runs, nil)
+	step.Ignores = []string{"toy.label"}
+	stg.Steps = []Step{step}
+	spec := shard.Spec{Index: 0, Count: 2}
+	cfg := testConfig(t, "toy: {label: a}\n")
+	res, err := RunShard(ctx, cfg, stg, step, spec, st, zerolog.Nop(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := res.Manifest.Config["toy.label"]; ok || res.Manifest.Config["seed"] != "0" {
+		t.Errorf("manifest config %v: want seed, not the ignored toy.label", res.Manifest.Config)
+	}
+	env := NewEnv(cfg, stg, step, spec, st, st, zerolog.Nop())
+	if env.ConfigHash() != res.Manifest.ConfigHash {
+		t.Errorf("env config hash %s, manifest %s", env.ConfigHash(), res.Manifest.ConfigHash)
+	}
+	res, err = RunShard(ctx, testConfig(t, "toy: {label: b}\n"), stg, step, spec, st, zerolog.Nop(), Options{})
+	if err != nil || !res.Skipped || runs.Load() != 1 {
+		t.Errorf("after an ignored change: %+v, %v, runs %d; want skipped", res, err, runs.Load())
+	}
+	// Without Ignores the same change is stale.
+	_, plain := testStage(&runs, nil)
+	if _, err := RunShard(ctx, testConfig(t, "toy: {label: b}\n"), stg, plain, spec, st, zerolog.Nop(), Options{}); err == nil || !strings.Contains(err.Error(), "stale") {
+		t.Errorf("a step that reads toy.label: %v, want stale", err)
+	}
+}

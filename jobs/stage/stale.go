@@ -122,7 +122,7 @@ func StalenessIn(ctx context.Context, cfg *config.Config, st Stage, step Step, m
 	if m.Config == nil {
 		w.Unrecorded = true
 	} else {
-		w.Config = config.Diff(m.Config, st.ConfigValues(cfg))
+		w.Config = config.Diff(m.Config, st.StepConfigValues(cfg, step))
 	}
 	if v := CodeVersion(); m.CodeVersion != v {
 		w.Code = m.CodeVersion + " → " + v

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/saber-math/saber/lib/text"
 )
 
@@ -105,39 +107,6 @@ func finalSentence(s string) string {
 	return s
 }
 
-// mathSpacing are LaTeX spellings that change how maths looks, not what it
-// says; mathOf drops them.
-var mathSpacing = strings.NewReplacer(`\left`, "", `\right`, "", `\,`, "", `\;`, "", `\!`, "", `\ `, "", `\dfrac`, `\frac`, `\tfrac`, `\frac`, "{", "", "}", "")
-
-// mathOf returns the maths of s ($…$ spans) without white space, spacing
-// commands or braces: "$y = |f(x)|$" and "$y=f(|x|)$" differ here though
-// Normalize reads both as "y f x", while "$\frac {1}{2} x$" and
-// "$\frac{1}{2}x$" are the same.
-func mathOf(s string) string {
-	var b strings.Builder
-	in := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\\' && i+1 < len(s) && s[i+1] == '$':
-			if in {
-				b.WriteString(`\$`)
-			}
-			i++
-		case c == '$':
-			if in { // a full stop or question mark closing the span is prose
-				trimmed := strings.TrimRight(b.String(), ".,;:?!")
-				b.Reset()
-				b.WriteString(trimmed)
-			}
-			in = !in
-		case in && !unicode.IsSpace(rune(c)):
-			b.WriteByte(c)
-		}
-	}
-	return mathSpacing.Replace(b.String())
-}
-
 // GuardReason is why Guard keeps two statements apart; "" when it does not.
 type GuardReason string
 
@@ -145,40 +114,205 @@ type GuardReason string
 const (
 	GuardNumbers  GuardReason = "numbers differ"
 	GuardQuestion GuardReason = "final questions differ"
+	// GuardAdded: one statement has a sentence the other lacks that is no
+	// instruction: an added constraint or question.
+	GuardAdded GuardReason = "one adds a sentence"
+	// GuardSentence: an earlier sentence differs (a sign, an operator, a
+	// constraint), the final questions being the same.
+	GuardSentence GuardReason = "a sentence differs"
+	// GuardFigure: both have figures (Asymptote, TikZ) and they differ
+	// other than in white space: the same words about another drawing
+	// (a label on the hypotenuse or on a leg) are another problem.
+	GuardFigure GuardReason = "figures differ"
 )
 
+// figure is the code of a drawing in a statement.
+var figure = regexp.MustCompile(`(?is)\[asy\](.*?)(?:\[/asy\]|\z)|\\begin\{tikzpicture\}(.*?)(?:\\end\{tikzpicture\}|\z)`)
+
+// figures returns the code of every drawing in s without white space, so
+// that a re-flowed figure is the same figure.
+func figures(s string) string {
+	var b strings.Builder
+	for _, m := range figure.FindAllStringSubmatch(s, -1) {
+		for _, r := range m[1] + m[2] {
+			if !unicode.IsSpace(r) {
+				b.WriteRune(r)
+			}
+		}
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
 // Guard reports whether two statements that look like near-duplicates by
-// their shingles must still be kept apart: their multisets of numbers
-// differ (exercises that differ in one number), or their final questions
-// differ, i.e. neither final question occurs in the other statement
-// (multi-part problems with a shared preamble). True copies that differ
-// only in white space, punctuation or LaTeX spacing, or by an appended
-// instruction, pass.
+// their shingles must still be kept apart. It compares whole statements,
+// sentence by sentence, each in its NormalizeMath form (signs, operators
+// and maths in every delimiter kept) with synonyms made one: the pair is
+// kept apart when their multisets of numbers differ (exercises that
+// differ in one number), or when a sentence of one is in the other
+// nowhere and is no instruction ("Express your answer as a common
+// fraction.", "Show your work.", "Justify your answer."). A sign flip in
+// display maths, a changed earlier sentence before a shared closing
+// sentence, an added constraint or question, and another part of a
+// multi-part problem thus all stay apart. True copies that differ only in
+// white space, punctuation, case, LaTeX spacing and delimiters, a leading
+// "Problem 3." label, synonyms, or an appended instruction pass. Figures
+// (text.Clean) are compared apart: when both statements have one, they
+// must be the same but for white space.
 func Guard(a, b string) GuardReason {
 	if !slices.Equal(Numbers(a), Numbers(b)) {
 		return GuardNumbers
 	}
-	// A question counts as shared when it occurs, as whole words, anywhere
-	// in the other statement: a copy with an instruction appended ("Show
-	// your work.", "Express your answer as a fraction.") still asks it.
-	// Instruction verbs and common synonyms are canonical first, so that a
-	// re-post saying "calculate" for "compute" still asks the same.
-	// Both sides without figures, as FinalQuestion reads them.
-	na, nb := canonical(Normalize(text.Clean(a))), canonical(Normalize(text.Clean(b)))
-	fa, fb := finalSentence(a), finalSentence(b)
-	qa, qb := canonical(Normalize(fa)), canonical(Normalize(fb))
-	if strings.TrimSpace(qa) == "" || strings.TrimSpace(qb) == "" {
-		return "" // no words to ask with (maths only): nothing to compare
+	if fa, fb := figures(a), figures(b); fa != "" && fb != "" && fa != fb {
+		return GuardFigure
 	}
-	if !strings.Contains(nb, qa) && !strings.Contains(na, qb) {
+	// The same tokens in the same order are the same problem however the
+	// sentences are cut (a re-post that breaks a "\$" moves the maths).
+	ca, cb := StripLabel(text.Clean(a)), StripLabel(text.Clean(b))
+	if canonical(NormalizeMath(ca)) == canonical(NormalizeMath(cb)) {
+		return ""
+	}
+	sa, sb := Sentences(a), Sentences(b)
+	ra, rb := unmatched(sa, sb), unmatched(sb, sa)
+	if len(ra) == 0 && len(rb) == 0 {
+		return ""
+	}
+	if lastQuestion(sa) != lastQuestion(sb) {
 		return GuardQuestion
 	}
-	// The same words may ask about other maths: "the graph of $y =
-	// |f(x)|$" and "of $y = f(|x|)$" normalise alike.
-	if ma, mb := mathOf(fa), mathOf(fb); ma != mb && ma != "" && mb != "" {
-		return GuardQuestion
+	if len(ra) == 0 || len(rb) == 0 {
+		return GuardAdded
+	}
+	return GuardSentence
+}
+
+// Sentences returns the sentences of a statement as Guard compares them:
+// figures and a leading enumeration label dropped, cut at a sentence end
+// ('.', '?' or '!' and white space) outside maths or at the end of maths
+// that closes one ("… = 12.$ What" as "… = 12$. What"), each in its
+// NormalizeMath form with synonyms made one; sentences with no token are
+// left out.
+func Sentences(s string) []string {
+	s = StripLabel(text.Clean(s))
+	d := norm.NFKD.String(symbolCommands.Replace(s))
+	var out []string
+	var cur []string
+	flush := func() {
+		if len(cur) == 0 {
+			return
+		}
+		c := strings.TrimSpace(canonical(strings.Join(cur, " ")))
+		cur = cur[:0]
+		// An instruction glued to the question ("Compute that remainder
+		// Explain your reasoning.": a re-post dropped the full stop) is
+		// its own sentence.
+		if at := instructionTail(c); at > 0 {
+			// "… moment (No calculators.)": the bracket goes with it.
+			if head := strings.TrimRight(c[:at], "( "); head != "" {
+				out = append(out, head, c[at:])
+				return
+			}
+		}
+		out = append(out, c)
+	}
+	end := func(c byte) bool { return c == '.' || c == '?' || c == '!' }
+	segs := splitMath(d)
+	for k, seg := range segs {
+		if seg.math {
+			cur = appendTokens(cur, seg.text, true)
+			// Maths ending a sentence: followed by white space or nothing.
+			t := strings.TrimRightFunc(seg.text, unicode.IsSpace)
+			next := k+1 == len(segs) || segs[k+1].text != "" && unicode.IsSpace(rune(segs[k+1].text[0]))
+			if t != "" && end(t[len(t)-1]) && next {
+				flush()
+			}
+			continue
+		}
+		from := 0
+		for i := 0; i < len(seg.text); i++ {
+			if end(seg.text[i]) && i+1 < len(seg.text) && unicode.IsSpace(rune(seg.text[i+1])) {
+				cur = appendTokens(cur, seg.text[from:i+1], false)
+				flush()
+				from = i + 1
+			}
+		}
+		cur = appendTokens(cur, seg.text[from:], false)
+	}
+	flush()
+	return out
+}
+
+// unmatched returns the sentences of a that b does not hold (as a
+// multiset) and that are no instruction.
+func unmatched(a, b []string) []string {
+	left := map[string]int{}
+	for _, s := range b {
+		left[s]++
+	}
+	var out []string
+	for _, s := range a {
+		if left[s] > 0 {
+			left[s]--
+			continue
+		}
+		if !instruction(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// lastQuestion is the last sentence that is no instruction: what the
+// problem asks.
+func lastQuestion(ss []string) string {
+	for i := len(ss) - 1; i >= 0; i-- {
+		if !instruction(ss[i]) {
+			return ss[i]
+		}
 	}
 	return ""
+}
+
+// instructions begin sentences that say how to answer, not what: a copy
+// may add one ("Express your answer as a common fraction.") and still be
+// the same problem. They are in canonical form (synonyms made one, fillers
+// such as "please" dropped).
+var instructions = []string{
+	"express your answer", "express the answer", "express each answer", "express answer",
+	"give your answer", "give the answer", "give answer", "give reasons", "give a reason",
+	"write your answer", "enter your answer", "put your answer", "leave your answer", "present your answer",
+	"state your answer", "round your answer", "simplify your answer", "your answer should",
+	"show your work", "show all your work", "show all work", "show work", "show your working", "show your steps",
+	"explain your reasoning", "explain your answer", "justify your answer", "justify your reasoning", "prove your answer",
+	"no calculators", "no calculator", "thanks in advance", "thanks", "thank you", "help", "any help",
+}
+
+// instructionTail returns where in a canonical sentence an instruction
+// of two words or more begins after other words, or 0.
+func instructionTail(s string) int {
+	best := 0
+	for _, p := range instructions {
+		if !strings.Contains(p, " ") {
+			continue // "help" may be a word of the question
+		}
+		if i := strings.Index(s+" ", " "+p+" "); i >= 0 && (best == 0 || i+1 < best) {
+			best = i + 1
+		}
+	}
+	return best
+}
+
+// instruction reports whether a canonical sentence only says how to
+// answer.
+func instruction(s string) bool {
+	// "(No calculators.)" is an instruction in brackets.
+	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(s, "( "), " )")) + " "
+	for _, p := range instructions {
+		if strings.HasPrefix(s, p+" ") {
+			return true
+		}
+	}
+	return strings.Contains(s, "separated by commas")
 }
 
 // synonyms maps interchangeable words of problem statements to one form;
@@ -189,8 +323,9 @@ var synonyms = map[string]string{
 	"every": "each", "count": "number", "precisely": "exactly", "different": "distinct",
 	"provided": "given", "total": "sum", "shown": "written", "got": "", "would": "", "like": "want",
 	"wants": "want", "please": "",
-	// LaTeX spellings of the same maths.
-	"dfrac": "frac", "tfrac": "frac", "left": "", "right": "",
+	"must": "has to",
+	// LaTeX spellings of the same maths (NormalizeMath makes most one).
+	"dfrac": "frac", "tfrac": "frac",
 }
 
 // canonical returns the normalised text with synonyms replaced, wrapped in
