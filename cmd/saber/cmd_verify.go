@@ -58,6 +58,11 @@ match, 1 listing those that do not.
 		if err != nil {
 			return fail(stderr, "verify", err)
 		}
+		for _, c := range checks {
+			if c.Damaged != nil {
+				pipeline.ExplainDamaged(c.Damaged, configPath)
+			}
+		}
 		if !pipeline.PrintStored(stdout, checks) {
 			return stage.ExitBug
 		}
