@@ -119,7 +119,9 @@ func Command(ctx context.Context, b Binary, args []string, stdout, stderr io.Wri
 			}
 		}()
 	}
-	err = runGuarded(ctx, cfg, b, log, *shardFlag, *reduce, *force)
+	// Storage calls before a shard starts (opening the root) log their
+	// retries with the stage's fields too.
+	err = runGuarded(log.WithContext(ctx), cfg, b, log, *shardFlag, *reduce, *force)
 	if err != nil {
 		var dm *layout.DamagedError
 		if b.Redo != nil && errors.As(err, &dm) && dm.Redo == "" {

@@ -492,6 +492,9 @@ func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec
 	doneKeys := DoneKeys(cfg.Run, step, spec)
 	var replaced *layout.Manifest
 	log = log.With().Str("step", step.Name).Str("shard", spec.String()).Logger()
+	// Storage logs through the context (an S3 retry is a line): from the
+	// first call on, the done check's included, with the shard's fields.
+	ctx = log.WithContext(ctx)
 	if !opt.SkipDoneCheck {
 		var present []string
 		for _, k := range doneKeys {

@@ -464,3 +464,44 @@ func TestCodeVersion(t *testing.T) {
 		t.Errorf("unstamped CodeVersion = %q", got)
 	}
 }
+
+// loggingStore logs a line through the call's context on every Stat, as
+// the S3 store logs each retry ("s3: retrying").
+type loggingStore struct{ store.Store }
+
+func (s loggingStore) Stat(ctx context.Context, key string) (store.Info, error) {
+	zerolog.Ctx(ctx).Info().Str("op", "HeadObject").Msg("s3: retrying")
+	return s.Store.Stat(ctx, key)
+}
+
+// TestDoneCheckLogsWithShardFields: the "is this shard already done"
+// check's storage calls log with the shard's fields. They ran under a
+// context without the shard's logger, so its S3 retries logged nothing
+// (9 retries over 27 s, 0 lines).
+func TestDoneCheckLogsWithShardFields(t *testing.T) {
+	ctx := context.Background()
+	cfg := testConfig(t, "")
+	var runs atomic.Int64
+	stg, step := testStage(&runs, nil)
+	var logs strings.Builder
+	log := zerolog.New(&logs).With().Str("stage", "test").Logger()
+	spec := shard.Spec{Index: 1, Count: 2}
+	st := loggingStore{store.NewMem()}
+	for range 2 { // the first run checks and runs; the second checks and skips
+		if _, err := RunShard(ctx, cfg, stg, step, spec, st, log, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := 0
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, `"s3: retrying"`) {
+			lines++
+			if !strings.Contains(l, `"shard":"1/2"`) || !strings.Contains(l, `"step":"map"`) || !strings.Contains(l, `"stage":"test"`) {
+				t.Errorf("retry line without the shard's fields: %s", l)
+			}
+		}
+	}
+	if lines < 4 { // two done keys, checked by each of the two runs
+		t.Errorf("%d retry lines from the done checks, want at least 4:\n%s", lines, logs.String())
+	}
+}
