@@ -50,8 +50,8 @@ type s3Store struct {
 }
 
 func openS3(ctx context.Context, bucket, prefix string, o S3Options) (Store, error) {
-	if o.MultipartThresholdMiB < 0 || o.PartSizeMiB < 0 || o.MaxAttempts < 0 || o.TimeoutSeconds < 0 || o.MaxBackoffSeconds < 0 {
-		return nil, errors.New("store: s3 options: negative multipart_threshold_mib, part_size_mib, max_attempts, timeout_seconds or max_backoff_seconds")
+	if o.MultipartThresholdMiB < 0 || o.PartSizeMiB < 0 || o.MaxAttempts < 0 || o.TimeoutSeconds < 0 || o.MaxBackoffSeconds < 0 || o.MinBytesPerSecond < 0 {
+		return nil, errors.New("store: s3 options: negative multipart_threshold_mib, part_size_mib, max_attempts, timeout_seconds, max_backoff_seconds or min_bytes_per_second")
 	}
 	if o.PartSizeMiB != 0 && o.PartSizeMiB < minPartSize>>20 {
 		return nil, fmt.Errorf("store: s3 options: part_size_mib %d is below S3's minimum of 5", o.PartSizeMiB)
@@ -390,7 +390,12 @@ func (o *s3Object) getOnce(p []byte, off int64) (bodyErr bool, err error) {
 	if want := fmt.Sprintf("bytes %d-", off); !strings.HasPrefix(aws.ToString(out.ContentRange), want) {
 		return false, fmt.Errorf("asked for %s, got Content-Range %q", rng, aws.ToString(out.ContentRange))
 	}
-	if _, err := io.ReadFull(out.Body, p); err != nil {
+	body := &rateReader{r: out.Body, min: o.s.policy.minRate, window: o.s.policy.timeout, start: time.Now()}
+	if _, err := io.ReadFull(body, p); err != nil {
+		var slow *slowError
+		if errors.As(err, &slow) {
+			return true, fmt.Errorf("reading body of %s: %w", rng, err)
+		}
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			// A body cut short is a broken connection, not a short object:
 			// Content-Range promised the bytes.

@@ -108,6 +108,13 @@ type S3Options struct {
 	TimeoutSeconds float64 `yaml:"timeout_seconds" json:"timeout_seconds"`
 	// MaxBackoffSeconds caps the wait between attempts. Default 8.
 	MaxBackoffSeconds float64 `yaml:"max_backoff_seconds" json:"max_backoff_seconds"`
+	// MinBytesPerSecond fails an attempt (and retries it) whose object
+	// body, once timeout_seconds have passed since its first byte, has
+	// come slower than this on average: a server that trickles a byte a
+	// second never goes silent, so timeout_seconds alone would let it hold
+	// a shard for hours. Default 16384 (16 KiB/s, a 16 MiB read in 17
+	// minutes: far below any working link).
+	MinBytesPerSecond float64 `yaml:"min_bytes_per_second" json:"min_bytes_per_second"`
 }
 
 // Options configure Open.
