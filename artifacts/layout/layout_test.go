@@ -269,3 +269,42 @@ func TestDamagedManifestIsBadInput(t *testing.T) {
 		t.Errorf("message with the command: %q", err)
 	}
 }
+
+// TestGlobSaysWhyAFolderCannotBeListed: a pattern whose folder is a file,
+// or cannot be read, says so, instead of "matched no files"; a readable
+// folder without matches still says that.
+func TestGlobSaysWhyAFolderCannotBeListed(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "file"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Files(ctx, filepath.Join(dir, "file", "*.jsonl"), store.Options{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "not a directory") || strings.Contains(err.Error(), "matched no files") {
+		t.Errorf("a file as the folder: %v", err)
+	}
+	_, err = Files(ctx, filepath.Join(dir, "*.jsonl"), store.Options{}, nil)
+	if !errors.Is(err, store.ErrNotExist) || !strings.Contains(err.Error(), "matched no files") {
+		t.Errorf("no match in a readable folder: %v", err)
+	}
+	if os.Geteuid() == 0 {
+		t.Skip("root reads every folder")
+	}
+	for _, pat := range []string{filepath.Join("locked", "*.jsonl"), filepath.Join("top", "*", "*.jsonl")} {
+		locked := filepath.Join(dir, "locked")
+		if pat != filepath.Join("locked", "*.jsonl") {
+			locked = filepath.Join(dir, "top", "sub")
+		}
+		if err := os.MkdirAll(locked, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(locked, 0); err != nil {
+			t.Fatal(err)
+		}
+		_, err = Files(ctx, filepath.Join(dir, pat), store.Options{}, nil)
+		os.Chmod(locked, 0o755)
+		if err == nil || !errors.Is(err, os.ErrPermission) || !strings.Contains(err.Error(), "permission denied") {
+			t.Errorf("%s with an unreadable folder: %v", pat, err)
+		}
+	}
+}

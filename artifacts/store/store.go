@@ -120,4 +120,8 @@ type S3Options struct {
 // Options configure Open.
 type Options struct {
 	S3 S3Options `yaml:"s3" json:"s3"`
+	// FollowSymlinks lets a folder inside a local root be a symlink that
+	// leads out of it. Default false: such a folder is refused (exit 2),
+	// since a run's writes through it would land outside the run.
+	FollowSymlinks bool `yaml:"follow_symlinks" json:"follow_symlinks"`
 }
