@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
@@ -96,6 +97,14 @@ func newS3Client(ctx context.Context, o S3Options) (*s3.Client, error) {
 	if o.Profile != "" {
 		load = append(load, config.WithSharedConfigProfile(o.Profile))
 	}
+	// With a custom endpoint (MinIO, Ceph RGW on premises) the EC2
+	// instance-metadata address is no credential source: when nothing
+	// else gives credentials, the SDK's chain would still ask it, sending
+	// packets off the node and waiting seconds for nothing. Asked only
+	// when the config says so.
+	if customEndpoint(o) && !o.UseInstanceMetadata {
+		load = append(load, config.WithEC2IMDSClientEnableState(imds.ClientDisabled))
+	}
 	cfg, err := config.LoadDefaultConfig(ctx, load...)
 	if err != nil {
 		return nil, fmt.Errorf("store: s3: load AWS config: %w", err)
@@ -127,6 +136,12 @@ func newS3Client(ctx context.Context, o S3Options) (*s3.Client, error) {
 		so.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 		so.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 	}), nil
+}
+
+// customEndpoint reports an S3 endpoint other than AWS's: the config's,
+// or the SDK's environment variables for one.
+func customEndpoint(o S3Options) bool {
+	return o.Endpoint != "" || os.Getenv("AWS_ENDPOINT_URL_S3") != "" || os.Getenv("AWS_ENDPOINT_URL") != ""
 }
 
 func (s *s3Store) URI(key string) string { return "s3://" + s.bucket + "/" + s.prefix + key }

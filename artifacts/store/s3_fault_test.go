@@ -432,3 +432,43 @@ func TestS3TricklingBodyIsCutAndRetried(t *testing.T) {
 		t.Errorf("small trickled object: %q, %v", got, err)
 	}
 }
+
+// With a custom endpoint and no credentials, the credential chain does
+// not ask the EC2 instance-metadata service (which would send packets off
+// the node, and wait seconds): here its address is a loopback server that
+// counts what reaches it. storage.s3.use_instance_metadata: true asks it
+// again.
+func TestS3CustomEndpointSkipsInstanceMetadata(t *testing.T) {
+	o, n := statusS3(t, 200, "")
+	for _, v := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_EC2_METADATA_DISABLED"} {
+		t.Setenv(v, "")
+		os.Unsetenv(v)
+	}
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", t.TempDir()+"/none")
+	t.Setenv("AWS_CONFIG_FILE", t.TempDir()+"/none")
+	var asked atomic.Int64
+	imds := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(imds.Close)
+	t.Setenv("AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.URL)
+	for _, use := range []bool{false, true} {
+		asked.Store(0)
+		o.UseInstanceMetadata = use
+		st, err := store.Open(context.Background(), "s3://bucket/p", store.Options{S3: o})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = st.Stat(context.Background(), "k")
+		if !use && (store.KindOf(err) != store.Config || exitCode(err) != 2) {
+			t.Errorf("no credentials: kind %v, exit %d: %v", store.KindOf(err), exitCode(err), err)
+		}
+		if got := asked.Load(); use != (got > 0) {
+			t.Errorf("use_instance_metadata %v: %d requests to the instance-metadata address", use, got)
+		}
+	}
+	if n.Load() != 0 {
+		t.Errorf("%d requests sent to S3 without credentials", n.Load())
+	}
+}

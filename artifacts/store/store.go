@@ -115,6 +115,13 @@ type S3Options struct {
 	// a shard for hours. Default 16384 (16 KiB/s, a 16 MiB read in 17
 	// minutes: far below any working link).
 	MinBytesPerSecond float64 `yaml:"min_bytes_per_second" json:"min_bytes_per_second"`
+	// UseInstanceMetadata lets the credential chain ask the EC2
+	// instance-metadata service (IMDS) when a custom endpoint is set
+	// (endpoint, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL). Default false: an
+	// on-premises S3 server's credentials never come from there, and the
+	// lookup is a pointless call off the node. Without a custom endpoint
+	// (AWS itself) the SDK's chain is unchanged.
+	UseInstanceMetadata bool `yaml:"use_instance_metadata" json:"use_instance_metadata"`
 }
 
 // Options configure Open.
