@@ -118,7 +118,7 @@ func (g *Graph) RedoCommand(cfgPath, dataset string, spec shard.Spec) string {
 		cfgPath = "run.yaml"
 	}
 	n := g.nodes[i]
-	if n.Step.Name == "reduce" {
+	if !n.Step.Sharded() { // as runShard starts it
 		return fmt.Sprintf("bin/%s --config %s --reduce --force", n.Stage.Name, cfgPath)
 	}
 	return fmt.Sprintf("bin/%s --config %s --shard %s --force", n.Stage.Name, cfgPath, spec)
