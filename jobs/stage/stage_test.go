@@ -505,3 +505,65 @@ func TestDoneCheckLogsWithShardFields(t *testing.T) {
 		t.Errorf("%d retry lines from the done checks, want at least 4:\n%s", lines, logs.String())
 	}
 }
+
+// TestRefusedForceKeepsTheManifests: --force on a done shard whose input
+// part was tampered with since is refused (exit 2, naming the part and
+// its writer) before its manifests are removed or the step runs, so the
+// run stays as complete as it was; with the part restored it redoes the
+// shard.
+func TestRefusedForceKeepsTheManifests(t *testing.T) {
+	ctx := context.Background()
+	cfg := testConfig(t, "toy: {shards: 1}\n")
+	st := &countingStore{Store: store.NewMem()}
+	var runs atomic.Int64
+	stg, step := testStage(&runs, nil)
+	one := shard.Spec{Index: 0, Count: 1}
+	if _, err := RunShard(ctx, cfg, stg, step, one, st, zerolog.Nop(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var reads atomic.Int64
+	reader := Step{Name: "map", Inputs: []string{"problems"}, Outputs: []string{"corpus"}, Run: func(ctx context.Context, env *Env) error {
+		reads.Add(1)
+		parts, err := env.Upstream(ctx, "problems")
+		if err != nil {
+			return err
+		}
+		var rows []dataset.Problem
+		if err := ScanPart(ctx, env, parts[0], func(r []dataset.Problem) error { rows = append(rows, r...); return nil }); err != nil {
+			return err
+		}
+		return WriteOutput(ctx, env, dataset.Corpus, []dataset.Document{{ID: rows[0].ID}})
+	}}
+	rstage := Stage{Name: "reader", Steps: []Step{reader}}
+	if _, err := RunShard(ctx, cfg, rstage, reader, one, st, zerolog.Nop(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	key := layout.DataKey("r", "problems", one)
+	good, err := store.ReadAll(ctx, st, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := append([]byte(nil), good...)
+	bad[len(bad)/2] ^= 0xff
+	if _, err := store.Put(ctx, st, key, bad, store.Replace); err != nil {
+		t.Fatal(err)
+	}
+	st.reset()
+	_, err = RunShard(ctx, cfg, rstage, reader, one, st, zerolog.Nop(), Options{Force: true})
+	var ch *dataset.ChangedError
+	if !errors.As(err, &ch) || ExitCode(err) != ExitBadInput || !strings.Contains(err.Error(), "test map (shard 0/1)") {
+		t.Fatalf("--force on a tampered input: %v (exit %d), want exit 2 naming the part's writer", err, ExitCode(err))
+	}
+	if st.deletes.Load() != 0 || reads.Load() != 1 {
+		t.Errorf("a refused --force removed %d objects and ran the step %d times more", st.deletes.Load(), reads.Load()-1)
+	}
+	if done, _ := layout.Done(ctx, st, layout.DoneKey("r", "corpus", one)); !done {
+		t.Error("a refused --force left the shard not done")
+	}
+	if _, err := store.Put(ctx, st, key, good, store.Replace); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := RunShard(ctx, cfg, rstage, reader, one, st, zerolog.Nop(), Options{Force: true}); err != nil || res.Skipped || reads.Load() != 2 {
+		t.Fatalf("--force with the part restored: %+v, %v", res, err)
+	}
+}
