@@ -194,3 +194,117 @@ func TestWriteShardDoneMeasurements(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedManifestIsBadInput: a manifest cut short, emptied, edited by
+// hand (rows, a stat, an output's hash) or without a digest is refused by
+// ReadDone and Manifests with a *DamagedError (exit 2) naming it and the
+// shard to redo; an intact one reads back with its digest.
+func TestDamagedManifestIsBadInput(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := store.Open(ctx, dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := shard.Spec{Index: 2, Count: 3}
+	key := DoneKey("r", "corpus", spec)
+	file := filepath.Join(dir, filepath.FromSlash(key))
+	m := &Manifest{Stage: "dedup", Step: "map", Run: "r", Dataset: "corpus", Shard: 2, Shards: 3, Rows: 7,
+		Outputs: []Object{{Key: "r/corpus/part-00002-of-00003.parquet", SHA256: "aa", Rows: 7}}, Stats: map[string]int64{"kept": 7}}
+	if err := WriteDone(ctx, st, key, m); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadDone(ctx, st, key)
+	if err != nil || back.Digest == "" || back.Rows != 7 {
+		t.Fatalf("intact manifest: %+v, %v", back, err)
+	}
+
+	edits := map[string]string{
+		"truncated":  string(good[:len(good)/2]),
+		"empty":      "",
+		"blank":      "\n",
+		"not json":   "{rows: 7}",
+		"rows":       strings.Replace(string(good), `"rows": 7,`, `"rows": 8,`, 1),
+		"stat":       strings.Replace(string(good), `"kept": 7`, `"kept": 70`, 1),
+		"sha256":     strings.Replace(string(good), `"sha256": "aa"`, `"sha256": "bb"`, 1),
+		"no digest":  strings.Replace(string(good), `"digest": "`+back.Digest+`"`, `"digest": ""`, 1),
+		"two values": string(good) + string(good),
+	}
+	for name, body := range edits {
+		t.Run(name, func(t *testing.T) {
+			if body == string(good) {
+				t.Fatal("the edit changed nothing")
+			}
+			if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, read := range []func() error{
+				func() error { _, err := ReadDone(ctx, st, key); return err },
+				func() error { _, err := Manifests(ctx, st, "r", "corpus"); return err },
+			} {
+				err := read()
+				var dm *DamagedError
+				if !errors.As(err, &dm) || dm.ExitCode() != 2 || dm.Dataset != "corpus" || dm.Spec != spec {
+					t.Fatalf("err = %#v, want a *DamagedError of corpus shard 2/3", err)
+				}
+				if msg := err.Error(); !strings.Contains(msg, st.URI(key)) || !strings.Contains(msg, "--force") || !strings.Contains(msg, "2/3") {
+					t.Errorf("message %q does not name the manifest and the shard to redo with --force", msg)
+				}
+			}
+		})
+	}
+	// The pipeline names the exact command.
+	if err := os.WriteFile(file, good[:10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReadDone(ctx, st, key)
+	var dm *DamagedError
+	errors.As(err, &dm)
+	dm.Redo = "bin/dedup --config run.yaml --shard 2/3 --force"
+	if !strings.HasSuffix(err.Error(), "its shard must be redone: bin/dedup --config run.yaml --shard 2/3 --force") {
+		t.Errorf("message with the command: %q", err)
+	}
+}
+
+// TestGlobSaysWhyAFolderCannotBeListed: a pattern whose folder is a file,
+// or cannot be read, says so, instead of "matched no files"; a readable
+// folder without matches still says that.
+func TestGlobSaysWhyAFolderCannotBeListed(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "file"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Files(ctx, filepath.Join(dir, "file", "*.jsonl"), store.Options{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "not a directory") || strings.Contains(err.Error(), "matched no files") {
+		t.Errorf("a file as the folder: %v", err)
+	}
+	_, err = Files(ctx, filepath.Join(dir, "*.jsonl"), store.Options{}, nil)
+	if !errors.Is(err, store.ErrNotExist) || !strings.Contains(err.Error(), "matched no files") {
+		t.Errorf("no match in a readable folder: %v", err)
+	}
+	if os.Geteuid() == 0 {
+		t.Skip("root reads every folder")
+	}
+	for _, pat := range []string{filepath.Join("locked", "*.jsonl"), filepath.Join("top", "*", "*.jsonl")} {
+		locked := filepath.Join(dir, "locked")
+		if pat != filepath.Join("locked", "*.jsonl") {
+			locked = filepath.Join(dir, "top", "sub")
+		}
+		if err := os.MkdirAll(locked, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(locked, 0); err != nil {
+			t.Fatal(err)
+		}
+		_, err = Files(ctx, filepath.Join(dir, pat), store.Options{}, nil)
+		os.Chmod(locked, 0o755)
+		if err == nil || !errors.Is(err, os.ErrPermission) || !strings.Contains(err.Error(), "permission denied") {
+			t.Errorf("%s with an unreadable folder: %v", pat, err)
+		}
+	}
+}

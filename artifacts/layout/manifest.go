@@ -3,6 +3,8 @@ package layout
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,7 +79,63 @@ type Manifest struct {
 	// serves whatever model name it is asked for, so the configured name
 	// does not say which model answered. Provenance only: in no hash.
 	LLM []LLMServer `json:"llm,omitempty"`
+	// Digest is the SHA-256 of the manifest's own JSON with Digest empty
+	// (Digest): every field, outputs, rows and stats included. Hash covers
+	// only what determined the bytes, so without it a hand-edited `rows`
+	// or output hash would be served; every reader (ReadDone) recomputes
+	// it and refuses a manifest whose content no longer matches.
+	Digest string `json:"digest,omitempty"`
 }
+
+// Digest is the SHA-256, in hex, of the JSON encoding of m with its Digest
+// field empty. encoding/json writes struct fields in declaration order and
+// map keys sorted, and a decoded manifest encodes to the same bytes, so a
+// reader recomputes the writer's digest from the decoded fields.
+func Digest(m *Manifest) (string, error) {
+	c := *m
+	c.Digest = ""
+	b, err := json.Marshal(&c)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// DamagedError says a completion manifest cannot be trusted: it does not
+// decode (cut short, empty, not JSON), it has no digest, or its digest does
+// not match its content (edited after it was written). That is bad input,
+// not a bug and not worth a retry (exit 2): the cure is to redo the shard
+// that wrote it with --force, which removes the manifest first.
+type DamagedError struct {
+	URI     string
+	Dataset string
+	Spec    shard.Spec // from the manifest's name
+	Reason  string
+	Err     error // the decoding error, if any
+	// Redo is the command that redoes the shard. The layout does not know
+	// which stage writes Dataset; the pipeline, which does, fills it in
+	// (a message without it still says what to run).
+	Redo string
+}
+
+func (e *DamagedError) Error() string {
+	redo := e.Redo
+	if redo == "" {
+		redo = fmt.Sprintf("run the stage that writes %s on shard %s with --force", e.Dataset, e.Spec)
+	}
+	msg := fmt.Sprintf("manifest %s is damaged: %s", e.URI, e.Reason)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg + "; its shard must be redone: " + redo
+}
+
+func (e *DamagedError) Unwrap() error { return e.Err }
+
+// ExitCode makes DamagedError a jobs/stage ExitCoder: bad input (2),
+// whatever the stage wraps around it.
+func (e *DamagedError) ExitCode() int { return 2 }
 
 // LLMServer is one model server of a shard: where its settings are in the
 // config ("llm", "retrievers.e5"), the configured base URL and model, the
@@ -131,6 +189,11 @@ func WriteDone(ctx context.Context, st store.Store, key string, m *Manifest) err
 // (MeasurementKey), so the winner's stays stored as its manifest says, and
 // the loser's is left unnamed for the caller to remove.
 func WriteShardDone(ctx context.Context, st store.Store, key string, m *Manifest, measurement func(key string) bool) (*Manifest, error) {
+	digest, err := Digest(m)
+	if err != nil {
+		return nil, fmt.Errorf("encode manifest %s: %w", st.URI(key), err)
+	}
+	m.Digest = digest
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("encode manifest %s: %w", st.URI(key), err)
@@ -178,18 +241,50 @@ func sameOutputs(a, b []Object) bool {
 	return true
 }
 
-// ReadDone reads a manifest; a missing one wraps store.ErrNotExist.
+// ReadDone reads a manifest; a missing one wraps store.ErrNotExist. One
+// that is empty, cut short, not a manifest, without a digest or whose
+// digest does not match its content is a *DamagedError (exit 2).
 func ReadDone(ctx context.Context, st store.Store, key string) (*Manifest, error) {
 	data, err := store.ReadAll(ctx, st, key)
 	if err != nil {
 		return nil, err
 	}
+	damaged := func(reason string, err error) error {
+		e := &DamagedError{URI: st.URI(key), Reason: reason, Err: err}
+		e.Dataset, e.Spec = doneKeyParts(key)
+		return e
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, damaged("it is empty", nil)
+	}
 	var m Manifest
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("decode manifest %s: %w", st.URI(key), err)
+		return nil, damaged("it does not decode", err)
+	}
+	if dec.More() {
+		return nil, damaged("it holds more than one JSON value", nil)
+	}
+	// Refused, not read as before: a manifest without a digest may have
+	// been edited, and nothing could tell.
+	if m.Digest == "" {
+		return nil, damaged("it has no digest of its content (written by an older saber, or edited)", nil)
+	}
+	want, err := Digest(&m)
+	if err != nil {
+		return nil, damaged("its content does not encode", err)
+	}
+	if want != m.Digest {
+		return nil, damaged("its content does not match its digest (edited after it was written)", nil)
 	}
 	return &m, nil
+}
+
+// doneKeyParts reads the dataset and the shard from a manifest key,
+// <run>/<dataset>/_done/part-<i>-of-<n>.json.
+func doneKeyParts(key string) (dataset string, s shard.Spec) {
+	s, _ = ParsePartName(path.Base(key), ".json")
+	return path.Base(path.Dir(path.Dir(key))), s
 }
 
 // Done reports whether a manifest exists.
@@ -212,27 +307,49 @@ func (e *IncompleteError) Error() string { return "dataset " + e.Dataset + ": " 
 // Manifests reads every manifest of a dataset, in key order, whatever their
 // shard counts; a name that is not a part name is skipped.
 func Manifests(ctx context.Context, st store.Store, run, dataset string) ([]*Manifest, error) {
+	keys, err := ManifestKeys(ctx, st, run, dataset)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Manifest
+	for _, k := range keys {
+		m, err := ReadShardDone(ctx, st, k)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// ManifestKeys lists the keys of a dataset's manifests, in key order; a
+// name that is not a part name is skipped.
+func ManifestKeys(ctx context.Context, st store.Store, run, dataset string) ([]string, error) {
 	prefix := DonePrefix(run, dataset)
 	infos, err := st.List(ctx, prefix)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", st.URI(prefix), err)
 	}
-	var out []*Manifest
+	var keys []string
 	for _, in := range infos {
-		s, ok := ParsePartName(path.Base(in.Key), ".json")
-		if !ok || path.Dir(in.Key)+"/" != prefix {
-			continue
+		if _, ok := ParsePartName(path.Base(in.Key), ".json"); ok && path.Dir(in.Key)+"/" == prefix {
+			keys = append(keys, in.Key)
 		}
-		m, err := ReadDone(ctx, st, in.Key)
-		if err != nil {
-			return nil, err
-		}
-		if m.Spec() != s {
-			return nil, fmt.Errorf("manifest %s says shard %s", st.URI(in.Key), m.Spec())
-		}
-		out = append(out, m)
 	}
-	return out, nil
+	return keys, nil
+}
+
+// ReadShardDone is ReadDone that also checks the manifest is of the shard
+// its name says.
+func ReadShardDone(ctx context.Context, st store.Store, key string) (*Manifest, error) {
+	m, err := ReadDone(ctx, st, key)
+	if err != nil {
+		return nil, err
+	}
+	if _, s := doneKeyParts(key); m.Spec() != s {
+		return nil, &DamagedError{URI: st.URI(key), Dataset: m.Dataset, Spec: s, Reason: fmt.Sprintf("it says shard %s", m.Spec())}
+	}
+	return m, nil
 }
 
 // Complete reads every manifest of a dataset and checks they form one full

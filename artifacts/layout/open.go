@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -120,6 +121,13 @@ func glob(ctx context.Context, uri string, opts store.Options) ([]File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bad pattern %q: %w", uri, err)
 		}
+		if len(matches) == 0 {
+			// filepath.Glob drops I/O errors: a folder it could not read
+			// would read as "matched no files".
+			if err := globDirErr(localPath(uri)); err != nil {
+				return nil, fmt.Errorf("%q: %w", uri, err)
+			}
+		}
 		for _, m := range matches {
 			if fi, err := os.Stat(m); err == nil && !fi.IsDir() {
 				uris = append(uris, m)
@@ -158,4 +166,41 @@ func glob(ctx context.Context, uri string, opts store.Options) ([]File, error) {
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// globDirErr says why the folder a local pattern's matches would be in
+// cannot be listed (permission denied, not a directory), or nil when it
+// can or does not exist. That folder is the pattern's leading part without
+// wildcards, and each folder below it that the pattern's next elements
+// match.
+func globDirErr(pattern string) error {
+	dir, rest := pattern, ""
+	for strings.ContainsAny(dir, "*?[") {
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = filepath.Dir(dir)
+	}
+	dirs := []string{dir}
+	elems := strings.Split(rest, string(filepath.Separator))
+	for i, el := range elems {
+		var next []string
+		for _, d := range dirs {
+			if _, err := os.ReadDir(d); err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					continue
+				}
+				return fmt.Errorf("cannot list folder %s: %w", d, err)
+			}
+			if i == len(elems)-1 {
+				continue
+			}
+			m, _ := filepath.Glob(filepath.Join(d, el))
+			for _, x := range m {
+				if fi, err := os.Stat(x); err == nil && fi.IsDir() {
+					next = append(next, x)
+				}
+			}
+		}
+		dirs = next
+	}
+	return nil
 }

@@ -29,6 +29,60 @@ const staleTempAge = 24 * time.Hour
 type localStore struct {
 	root  string
 	swept sync.Map // directories already swept of dead writers' temporaries
+	// follow lets a folder inside the root be a symlink that leads out of
+	// it (storage.follow_symlinks); by default such a folder is refused.
+	follow bool
+}
+
+// SymlinkError is a folder inside a local root that is a symlink leading
+// out of it. Writes through it would land outside the run, where another
+// run or a person keeps other files, so it is refused unless
+// storage.follow_symlinks is true: bad input (exit 2).
+type SymlinkError struct {
+	Op, URI string
+	Dir     string // the folder inside the root
+	Target  string // where it leads
+	Root    string
+}
+
+func (e *SymlinkError) Error() string {
+	return fmt.Sprintf("%s %s: folder %s is a symlink to %s, outside the root %s: refused (set storage.follow_symlinks: true to write and read through it)",
+		e.Op, e.URI, e.Dir, e.Target, e.Root)
+}
+
+// ExitCode makes SymlinkError a jobs/stage ExitCoder: bad input.
+func (e *SymlinkError) ExitCode() int { return exitBadInput }
+
+// inside refuses key when the deepest folder of its path that exists
+// resolves, through symlinks, to outside the root. The key's own final
+// element may be a symlink (an input file linked into place): a write
+// renames over it and a delete removes the link, neither goes through it.
+func (s *localStore) inside(op, key string) error {
+	if s.follow {
+		return nil
+	}
+	dir := filepath.Dir(s.path(key))
+	for len(dir) > len(s.root) {
+		if _, err := os.Lstat(dir); err == nil {
+			break
+		}
+		dir = filepath.Dir(dir)
+	}
+	if len(dir) <= len(s.root) {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil // the operation itself reports what is wrong with it
+	}
+	root, err := filepath.EvalSymlinks(s.root)
+	if err != nil {
+		return nil
+	}
+	if real == root || strings.HasPrefix(real, root+string(filepath.Separator)) {
+		return nil
+	}
+	return &SymlinkError{Op: op, URI: s.URI(key), Dir: dir, Target: real, Root: s.root}
 }
 
 func (s *localStore) path(key string) string {
@@ -66,6 +120,9 @@ func (s *localStore) Open(ctx context.Context, key string) (Object, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, s.pathErr("open", key, err)
 	}
+	if err := s.inside("open", key); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(s.path(key))
 	if err != nil {
 		return nil, s.pathErr("open", key, err)
@@ -89,6 +146,9 @@ func (s *localStore) Stat(ctx context.Context, key string) (Info, error) {
 	if err := ctx.Err(); err != nil {
 		return Info{}, s.pathErr("stat", key, err)
 	}
+	if err := s.inside("stat", key); err != nil {
+		return Info{}, err
+	}
 	fi, err := os.Stat(s.path(key))
 	if err == nil && !fi.Mode().IsRegular() {
 		err = fmt.Errorf("not a regular file: %w", ErrNotExist)
@@ -109,6 +169,10 @@ func (s *localStore) List(ctx context.Context, prefix string) ([]Info, error) {
 	start := s.root
 	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
 		start = s.path(prefix[:i])
+		// The folder listed is checked as an object in it would be.
+		if err := s.inside("list", prefix[:i]+"/x"); err != nil {
+			return nil, err
+		}
 	}
 	var out []Info
 	err := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
@@ -158,6 +222,9 @@ func (s *localStore) Create(ctx context.Context, key string, mode Mode) (Writer,
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, s.pathErr("create", key, err)
+	}
+	if err := s.inside("create", key); err != nil {
+		return nil, err
 	}
 	final := s.path(key)
 	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
@@ -246,6 +313,9 @@ func (s *localStore) Delete(ctx context.Context, key string) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return s.pathErr("delete", key, err)
+	}
+	if err := s.inside("delete", key); err != nil {
+		return err
 	}
 	if err := os.Remove(s.path(key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return s.pathErr("delete", key, err)

@@ -31,7 +31,7 @@ func Open(ctx context.Context, uri string, opts Options) (Store, error) {
 	}
 	m := schemeRE.FindStringSubmatch(uri)
 	if m == nil {
-		return openLocal(uri)
+		return openLocal(uri, opts.FollowSymlinks)
 	}
 	switch scheme := strings.ToLower(m[1]); scheme {
 	case "file":
@@ -40,7 +40,7 @@ func Open(ctx context.Context, uri string, opts Options) (Store, error) {
 			// file://host/path or file://relative: neither names a local directory.
 			return nil, errors.New("store: file URI must be file:///absolute/path (" + validURIs + ")")
 		}
-		return openLocal(p)
+		return openLocal(p, opts.FollowSymlinks)
 	case "s3":
 		bucket, prefix, err := parseS3(uri[len(m[0]):])
 		if err != nil {
@@ -163,7 +163,7 @@ func Reader(obj Object) io.Reader {
 	return io.NewSectionReader(obj, 0, obj.Size())
 }
 
-func openLocal(p string) (Store, error) {
+func openLocal(p string, follow bool) (Store, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return nil, fmt.Errorf("store: local root: %w", err)
@@ -171,5 +171,5 @@ func openLocal(p string) (Store, error) {
 	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
 		return nil, fmt.Errorf("store: local root %s is not a directory", abs)
 	}
-	return &localStore{root: abs}, nil
+	return &localStore{root: abs, follow: follow}, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
@@ -50,8 +51,8 @@ type s3Store struct {
 }
 
 func openS3(ctx context.Context, bucket, prefix string, o S3Options) (Store, error) {
-	if o.MultipartThresholdMiB < 0 || o.PartSizeMiB < 0 || o.MaxAttempts < 0 || o.TimeoutSeconds < 0 || o.MaxBackoffSeconds < 0 {
-		return nil, errors.New("store: s3 options: negative multipart_threshold_mib, part_size_mib, max_attempts, timeout_seconds or max_backoff_seconds")
+	if o.MultipartThresholdMiB < 0 || o.PartSizeMiB < 0 || o.MaxAttempts < 0 || o.TimeoutSeconds < 0 || o.MaxBackoffSeconds < 0 || o.MinBytesPerSecond < 0 {
+		return nil, errors.New("store: s3 options: negative multipart_threshold_mib, part_size_mib, max_attempts, timeout_seconds, max_backoff_seconds or min_bytes_per_second")
 	}
 	if o.PartSizeMiB != 0 && o.PartSizeMiB < minPartSize>>20 {
 		return nil, fmt.Errorf("store: s3 options: part_size_mib %d is below S3's minimum of 5", o.PartSizeMiB)
@@ -96,6 +97,14 @@ func newS3Client(ctx context.Context, o S3Options) (*s3.Client, error) {
 	if o.Profile != "" {
 		load = append(load, config.WithSharedConfigProfile(o.Profile))
 	}
+	// With a custom endpoint (MinIO, Ceph RGW on premises) the EC2
+	// instance-metadata address is no credential source: when nothing
+	// else gives credentials, the SDK's chain would still ask it, sending
+	// packets off the node and waiting seconds for nothing. Asked only
+	// when the config says so.
+	if customEndpoint(o) && !o.UseInstanceMetadata {
+		load = append(load, config.WithEC2IMDSClientEnableState(imds.ClientDisabled))
+	}
 	cfg, err := config.LoadDefaultConfig(ctx, load...)
 	if err != nil {
 		return nil, fmt.Errorf("store: s3: load AWS config: %w", err)
@@ -127,6 +136,12 @@ func newS3Client(ctx context.Context, o S3Options) (*s3.Client, error) {
 		so.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 		so.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 	}), nil
+}
+
+// customEndpoint reports an S3 endpoint other than AWS's: the config's,
+// or the SDK's environment variables for one.
+func customEndpoint(o S3Options) bool {
+	return o.Endpoint != "" || os.Getenv("AWS_ENDPOINT_URL_S3") != "" || os.Getenv("AWS_ENDPOINT_URL") != ""
 }
 
 func (s *s3Store) URI(key string) string { return "s3://" + s.bucket + "/" + s.prefix + key }
@@ -390,7 +405,12 @@ func (o *s3Object) getOnce(p []byte, off int64) (bodyErr bool, err error) {
 	if want := fmt.Sprintf("bytes %d-", off); !strings.HasPrefix(aws.ToString(out.ContentRange), want) {
 		return false, fmt.Errorf("asked for %s, got Content-Range %q", rng, aws.ToString(out.ContentRange))
 	}
-	if _, err := io.ReadFull(out.Body, p); err != nil {
+	body := &rateReader{r: out.Body, min: o.s.policy.minRate, window: o.s.policy.timeout, start: time.Now()}
+	if _, err := io.ReadFull(body, p); err != nil {
+		var slow *slowError
+		if errors.As(err, &slow) {
+			return true, fmt.Errorf("reading body of %s: %w", rng, err)
+		}
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			// A body cut short is a broken connection, not a short object:
 			// Content-Range promised the bytes.

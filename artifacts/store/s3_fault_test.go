@@ -348,3 +348,127 @@ func TestS3SpoolLeavesNothing(t *testing.T) {
 		t.Errorf("read back %q, %v", got, err)
 	}
 }
+
+// tricklingS3 serves a fake S3, except that ranged GETs send their body a
+// byte every gap, never silent long enough for the stall timeout.
+func tricklingS3(t *testing.T, gap time.Duration) store.S3Options {
+	t.Helper()
+	o := fakeS3(t)
+	fake := strings.TrimPrefix(o.Endpoint, "http://")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.URL.Scheme, r.URL.Host, r.RequestURI = "http", fake, ""
+		res, err := http.DefaultTransport.RoundTrip(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer res.Body.Close()
+		var body bytes.Buffer
+		body.ReadFrom(res.Body)
+		for k, v := range res.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(res.StatusCode)
+		if r.Method != http.MethodGet || r.Header.Get("Range") == "" {
+			w.Write(body.Bytes())
+			return
+		}
+		for _, b := range body.Bytes() {
+			if _, err := w.Write([]byte{b}); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(gap):
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	o.Endpoint = srv.URL
+	return fastRetries(o)
+}
+
+// A body that trickles (a byte every 50 ms, each well within the 0.3 s
+// stall timeout) is cut once it has run a timeout below
+// min_bytes_per_second, retried, and fails transient (exit 75) within
+// about attempts × timeout, where it used to take the whole body's
+// trickle (here 10,000 bytes: over 8 minutes). A body that keeps the rate
+// is read whole.
+func TestS3TricklingBodyIsCutAndRetried(t *testing.T) {
+	ctx := context.Background()
+	o := tricklingS3(t, 50*time.Millisecond)
+	o.MinBytesPerSecond = 1000
+	st := newFakeStore(t, o)
+	data := []byte(strings.Repeat("0123456789", 1000))
+	if _, err := store.Put(ctx, st, "obj", data, store.Replace); err != nil {
+		t.Fatal(err)
+	}
+	var stats store.Stats
+	var logs bytes.Buffer
+	watchdog, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := store.ReadAll(store.WithStats(zerolog.New(&logs).WithContext(watchdog), &stats), st, "obj")
+	took := time.Since(start)
+	t.Logf("after %s: retries %d, timeouts %d, err %v", took.Round(time.Millisecond), stats.Retries.Load(), stats.Timeouts.Load(), err)
+	if store.KindOf(err) != store.Transient || exitCode(err) != 75 || !strings.Contains(err.Error(), "min_bytes_per_second") {
+		t.Fatalf("trickling body: %v, want a transient failure naming min_bytes_per_second", err)
+	}
+	if took > 3*time.Second {
+		t.Errorf("took %s, want about attempts × timeout (0.9 s)", took)
+	}
+	if n := stats.Retries.Load(); n != 2 || stats.Timeouts.Load() != 2 || strings.Count(logs.String(), `"s3: retrying"`) != 2 {
+		t.Errorf("retries %d, timeouts %d, want 2 each, logged:\n%s", n, stats.Timeouts.Load(), logs.String())
+	}
+
+	// The same trickle of a small object ends before the rate is judged.
+	small := []byte("0123")
+	if _, err := store.Put(ctx, st, "small", small, store.Replace); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := store.ReadAll(ctx, st, "small"); err != nil || !bytes.Equal(got, small) {
+		t.Errorf("small trickled object: %q, %v", got, err)
+	}
+}
+
+// With a custom endpoint and no credentials, the credential chain does
+// not ask the EC2 instance-metadata service (which would send packets off
+// the node, and wait seconds): here its address is a loopback server that
+// counts what reaches it. storage.s3.use_instance_metadata: true asks it
+// again.
+func TestS3CustomEndpointSkipsInstanceMetadata(t *testing.T) {
+	o, n := statusS3(t, 200, "")
+	for _, v := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_EC2_METADATA_DISABLED"} {
+		t.Setenv(v, "")
+		os.Unsetenv(v)
+	}
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", t.TempDir()+"/none")
+	t.Setenv("AWS_CONFIG_FILE", t.TempDir()+"/none")
+	var asked atomic.Int64
+	imds := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(imds.Close)
+	t.Setenv("AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.URL)
+	for _, use := range []bool{false, true} {
+		asked.Store(0)
+		o.UseInstanceMetadata = use
+		st, err := store.Open(context.Background(), "s3://bucket/p", store.Options{S3: o})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = st.Stat(context.Background(), "k")
+		if !use && (store.KindOf(err) != store.Config || exitCode(err) != 2) {
+			t.Errorf("no credentials: kind %v, exit %d: %v", store.KindOf(err), exitCode(err), err)
+		}
+		if got := asked.Load(); use != (got > 0) {
+			t.Errorf("use_instance_metadata %v: %d requests to the instance-metadata address", use, got)
+		}
+	}
+	if n.Load() != 0 {
+		t.Errorf("%d requests sent to S3 without credentials", n.Load())
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -57,10 +58,17 @@ type retryPolicy struct {
 	attempts   int
 	timeout    time.Duration
 	maxBackoff time.Duration
+	minRate    float64 // bytes per second of an object body
 }
 
+// defaultMinRate is storage.s3.min_bytes_per_second's default.
+const defaultMinRate = 16 << 10
+
 func newRetryPolicy(o S3Options) retryPolicy {
-	p := retryPolicy{attempts: o.MaxAttempts, timeout: defaultTimeout, maxBackoff: defaultMaxBackoff}
+	p := retryPolicy{attempts: o.MaxAttempts, timeout: defaultTimeout, maxBackoff: defaultMaxBackoff, minRate: defaultMinRate}
+	if o.MinBytesPerSecond > 0 {
+		p.minRate = o.MinBytesPerSecond
+	}
 	if p.attempts == 0 {
 		p.attempts = defaultAttempts
 	}
@@ -154,7 +162,8 @@ func (r *retryer) GetRetryToken(ctx context.Context, opErr error) (func(error) e
 // noteRetry counts and logs one retry (the SDK's or the store's own).
 func noteRetry(ctx context.Context, op string, attempt, attempts int, err error) {
 	var stall *stallError
-	timedOut := errors.As(err, &stall)
+	var slow *slowError
+	timedOut := errors.As(err, &stall) || errors.As(err, &slow)
 	if s := statsOf(ctx); s != nil {
 		s.Retries.Add(1)
 		if timedOut {
@@ -186,6 +195,46 @@ func (e *stallError) Error() string {
 }
 func (e *stallError) Timeout() bool   { return true }
 func (e *stallError) Temporary() bool { return true }
+
+// slowError is an object body that came slower than
+// storage.s3.min_bytes_per_second. Like a stall it is a net.Error timeout:
+// transient, retried, and in the end exit 75.
+type slowError struct {
+	rate, min float64
+	after     time.Duration
+}
+
+func (e *slowError) Error() string {
+	return fmt.Sprintf("body came at %.0f bytes/s over %s, below %.0f (storage.s3.min_bytes_per_second)", e.rate, e.after.Round(time.Millisecond), e.min)
+}
+func (e *slowError) Timeout() bool   { return true }
+func (e *slowError) Temporary() bool { return true }
+
+// rateReader fails a body whose average rate since start is below min
+// once window has passed. A stall (no byte at all) is the connection's to
+// catch (stallConn); this catches the trickle that is never silent for
+// long. Judging from the first window on, not per read, lets a body
+// that starts slow (a cold server) catch up.
+type rateReader struct {
+	r      io.Reader
+	min    float64
+	window time.Duration
+	start  time.Time
+	n      int64
+}
+
+func (r *rateReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.n += int64(n)
+	if err == nil && r.min > 0 {
+		if el := time.Since(r.start); el >= r.window {
+			if rate := float64(r.n) / el.Seconds(); rate < r.min {
+				return n, &slowError{rate: rate, min: r.min, after: el}
+			}
+		}
+	}
+	return n, err
+}
 
 // stallConn fails a connection on which no byte has moved, in either
 // direction, for timeout: every Read or Write pushes both deadlines

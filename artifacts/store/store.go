@@ -108,9 +108,27 @@ type S3Options struct {
 	TimeoutSeconds float64 `yaml:"timeout_seconds" json:"timeout_seconds"`
 	// MaxBackoffSeconds caps the wait between attempts. Default 8.
 	MaxBackoffSeconds float64 `yaml:"max_backoff_seconds" json:"max_backoff_seconds"`
+	// MinBytesPerSecond fails an attempt (and retries it) whose object
+	// body, once timeout_seconds have passed since its first byte, has
+	// come slower than this on average: a server that trickles a byte a
+	// second never goes silent, so timeout_seconds alone would let it hold
+	// a shard for hours. Default 16384 (16 KiB/s, a 16 MiB read in 17
+	// minutes: far below any working link).
+	MinBytesPerSecond float64 `yaml:"min_bytes_per_second" json:"min_bytes_per_second"`
+	// UseInstanceMetadata lets the credential chain ask the EC2
+	// instance-metadata service (IMDS) when a custom endpoint is set
+	// (endpoint, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL). Default false: an
+	// on-premises S3 server's credentials never come from there, and the
+	// lookup is a pointless call off the node. Without a custom endpoint
+	// (AWS itself) the SDK's chain is unchanged.
+	UseInstanceMetadata bool `yaml:"use_instance_metadata" json:"use_instance_metadata"`
 }
 
 // Options configure Open.
 type Options struct {
 	S3 S3Options `yaml:"s3" json:"s3"`
+	// FollowSymlinks lets a folder inside a local root be a symlink that
+	// leads out of it. Default false: such a folder is refused (exit 2),
+	// since a run's writes through it would land outside the run.
+	FollowSymlinks bool `yaml:"follow_symlinks" json:"follow_symlinks"`
 }

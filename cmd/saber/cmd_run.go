@@ -54,8 +54,13 @@ func loadConfig(path string) (*config.Config, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	configPath = abs
 	return cfg, abs, nil
 }
+
+// configPath is the config the command loaded, for the commands its
+// errors suggest (a damaged manifest's redo); "" before one is loaded.
+var configPath string
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("run", `saber run — run stages locally

@@ -24,13 +24,14 @@ run's root: new LLM answers, checkpoints and outputs all go to scratch) and
 compares the SHA-256 of every output with the shard's completion manifest,
 and with the object stored now. It first says how this config, the inputs
 and the code differ from what the shard ran with (config keys, old → new).
-Exit 0 when every object matches, 1 with a per-object report otherwise, 2
-when the shard is not done or the flags are wrong.
+Exit 0 when every object matches; 2 with a per-object report otherwise (a
+mismatch is bad data, not a bug), and when the shard is not done or the
+flags are wrong; 1 only for a bug.
 
 --stored recomputes nothing: it reads every completion manifest of the run
-and checks that every object each names (measurements such as timings
-included) is stored with the SHA-256 the manifest says. Exit 0 when all
-match, 1 listing those that do not.
+and checks that each is intact (its digest) and that every object it names
+(measurements such as timings included) is stored with the SHA-256 the
+manifest says. Exit 0 when all match, 2 listing those that do not.
 `, stderr)
 	cfgPath := fs.String("config", "", "run config `FILE`")
 	stageName := fs.String("stage", "", "`stage` to verify")
@@ -58,8 +59,15 @@ match, 1 listing those that do not.
 		if err != nil {
 			return fail(stderr, "verify", err)
 		}
+		for _, c := range checks {
+			if c.Damaged != nil {
+				pipeline.ExplainDamaged(c.Damaged, configPath)
+			}
+		}
+		// A mismatch is data that differs from its record: bad input for
+		// whoever reads it, not a bug in saber (exit 1 is kept for those).
 		if !pipeline.PrintStored(stdout, checks) {
-			return stage.ExitBug
+			return stage.ExitBadInput
 		}
 		return stage.ExitOK
 	}
@@ -115,7 +123,7 @@ match, 1 listing those that do not.
 	}
 	if !pipeline.PrintChecks(stdout, checks) {
 		fmt.Fprintf(stdout, "%s %s shard %s does NOT reproduce\n", st.Name, step.Name, spec)
-		return stage.ExitBug
+		return stage.ExitBadInput
 	}
 	fmt.Fprintf(stdout, "%s %s shard %s reproduces: %d objects match\n", st.Name, step.Name, spec, len(checks))
 	return stage.ExitOK

@@ -106,7 +106,7 @@ func TestTwoRunsOnOneRoot(t *testing.T) {
 
 // TestLeaseCommands: lease show names a holder and says when it is stale;
 // lease break removes a stale one, refuses a live one without --force, and
-// a run refused by a lease exits 75.
+// a run refused by a stale lease from another host exits 2.
 func TestLeaseCommands(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "run.yaml")
@@ -135,8 +135,10 @@ func TestLeaseCommands(t *testing.T) {
 		}
 	}
 	out, code = saber(t, "run", "--config", cfg, "--stages", "ingest")
-	if code != 75 || !strings.Contains(out, "far-host pid 4242") || !strings.Contains(out, "stale") {
-		t.Errorf("run under a stale lease: exit %d, want 75 naming the holder and saying stale:\n%s", code, out)
+	// Stale, from another host: no rerun will see it go, a person must
+	// look (exit 2, with the command).
+	if code != 2 || !strings.Contains(out, "far-host pid 4242") || !strings.Contains(out, "stale") || !strings.Contains(out, "saber lease break --config") {
+		t.Errorf("run under a stale lease: exit %d, want 2 naming the holder, saying stale and how to break it:\n%s", code, out)
 	}
 	if out, code := saber(t, "lease", "break", "--config", cfg); code != 0 || !strings.Contains(out, "removed the lease of far-host pid 4242") {
 		t.Errorf("break a stale lease: exit %d\n%s", code, out)

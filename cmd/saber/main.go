@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/stage"
 )
 
@@ -87,6 +88,7 @@ func cmdVersion(_ context.Context, _ []string, stdout, _ io.Writer) int {
 
 // fail prints err and returns its exit code.
 func fail(stderr io.Writer, cmd string, err error) int {
+	pipeline.ExplainDamaged(err, configPath)
 	fmt.Fprintf(stderr, "saber %s: %v\n", cmd, err)
 	return stage.ExitCode(err)
 }

@@ -217,13 +217,24 @@ func validateSlurmStage(p string, s SlurmStage, bad func(string, ...any)) {
 	if strings.ContainsAny(s.Venv, "\x00\n\r") {
 		bad("%s.venv: has a newline", p)
 	}
+	// Neither message quotes the value: it may be the secret.
+	const how = "the config and the sbatch scripts rendered from it are files others may read, so credentials never go in them: " +
+		"export the variable in the shell that runs `saber submit` (sbatch passes that environment to the jobs), or put the secret in a file " +
+		"only you can read and give its path in a variable ending in _FILE, or use a credentials file the jobs read " +
+		"(AWS_PROFILE with ~/.aws/credentials) — RUNBOOK §5, Credentials"
 	for k, v := range s.Env {
-		if !reEnvName.MatchString(k) {
+		isFile := strings.HasSuffix(strings.ToUpper(k), "_FILE")
+		switch {
+		case !reEnvName.MatchString(k):
 			bad("%s.env: %q is not a variable name", p, k)
-		} else if w := secretWord(k); w != "" {
-			bad("%s.env.%s: looks like a secret (%s); the config and the sbatch scripts rendered from it are files others may read, so credentials never go in them: "+
-				"export the variable in the shell that runs `saber submit` (sbatch passes that environment to the jobs), or use a credentials file the jobs read "+
-				"(AWS_PROFILE with ~/.aws/credentials) — RUNBOOK §5, Credentials", p, k, w)
+		case secretValue(v) != "":
+			bad("%s.env.%s: its value looks like a secret (%s); %s", p, k, secretValue(v), how)
+		case isFile && !filePath(v):
+			bad("%s.env.%s: a _FILE variable names the file that holds a secret: its value must be a path (/…, ~/…, ./…, $VAR/…), not the secret; %s", p, k, how)
+		case isFile:
+			// A path to a key is not the key: OPENAI_KEY_FILE: /run/keys/k.
+		case secretWord(k) != "":
+			bad("%s.env.%s: looks like a secret (%s); %s", p, k, secretWord(k), how)
 		}
 		if strings.ContainsRune(v, 0) {
 			bad("%s.env.%s: has a NUL byte", p, k)

@@ -42,3 +42,56 @@ func TestSlurmMaxRequeues(t *testing.T) {
 		t.Errorf("max_requeues -1: %v", err)
 	}
 }
+
+// TestSlurmEnvRefusesSecretValues: a value shaped like a credential is
+// refused whatever its variable's name, and the error never quotes it; a
+// _FILE variable holding a path is allowed (the key stays in the file),
+// one holding anything else is not; ordinary values (paths, model names,
+// commits) pass.
+func TestSlurmEnvRefusesSecretValues(t *testing.T) {
+	secrets := map[string]string{
+		"GITHUB_PAT":   "ghp_" + strings.Repeat("aB3dE", 8),
+		"GH_FINE":      "github_pat_11ABCDEFG0" + strings.Repeat("x9Y", 12),
+		"OPENAI":       "sk-proj-" + strings.Repeat("Zq7", 10),
+		"ANTHROPIC":    "sk-ant-api03-" + strings.Repeat("Hk2", 10),
+		"SLACK":        "xoxb-123456789012-abcdefABCDEF",
+		"AWS_ID":       "AKIAIOSFODNN7EXAMPLE",
+		"HF":           "hf_" + strings.Repeat("QwErTy", 6),
+		"SESSION":      "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+		"MY_VAR":       "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+		"RANDOM":       "fRYcYOaYyo3wPTYpbhOtjb9PfJiekmRn",
+		"IN_ARGS":      "--header Authorization=" + "Zd-t3w88tJ6Tt5DEEsfTc2b0oWa8b6b6JKhKhDuZyIq",
+		"KEY_FILE_BAD": "not a path",
+	}
+	for name, value := range secrets {
+		if name == "KEY_FILE_BAD" {
+			name = "OPENAI_KEY_FILE"
+		}
+		y := "run: r\nroot: d\nslurm: {defaults: {env: {" + name + ": '" + value + "'}}}\n"
+		_, err := Parse([]byte(y), toySection)
+		if err == nil || !strings.Contains(err.Error(), ".env."+name+":") {
+			t.Errorf("%s: err = %v, want a refusal naming it", name, err)
+			continue
+		}
+		if strings.Contains(err.Error(), value) {
+			t.Errorf("%s: the error quotes the value: %v", name, err)
+		}
+	}
+	for name, value := range map[string]string{
+		"OPENAI_KEY_FILE":              "/run/keys/k",
+		"AWS_SHARED_CREDENTIALS_FILE":  "~/.aws/credentials",
+		"HF_TOKEN_FILE":                "$HOME/.cache/huggingface/token",
+		"HF_HOME":                      "/scratch/p_2001234/Saber/hf/models--meta-llama--Llama-3.1-8B/snapshots/0e9e39f249a16976918f6564b8830bc894c89659",
+		"MODEL":                        "Qwen/Qwen2.5-Math-72B-Instruct-GPTQ-Int4",
+		"SABER_COMMIT":                 "af28890d36c2f5f214063e46b94bd03c474006a62bbb0234699f1c0ee449cb52",
+		"PYTORCH_CUDA_ALLOC_CONF":      "expandable_segments:True,garbage_collection_threshold:0.6",
+		"VLLM_WORKER_MULTIPROC_METHOD": "spawn",
+		"OMP_NUM_THREADS":              "8",
+		"PATH_EXTRA":                   "/gpfs/projects/saber/venvs/vllm-0.6.3/bin:/usr/local/cuda-12.4/bin",
+		"DESK":                         "skip-the-desk",
+	} {
+		if _, err := Parse([]byte("run: r\nroot: d\nslurm: {defaults: {env: {"+name+": '"+value+"'}}}\n"), toySection); err != nil {
+			t.Errorf("%s=%s refused: %v", name, value, err)
+		}
+	}
+}

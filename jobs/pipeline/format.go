@@ -102,6 +102,11 @@ S3: If-None-Match), so nothing half-written is ever visible as done. JSON fields
 | config_hash, inputs_hash, hash | SHA-256 of config, of the inputs' keys and hashes, and of both with code_version |
 | code_version | the commit the binary was built from, with +dirty.<digest> for uncommitted changes |
 | started, finished, host, slurm, stats | when, where, and what the shard counted |
+| digest | SHA-256 of the manifest's own JSON encoding (Go's encoding/json of the decoded fields, compact) with digest "": every reader recomputes it, so a manifest edited after it was written (a rows count, a stat, an output's hash) is refused |
+
+A manifest that is empty, cut short, not JSON, without a digest or whose digest does not match
+is damaged: every reader refuses it with exit 2, naming it and the command that redoes its shard
+(with --force).
 
 A done shard is stale when its config, its inputs or its shard count differ from what the
 current config and inputs give; saber never serves it as current (saber status shows it,

@@ -30,11 +30,13 @@ import (
 // taken by another run cannot overwrite the new lease (the store offers
 // write-once, not compare-and-swap); at each beat it reads the lease back,
 // and stops its run at once when the lease is no longer its own. A lease
-// whose heartbeat is older than StaleAfter is reported as stale (its
-// holder was killed, or lost its host) but is never taken over by a run:
-// only `saber lease break` removes it, because a heartbeat can also be
-// late for a holder that is alive (a stalled filesystem, clock skew
-// between hosts).
+// whose holder ran on this host and whose process is gone (a `kill -9`ed
+// saber run) is broken by the next taker, which logs it: nothing can be
+// working under it. One whose heartbeat is older than StaleAfter, held
+// from another host, is reported as stale (exit 2: a person must look)
+// but never taken over by a run: only `saber lease break` removes it,
+// because a heartbeat can also be late for a holder that is alive (a
+// stalled filesystem, clock skew between hosts).
 
 // Lease defaults.
 const (
@@ -130,8 +132,15 @@ func (e *LeaseHeldError) Error() string {
 		run, e.Holder, e.Age, e.URI)
 }
 
-// ExitCode is 75: the run can go ahead once the holder is done.
-func (e *LeaseHeldError) ExitCode() int { return stage.ExitTempFail }
+// ExitCode is 75 for a live holder: the run can go ahead once it is
+// done. A stale lease is 2: no retry will see it go (its holder is not
+// there to release it), a person must check and break it.
+func (e *LeaseHeldError) ExitCode() int {
+	if e.Stale {
+		return stage.ExitBadInput
+	}
+	return stage.ExitTempFail
+}
 
 // LeaseLostError is a run stopped because its lease was broken or taken
 // over while it ran: another run may now be working on the same run.
@@ -229,8 +238,15 @@ func AcquireLease(ctx context.Context, st store.Store, run string, opt LeaseOpti
 		if rerr != nil {
 			return nil, fmt.Errorf("read the run's lease: %w", rerr)
 		}
+		if holder.Gone() {
+			if err := breakDeadLease(ctx, st, run, holder); err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(opt.Out, "broke the run's lease %s: its holder %s is no longer running on this host\n", st.URI(key), holder)
+			continue
+		}
 		held := &LeaseHeldError{URI: st.URI(key), Holder: holder, Age: holder.Age(time.Now())}
-		held.Stale = held.Age > opt.StaleAfter || holder.Gone()
+		held.Stale = held.Age > opt.StaleAfter
 		if !opt.Wait {
 			return nil, held
 		}
@@ -322,6 +338,27 @@ func (l *Lease) Release(runErr error) error {
 		return fmt.Errorf("release the run's lease %s: %w (remove it with `saber lease break`)", l.st.URI(l.key), err)
 	}
 	return runErr
+}
+
+// breakDeadLease removes the lease of dead, a holder gone from this host,
+// if it is still dead's: read back just before, so that a lease another
+// taker has meanwhile put in its place is left alone (the window left is
+// the one between that read and the delete; a holder whose lease goes
+// then sees it at its next beat and stops, exit 75).
+func breakDeadLease(ctx context.Context, st store.Store, run string, dead LeaseOwner) error {
+	now, err := ReadLease(ctx, st, run)
+	if errors.Is(err, store.ErrNotExist) || err == nil && now.ID != dead.ID {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read the run's lease: %w", err)
+	}
+	key := layout.LeaseKey(run)
+	if err := st.Delete(ctx, key); err != nil {
+		return fmt.Errorf("remove the lease %s of %s, gone from this host: %w", st.URI(key), dead, err)
+	}
+	st.Delete(ctx, layout.LeaseHeartbeatKey(run, dead.ID)) // garbage now; a leftover is harmless
+	return nil
 }
 
 // BreakLease removes the run's lease and returns who held it. A lease

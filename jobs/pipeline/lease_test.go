@@ -136,12 +136,12 @@ func TestLeaseWaitAndHeartbeat(t *testing.T) {
 	}
 }
 
-// TestStaleLease: a lease whose heartbeat is old, or whose process is gone
-// from this host, is reported as stale and is never taken over, not even
-// by a waiter; only BreakLease removes it, and a live one only with force.
+// TestStaleLease: a lease from another host whose heartbeat is old is
+// reported as stale (exit 2, naming the command that breaks it), a live
+// one as held (exit 75); neither is taken over, not even by a waiter; only
+// BreakLease removes them, and a live one only with force.
 func TestStaleLease(t *testing.T) {
 	ctx := context.Background()
-	host, _ := os.Hostname()
 	old := time.Now().Add(-time.Hour).UTC()
 	for _, tc := range []struct {
 		name  string
@@ -149,7 +149,6 @@ func TestStaleLease(t *testing.T) {
 		stale bool
 	}{
 		{"old heartbeat", LeaseOwner{ID: "x", Run: "r", Host: "elsewhere", PID: 1, Started: old, Heartbeat: old}, true},
-		{"process gone", LeaseOwner{ID: "x", Run: "r", Host: host, PID: 1 << 30, Started: time.Now(), Heartbeat: time.Now()}, true},
 		{"live elsewhere", LeaseOwner{ID: "x", Run: "r", Host: "elsewhere", PID: 1, Started: time.Now(), Heartbeat: time.Now()}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -157,11 +156,12 @@ func TestStaleLease(t *testing.T) {
 			writeLease(t, st, tc.owner)
 			_, err := AcquireLease(ctx, st, "r", LeaseOptions{})
 			var held *LeaseHeldError
-			if !errors.As(err, &held) || held.Stale != tc.stale || stage.ExitCode(err) != stage.ExitTempFail {
-				t.Fatalf("take: %v, want a *LeaseHeldError with stale %v, exit 75", err, tc.stale)
+			want := map[bool]int{true: stage.ExitBadInput, false: stage.ExitTempFail}[tc.stale]
+			if !errors.As(err, &held) || held.Stale != tc.stale || stage.ExitCode(err) != want {
+				t.Fatalf("take: %v (exit %d), want a *LeaseHeldError with stale %v, exit %d", err, stage.ExitCode(err), tc.stale, want)
 			}
-			if tc.stale && !strings.Contains(err.Error(), "stale") {
-				t.Errorf("message does not say stale: %v", err)
+			if tc.stale && (!strings.Contains(err.Error(), "stale") || !strings.Contains(err.Error(), "saber lease break --config")) {
+				t.Errorf("message does not say stale and how to break it: %v", err)
 			}
 			wctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 			_, err = AcquireLease(wctx, st, "r", LeaseOptions{Wait: true, Poll: 10 * time.Millisecond})
@@ -239,5 +239,39 @@ func TestLeaseReleasedAfterCancel(t *testing.T) {
 	}
 	if _, err := ReadLease(context.Background(), st, "r"); !errors.Is(err, store.ErrNotExist) {
 		t.Fatalf("lease after a cancelled run: %v, want none", err)
+	}
+}
+
+// TestDeadLocalHolderIsBroken: a lease whose holder ran on this host and
+// whose process is gone (a kill -9) is broken by the next taker, which
+// says so and gets the lease, fresh heartbeat or not; after a kill -9 no
+// run had to wait for a person to run saber lease break.
+func TestDeadLocalHolderIsBroken(t *testing.T) {
+	ctx := context.Background()
+	host, _ := os.Hostname()
+	for _, beat := range []time.Time{time.Now().UTC(), time.Now().Add(-time.Hour).UTC()} {
+		st := store.NewMem()
+		dead := LeaseOwner{ID: "dead", Run: "r", Host: host, PID: 1 << 30, Started: beat, Heartbeat: beat}
+		writeLease(t, st, dead)
+		if _, err := store.Put(ctx, st, layout.LeaseHeartbeatKey("r", "dead"), []byte(`{}`), store.Replace); err != nil {
+			t.Fatal(err)
+		}
+		var out syncBuf
+		l, err := AcquireLease(ctx, st, "r", LeaseOptions{Out: &out})
+		if err != nil {
+			t.Fatalf("heartbeat %s: take: %v", beat, err)
+		}
+		if o, _ := ReadLease(ctx, st, "r"); o.ID != l.Owner().ID {
+			t.Errorf("lease now %+v, want the taker's", o)
+		}
+		if !strings.Contains(out.String(), "broke the run's lease") || !strings.Contains(out.String(), fmt.Sprintf("pid %d", 1<<30)) {
+			t.Errorf("the break is not logged: %q", out.String())
+		}
+		if _, err := st.Stat(ctx, layout.LeaseHeartbeatKey("r", "dead")); !errors.Is(err, store.ErrNotExist) {
+			t.Errorf("the dead holder's heartbeat is left: %v", err)
+		}
+		if err := l.Release(nil); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -9,9 +9,11 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/jobs/analyze"
 	"github.com/saber-math/saber/jobs/audit"
 	"github.com/saber-math/saber/jobs/calibrate"
@@ -30,6 +32,7 @@ import (
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/summarize"
 	"github.com/saber-math/saber/jobs/tag"
+	"github.com/saber-math/saber/shard"
 )
 
 // Stages is the registry: every stage, one line each. The order is only
@@ -100,7 +103,34 @@ func Main(name string) {
 
 // Binary is the stage binary of st in this graph.
 func (g *Graph) Binary(st stage.Stage) stage.Binary {
-	return stage.Binary{Stage: st, Sections: g.Sections(), CheckInputs: g.checkInputsHook}
+	return stage.Binary{Stage: st, Sections: g.Sections(), CheckInputs: g.checkInputsHook, Redo: g.RedoCommand}
+}
+
+// RedoCommand is the command that redoes the shard spec of the step that
+// writes dataset, under the config at cfgPath: what a damaged manifest's
+// message tells the user to run. "" for a dataset no step writes.
+func (g *Graph) RedoCommand(cfgPath, dataset string, spec shard.Spec) string {
+	i, ok := g.writer[dataset]
+	if !ok {
+		return ""
+	}
+	if cfgPath == "" {
+		cfgPath = "run.yaml"
+	}
+	n := g.nodes[i]
+	if !n.Step.Sharded() { // as runShard starts it
+		return fmt.Sprintf("bin/%s --config %s --reduce --force", n.Stage.Name, cfgPath)
+	}
+	return fmt.Sprintf("bin/%s --config %s --shard %s --force", n.Stage.Name, cfgPath, spec)
+}
+
+// ExplainDamaged fills in, for a damaged manifest anywhere in err's chain,
+// the command that redoes its shard.
+func ExplainDamaged(err error, cfgPath string) {
+	var dm *layout.DamagedError
+	if errors.As(err, &dm) && dm.Redo == "" {
+		dm.Redo = graph.RedoCommand(cfgPath, dm.Dataset, dm.Spec)
+	}
 }
 
 // Lookup returns the named stage.

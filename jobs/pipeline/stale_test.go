@@ -299,6 +299,10 @@ func TestStaleShardsAreNeverServed(t *testing.T) {
 				t.Fatal(err)
 			}
 			m.CodeVersion = "0000000older"
+			// As another build would have written it: with its digest.
+			if m.Digest, err = layout.Digest(m); err != nil {
+				t.Fatal(err)
+			}
 			b, _ := json.MarshalIndent(m, "", "  ")
 			if _, err := store.Put(ctx, root, key, b, store.Replace); err != nil {
 				t.Fatal(err)

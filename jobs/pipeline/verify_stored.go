@@ -21,10 +21,13 @@ type StoredCheck struct {
 	// Want is the manifest's SHA-256; Stored the stored object's, "" when
 	// it is missing.
 	Want, Stored string
+	// Damaged, when set, says why the manifest itself cannot be trusted
+	// (cut short, edited); Key is then empty.
+	Damaged *layout.DamagedError
 }
 
 // OK reports whether the stored bytes are the ones the manifest names.
-func (c StoredCheck) OK() bool { return c.Want == c.Stored }
+func (c StoredCheck) OK() bool { return c.Damaged == nil && c.Want == c.Stored }
 
 // VerifyStored reads every completion manifest of the run, of every
 // dataset the registry's steps write, and hashes every object each one
@@ -46,12 +49,22 @@ func (g *Graph) VerifyStored(ctx context.Context, cfg *config.Config) ([]StoredC
 	var checks []StoredCheck
 	for _, n := range g.nodes {
 		for _, ds := range n.Step.Outputs {
-			ms, err := layout.Manifests(ctx, root, cfg.Run, ds)
+			keys, err := layout.ManifestKeys(ctx, root, cfg.Run, ds)
 			if err != nil {
 				return nil, err
 			}
-			for _, m := range ms {
-				mkey := layout.DoneKey(cfg.Run, ds, m.Spec())
+			for _, mkey := range keys {
+				// A damaged manifest is a finding like a changed object:
+				// reported with the others, not the end of the check.
+				m, err := layout.ReadShardDone(ctx, root, mkey)
+				var dm *layout.DamagedError
+				if errors.As(err, &dm) {
+					checks = append(checks, StoredCheck{Manifest: mkey, Damaged: dm})
+					continue
+				}
+				if err != nil {
+					return nil, err
+				}
 				for _, o := range m.Outputs {
 					sum, seen := hashes[o.Key]
 					if !seen {
@@ -79,7 +92,9 @@ func PrintStored(w io.Writer, checks []StoredCheck) bool {
 			continue
 		}
 		bad++
-		if c.Stored == "" {
+		if c.Damaged != nil {
+			fmt.Fprintf(w, "DAMAGED  %v\n", c.Damaged)
+		} else if c.Stored == "" {
 			fmt.Fprintf(w, "MISSING  %s: named by %s (sha256 %s) but not stored\n", c.Key, c.Manifest, c.Want)
 		} else {
 			fmt.Fprintf(w, "STORED   %s: %s says sha256 %s, the stored object hashes to %s\n", c.Key, c.Manifest, c.Want, c.Stored)

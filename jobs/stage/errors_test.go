@@ -17,6 +17,7 @@ import (
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/lib/parallel"
+	"github.com/saber-math/saber/shard"
 )
 
 // realErrors makes operating-system errors the way the stages meet them:
@@ -198,3 +199,49 @@ func TestPanicExits1WithStack(t *testing.T) {
 }
 
 func panicInWorker() { panic("boom") }
+
+// TestDamagedManifestExits2NamingTheRedo: a done shard whose manifest was
+// cut short (a full disk, a copy interrupted) or edited by hand is exit 2,
+// not 1: the message names the manifest and the command that redoes the
+// shard, and that command (--force) does.
+func TestDamagedManifestExits2NamingTheRedo(t *testing.T) {
+	root := t.TempDir()
+	cfgPath := writeConfig(t, root)
+	var runs atomic.Int64
+	st, _ := testStage(&runs, nil)
+	bin := Binary{Stage: st, Redo: func(cfg, ds string, spec shard.Spec) string {
+		return fmt.Sprintf("bin/test --config %s --shard %s --force", cfg, spec)
+	}}
+	run := func(args ...string) (int, string) {
+		var stderr strings.Builder
+		code := Command(context.Background(), bin, append([]string{"--config", cfgPath, "--shard", "0/1"}, args...), &strings.Builder{}, &stderr)
+		return code, stderr.String()
+	}
+	if code, out := run(); code != ExitOK {
+		t.Fatalf("first run: exit %d\n%s", code, out)
+	}
+	file := filepath.Join(root, "r", "problems", "_done", "part-00000-of-00001.json")
+	good, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		"truncated": string(good[:len(good)/3]),
+		"empty":     "",
+		"rows":      strings.Replace(string(good), `"rows": 1,`, `"rows": 1000,`, 1),
+	} {
+		if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out := run()
+		if code != ExitBadInput || !strings.Contains(out, file) || !strings.Contains(out, "bin/test --config "+cfgPath+" --shard 0/1 --force") {
+			t.Errorf("%s manifest: exit %d, want 2 naming %s and the redo command:\n%s", name, code, file, out)
+		}
+	}
+	if code, out := run("--force"); code != ExitOK || runs.Load() != 2 {
+		t.Fatalf("--force on the damaged shard: exit %d, runs %d\n%s", code, runs.Load(), out)
+	}
+	if code, out := run(); code != ExitOK || runs.Load() != 2 {
+		t.Fatalf("after the redo: exit %d, runs %d\n%s", code, runs.Load(), out)
+	}
+}

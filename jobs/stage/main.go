@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/shard"
@@ -29,6 +30,10 @@ type Binary struct {
 	Sections []config.Def
 	// CheckInputs, when set, refuses to run a step on stale inputs.
 	CheckInputs func(ctx context.Context, cfg *config.Config, root store.Store, step Step) error
+	// Redo, when set, is the command that redoes shard spec of the step
+	// writing dataset under the config at cfgPath: a damaged manifest's
+	// message names it (only the pipeline knows which stage that is).
+	Redo func(cfgPath, dataset string, spec shard.Spec) string
 }
 
 // Main is the entire main function of a stage binary.
@@ -114,8 +119,14 @@ func Command(ctx context.Context, b Binary, args []string, stdout, stderr io.Wri
 			}
 		}()
 	}
-	err = runGuarded(ctx, cfg, b, log, *shardFlag, *reduce, *force)
+	// Storage calls before a shard starts (opening the root) log their
+	// retries with the stage's fields too.
+	err = runGuarded(log.WithContext(ctx), cfg, b, log, *shardFlag, *reduce, *force)
 	if err != nil {
+		var dm *layout.DamagedError
+		if b.Redo != nil && errors.As(err, &dm) && dm.Redo == "" {
+			dm.Redo = b.Redo(*cfgPath, dm.Dataset, dm.Spec)
+		}
 		code := ExitCode(err)
 		log.Error().Err(err).Int("exit", code).Msg("stage failed")
 		fmt.Fprintf(stderr, "%s: %v\n", st.Name, err)

@@ -515,6 +515,9 @@ func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec
 	doneKeys := DoneKeys(cfg.Run, step, spec)
 	var replaced *layout.Manifest
 	log = log.With().Str("step", step.Name).Str("shard", spec.String()).Logger()
+	// Storage logs through the context (an S3 retry is a line): from the
+	// first call on, the done check's included, with the shard's fields.
+	ctx = log.WithContext(ctx)
 	if !opt.SkipDoneCheck {
 		var present []string
 		for _, k := range doneKeys {
@@ -550,6 +553,11 @@ func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec
 		if opt.CheckInputs != nil {
 			if err := opt.CheckInputs(ctx); err != nil {
 				return Result{}, err
+			}
+		}
+		if len(present) > 0 && opt.Force {
+			if err := checkForcedInputs(ctx, cfg.Run, step, in, out, present[0]); err != nil {
+				return Result{}, fmt.Errorf("--force refused before removing anything: %w", err)
 			}
 		}
 		if len(present) > 0 {
@@ -627,6 +635,56 @@ func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec
 	}
 	log.Info().Int64("rows", first.Rows).Dur("took", time.Since(started)).Str("manifest", out.URI(doneKeys[0])).Msg("shard done")
 	return Result{Manifest: first, Outputs: outs}, nil
+}
+
+// checkForcedInputs is --force's check that the shard can run before its
+// manifests go: every input dataset of the step is complete with intact
+// manifests, and every part the shard read last time (its manifest's
+// inputs) is still readable with the bytes its writer recorded. Without it
+// a part tampered with upstream was found only while the step read it,
+// after the manifests were removed: a refused --force left the run
+// incomplete. It costs one more read of those parts, for --force only; a
+// part the shard did not read last time is still checked as it is read.
+func checkForcedInputs(ctx context.Context, run string, step Step, in, out store.Store, doneKey string) error {
+	writers := map[string]layout.Object{}
+	writerOf := map[string]*layout.Manifest{}
+	for _, ds := range step.Inputs {
+		ms, err := layout.Complete(ctx, in, run, ds)
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			for _, o := range m.Objects(ds) {
+				writers[o.Key], writerOf[o.Key] = o, m
+			}
+		}
+	}
+	old, err := layout.ReadDone(ctx, out, doneKey)
+	if err != nil {
+		return nil // a damaged manifest is what --force is for; it records nothing to check
+	}
+	for _, o := range old.Inputs {
+		w, ok := writers[o.Key]
+		if o.Unread || !ok || w.SHA256 == "" {
+			continue // only counted, or no longer a part: the step decides
+		}
+		obj, err := in.Open(ctx, o.Key)
+		if err != nil {
+			return fmt.Errorf("open input %s: %w", in.URI(o.Key), err)
+		}
+		h := sha256.New()
+		_, err = io.Copy(h, store.Reader(obj))
+		obj.Close()
+		if err != nil {
+			return fmt.Errorf("read input %s: %w", in.URI(o.Key), err)
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != w.SHA256 {
+			m := writerOf[o.Key]
+			return BadInput(fmt.Errorf("%w; recompute it with --force on %s %s (shard %s), or restore it",
+				&dataset.ChangedError{URI: in.URI(o.Key), Want: w.SHA256, Got: got}, m.Stage, m.Step, m.Spec()))
+		}
+	}
+	return nil
 }
 
 // runStep runs the step function, turning a panic — in the step's own

@@ -498,3 +498,106 @@ func TestStepIgnores(t *testing.T) {
 		t.Errorf("a step that reads toy.label: %v, want stale", err)
 	}
 }
+
+// loggingStore logs a line through the call's context on every Stat, as
+// the S3 store logs each retry ("s3: retrying").
+type loggingStore struct{ store.Store }
+
+func (s loggingStore) Stat(ctx context.Context, key string) (store.Info, error) {
+	zerolog.Ctx(ctx).Info().Str("op", "HeadObject").Msg("s3: retrying")
+	return s.Store.Stat(ctx, key)
+}
+
+// TestDoneCheckLogsWithShardFields: the "is this shard already done"
+// check's storage calls log with the shard's fields. They ran under a
+// context without the shard's logger, so its S3 retries logged nothing
+// (9 retries over 27 s, 0 lines).
+func TestDoneCheckLogsWithShardFields(t *testing.T) {
+	ctx := context.Background()
+	cfg := testConfig(t, "")
+	var runs atomic.Int64
+	stg, step := testStage(&runs, nil)
+	var logs strings.Builder
+	log := zerolog.New(&logs).With().Str("stage", "test").Logger()
+	spec := shard.Spec{Index: 1, Count: 2}
+	st := loggingStore{store.NewMem()}
+	for range 2 { // the first run checks and runs; the second checks and skips
+		if _, err := RunShard(ctx, cfg, stg, step, spec, st, log, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := 0
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, `"s3: retrying"`) {
+			lines++
+			if !strings.Contains(l, `"shard":"1/2"`) || !strings.Contains(l, `"step":"map"`) || !strings.Contains(l, `"stage":"test"`) {
+				t.Errorf("retry line without the shard's fields: %s", l)
+			}
+		}
+	}
+	if lines < 4 { // two done keys, checked by each of the two runs
+		t.Errorf("%d retry lines from the done checks, want at least 4:\n%s", lines, logs.String())
+	}
+}
+
+// TestRefusedForceKeepsTheManifests: --force on a done shard whose input
+// part was tampered with since is refused (exit 2, naming the part and
+// its writer) before its manifests are removed or the step runs, so the
+// run stays as complete as it was; with the part restored it redoes the
+// shard.
+func TestRefusedForceKeepsTheManifests(t *testing.T) {
+	ctx := context.Background()
+	cfg := testConfig(t, "toy: {shards: 1}\n")
+	st := &countingStore{Store: store.NewMem()}
+	var runs atomic.Int64
+	stg, step := testStage(&runs, nil)
+	one := shard.Spec{Index: 0, Count: 1}
+	if _, err := RunShard(ctx, cfg, stg, step, one, st, zerolog.Nop(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var reads atomic.Int64
+	reader := Step{Name: "map", Inputs: []string{"problems"}, Outputs: []string{"corpus"}, Run: func(ctx context.Context, env *Env) error {
+		reads.Add(1)
+		parts, err := env.Upstream(ctx, "problems")
+		if err != nil {
+			return err
+		}
+		var rows []dataset.Problem
+		if err := ScanPart(ctx, env, parts[0], func(r []dataset.Problem) error { rows = append(rows, r...); return nil }); err != nil {
+			return err
+		}
+		return WriteOutput(ctx, env, dataset.Corpus, []dataset.Document{{ID: rows[0].ID}})
+	}}
+	rstage := Stage{Name: "reader", Steps: []Step{reader}}
+	if _, err := RunShard(ctx, cfg, rstage, reader, one, st, zerolog.Nop(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	key := layout.DataKey("r", "problems", one)
+	good, err := store.ReadAll(ctx, st, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := append([]byte(nil), good...)
+	bad[len(bad)/2] ^= 0xff
+	if _, err := store.Put(ctx, st, key, bad, store.Replace); err != nil {
+		t.Fatal(err)
+	}
+	st.reset()
+	_, err = RunShard(ctx, cfg, rstage, reader, one, st, zerolog.Nop(), Options{Force: true})
+	var ch *dataset.ChangedError
+	if !errors.As(err, &ch) || ExitCode(err) != ExitBadInput || !strings.Contains(err.Error(), "test map (shard 0/1)") {
+		t.Fatalf("--force on a tampered input: %v (exit %d), want exit 2 naming the part's writer", err, ExitCode(err))
+	}
+	if st.deletes.Load() != 0 || reads.Load() != 1 {
+		t.Errorf("a refused --force removed %d objects and ran the step %d times more", st.deletes.Load(), reads.Load()-1)
+	}
+	if done, _ := layout.Done(ctx, st, layout.DoneKey("r", "corpus", one)); !done {
+		t.Error("a refused --force left the shard not done")
+	}
+	if _, err := store.Put(ctx, st, key, good, store.Replace); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := RunShard(ctx, cfg, rstage, reader, one, st, zerolog.Nop(), Options{Force: true}); err != nil || res.Skipped || reads.Load() != 2 {
+		t.Fatalf("--force with the part restored: %+v, %v", res, err)
+	}
+}

@@ -52,8 +52,8 @@ func (c *Client) EmbedWith(ctx context.Context, inputs []string, o EmbedOptions)
 	_, err := c.retry(ctx, "embed", func(actx context.Context, res **http.Response) error {
 		var err error
 		out, err = c.embed.New(actx, params, append(extra, option.WithResponseInto(res))...)
-		if err == nil && len(out.Data) != len(inputs) {
-			err = fmt.Errorf("llm: %d embeddings for %d inputs: %w", len(out.Data), len(inputs), errEmptyChoices)
+		if err == nil {
+			err = checkEmbeddings(out, len(inputs))
 		}
 		return err
 	})
@@ -62,7 +62,7 @@ func (c *Client) EmbedWith(ctx context.Context, inputs []string, o EmbedOptions)
 		c.failures.Add(1)
 		return nil, err
 	}
-	c.promptTokens.Add(out.Usage.PromptTokens)
+	c.promptTokens.Add(max(0, out.Usage.PromptTokens))
 	vecs := make([][]float32, len(inputs))
 	for i, d := range out.Data {
 		idx := int(d.Index)
@@ -93,4 +93,24 @@ func (c *Client) EmbedWith(ctx context.Context, inputs []string, o EmbedOptions)
 		}
 	}
 	return vecs, nil
+}
+
+// checkEmbeddings says whether out, as the SDK decoded a 200 answer, holds
+// one vector per input. A body of `null` decodes as a nil response and an
+// item whose embedding is missing or of the wrong type as an empty vector,
+// both without an error: they are invalid answers, retried like a
+// malformed body.
+func checkEmbeddings(out *openai.CreateEmbeddingResponse, n int) error {
+	if out == nil {
+		return fmt.Errorf("llm: embeddings answer is JSON null: %w", errEmptyChoices)
+	}
+	if len(out.Data) != n {
+		return fmt.Errorf("llm: %d embeddings for %d inputs: %w", len(out.Data), n, errEmptyChoices)
+	}
+	for i, d := range out.Data {
+		if len(d.Embedding) == 0 {
+			return fmt.Errorf("llm: embedding %d is empty or not an array of numbers: %w", i, errMalformedAnswer)
+		}
+	}
+	return nil
 }

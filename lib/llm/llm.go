@@ -334,6 +334,36 @@ type cachedResponse struct {
 
 var errEmptyChoices = errors.New("llm: response has no choices")
 
+// errMalformedAnswer marks a 200 answer that is JSON but not a chat
+// completion: a choice without a message, a content that is not a string.
+// The SDK's decoder accepts such bodies without an error (it leaves the
+// fields zero), so without this check a broken answer would pass as an
+// empty one, or, for a body of `null`, as a nil completion.
+var errMalformedAnswer = errors.New("llm: answer is not a chat completion")
+
+// checkChat says whether out, as the SDK decoded a 200 answer, is an
+// answer: a completion whose first choice has a message with a string (or
+// null, as OpenAI allows) content. Anything else is an invalid answer,
+// retried and counted like a malformed body, never dereferenced.
+func checkChat(out *openai.ChatCompletion) error {
+	if out == nil {
+		return fmt.Errorf("llm: answer is JSON null: %w", errEmptyChoices)
+	}
+	if len(out.Choices) == 0 {
+		return errEmptyChoices
+	}
+	ch := out.Choices[0]
+	if !ch.JSON.Message.Valid() {
+		return fmt.Errorf("llm: choice 0 has no message object: %w", errMalformedAnswer)
+	}
+	// The decoder turns a number or a boolean into its text and reports
+	// it valid: only the raw JSON says what the server sent.
+	if raw := ch.Message.JSON.Content.Raw(); raw != "" && raw != "null" && raw[0] != '"' {
+		return fmt.Errorf("llm: message content is not a string: %w", errMalformedAnswer)
+	}
+	return nil
+}
+
 // Chat returns the model's answer to req: from the cache when it holds one,
 // else from the server, retrying transient failures, and then written to the
 // cache before returning. A failure to write the cache is returned as an
@@ -397,8 +427,8 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	attempts, err := c.retry(ctx, "chat", func(actx context.Context, res **http.Response) error {
 		var err error
 		out, err = c.chat.New(actx, params, option.WithResponseInto(res))
-		if err == nil && len(out.Choices) == 0 {
-			err = errEmptyChoices
+		if err == nil {
+			err = checkChat(out)
 		}
 		return err
 	})
@@ -408,15 +438,18 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 		c.failures.Add(1)
 		return Response{Latency: lat, Attempts: attempts}, err
 	}
+	// A usage the server got wrong (negative, or of the wrong type, which
+	// decodes as 0) must not turn the token counters backwards.
+	promptTok, complTok := max(0, out.Usage.PromptTokens), max(0, out.Usage.CompletionTokens)
 	resp := Response{
 		Content:          out.Choices[0].Message.Content,
-		PromptTokens:     int(out.Usage.PromptTokens),
-		CompletionTokens: int(out.Usage.CompletionTokens),
+		PromptTokens:     int(promptTok),
+		CompletionTokens: int(complTok),
 		Latency:          lat,
 		Attempts:         attempts,
 	}
-	c.promptTokens.Add(out.Usage.PromptTokens)
-	c.completionTokens.Add(out.Usage.CompletionTokens)
+	c.promptTokens.Add(promptTok)
+	c.completionTokens.Add(complTok)
 	// OpenAI deprecated the field; llama.cpp and vLLM still send it, and
 	// with a single-model server that answers to any name it is the one
 	// thing that says which build answered.

@@ -182,6 +182,8 @@ func (c *Client) classify(err error, res *http.Response, timedOut bool) failure 
 		return f
 	case errors.Is(err, errEmptyChoices):
 		return failure{kind: "empty_choices", err: err}
+	case errors.Is(err, errMalformedAnswer):
+		return failure{kind: "malformed_json", err: err}
 	}
 	f := failure{kind: "other", err: c.redact(err)}
 	var syn *json.SyntaxError
