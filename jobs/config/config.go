@@ -210,7 +210,7 @@ func Load(path string, defs ...Def) (*Config, error) {
 func Parse(data []byte, defs ...Def) (*Config, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, &Error{Problems: []string{err.Error()}}
+		return nil, &Error{Problems: []string{syntaxError(data, err)}}
 	}
 	c := &Config{}
 	c.addSections(defs)

@@ -1,11 +1,8 @@
 package forecast
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/layout"
@@ -17,18 +14,19 @@ import (
 	"github.com/saber-math/saber/lib/topics"
 )
 
-// sampleBytes is how much of each input file the row count reads: a file
-// no larger is counted exactly, a larger one extrapolated by its size.
-const sampleBytes = 4 << 20
-
-// inputRows counts the rows of ingest's sources: JSONL lines (non-empty),
-// counted in the first sampleBytes of each file and extrapolated by size.
-// Other formats (JSON arrays, Parquet, CSV) are counted the same way by
-// lines, which is exact for CSV and is flagged as an estimate otherwise.
+// inputRows counts the rows ingest stages from its sources: records as
+// ingest reads them (JSON lines, the elements of a JSON array, Parquet
+// rows), less those where: drops, one per element of an exploded list
+// (countFile), in the first sampleBytes of each file and extrapolated by
+// size.
 func inputRows(ctx context.Context, cfg *config.Config) (rows, size float64, basis string, err error) {
 	icfg := ingest.Section.Of(cfg)
-	files, exact, lineFormats := 0, true, true
-	for _, src := range icfg.Sources {
+	files, sampled := 0, 0
+	formats := map[string]int{}
+	weighed := false
+	for i := range icfg.Sources {
+		src := &icfg.Sources[i]
+		weighed = weighed || !newWeigher(src).plain
 		for _, pat := range src.Paths {
 			fs, err := layout.Files(ctx, cfg.Resolve(pat), cfg.Storage, nil)
 			if err != nil {
@@ -41,52 +39,32 @@ func inputRows(ctx context.Context, cfg *config.Config) (rows, size float64, bas
 				}
 				files++
 				size += float64(info.Size)
-				if !strings.HasSuffix(f.Key, ".jsonl") && !strings.HasSuffix(f.Key, ".csv") {
-					lineFormats = false
-				}
-				n, read, err := countLines(ctx, f)
+				fc, err := countFile(ctx, src, f, info.Size)
 				if err != nil {
-					return 0, 0, "", err
+					return 0, 0, "", fmt.Errorf("ingest source %s: %w", src.Name, err)
 				}
-				if read < info.Size && read > 0 {
-					exact = false
-					n = n * float64(info.Size) / float64(read)
+				rows += fc.rows
+				formats[fc.format]++
+				if fc.sampled {
+					sampled++
 				}
-				rows += n
 			}
 		}
 	}
-	basis = fmt.Sprintf("lines of %d input files", files)
-	if !exact {
-		basis += fmt.Sprintf(" (the first %d MiB of each, extrapolated by size)", sampleBytes>>20)
+	var kinds []string
+	for _, k := range []string{"jsonl", "json", "parquet"} {
+		if formats[k] > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d %s", formats[k], map[string]string{"jsonl": "JSON lines", "json": "JSON array", "parquet": "Parquet"}[k]))
+		}
 	}
-	if !lineFormats {
-		basis += "; some are not line formats, so an estimate"
+	basis = fmt.Sprintf("records of %d input files (%s), as ingest reads them", files, strings.Join(kinds, ", "))
+	if weighed {
+		basis += ", less where: filters, one row per element of an exploded list"
+	}
+	if sampled > 0 {
+		basis += fmt.Sprintf("; %d files sampled (the first %d KiB of each, or %d Parquet rows) and extrapolated by size", sampled, sampleBytes>>10, sampleParquetRows)
 	}
 	return rows, size, basis, nil
-}
-
-// countLines counts the non-empty lines in the first sampleBytes of f.
-func countLines(ctx context.Context, f layout.File) (n float64, read int64, err error) {
-	rc, err := f.Store.Open(ctx, f.Key)
-	if err != nil {
-		return 0, 0, fmt.Errorf("open %s: %w", f.URI, err)
-	}
-	defer rc.Close()
-	r := bufio.NewReader(io.NewSectionReader(rc, 0, min(rc.Size(), sampleBytes)))
-	for {
-		line, err := r.ReadBytes('\n')
-		read += int64(len(line))
-		if len(bytes.TrimSpace(line)) > 0 {
-			n++
-		}
-		if err == io.EOF {
-			return n, read, nil
-		}
-		if err != nil {
-			return 0, 0, fmt.Errorf("read %s: %w", f.URI, err)
-		}
-	}
 }
 
 func loadTree(ctx context.Context, in *Input) (*ontology.Tree, []layout.Object, error) {

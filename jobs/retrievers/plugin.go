@@ -192,7 +192,7 @@ func startPlugin(ctx context.Context, name string, spec Spec, f formatter, opt O
 		p.kill()
 		return nil, err
 	}
-	p.log.Info().Dur("startup", time.Since(start)).Msg("plugin ready")
+	p.log.Info().Int64("startup_ms", time.Since(start).Milliseconds()).Msg("plugin ready")
 	return p, nil
 }
 

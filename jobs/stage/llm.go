@@ -59,7 +59,7 @@ func (e *Env) RecordLLM(c *llm.Client) {
 	}
 	e.Log.Info().Int64("calls", s.Calls).Int64("cached", s.Cached).Int64("retries", s.Retries).
 		Int64("failures", s.Failures).Int64("prompt_tokens", s.PromptTokens).
-		Int64("completion_tokens", s.CompletionTokens).Dur("latency_total", s.LatencyTotal).Dur("busy", s.Busy).Msg("llm calls")
+		Int64("completion_tokens", s.CompletionTokens).Int64("latency_total_ms", s.LatencyTotal.Milliseconds()).Int64("busy_ms", s.Busy.Milliseconds()).Msg("llm calls")
 	e.recordLLMServer(c)
 }
 

@@ -633,7 +633,9 @@ func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec
 	if replaced != nil {
 		dropMeasurements(ctx, out, first, log, replaced.Outputs)
 	}
-	log.Info().Int64("rows", first.Rows).Dur("took", time.Since(started)).Str("manifest", out.URI(doneKeys[0])).Msg("shard done")
+	// A duration's unit is in its key (took_ms), as in the manifests'
+	// stats (llm_busy_ms): zerolog's Dur writes a bare number.
+	log.Info().Int64("rows", first.Rows).Int64("took_ms", time.Since(started).Milliseconds()).Str("manifest", out.URI(doneKeys[0])).Msg("shard done")
 	return Result{Manifest: first, Outputs: outs}, nil
 }
 

@@ -1,0 +1,207 @@
+package forecast
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/pipeline"
+)
+
+// recordsYAML has a source of every shape ingest accepts: pretty-printed
+// JSON arrays with nested fields (one record over a dozen lines), JSON
+// lines, gzip'd JSON lines, a list exploded into one row per element
+// behind a where: filter, Parquet with a filter, and a JSON array large
+// enough that only a sample of it is read.
+const recordsYAML = `run: rc
+root: %[1]s/data
+seed: 3
+log: {progress_seconds: 0}
+ingest:
+  shards: 2
+  sources:
+    - {name: arr, paths: ["%[1]s/arr/*.json"], fields: {id: meta.id, statement: content.problem, solution: content.answer}}
+    - {name: lines, paths: ["%[1]s/lines.jsonl", "%[1]s/lines.jsonl.gz"]}
+    - name: exploded
+      paths: ["%[1]s/exploded.jsonl"]
+      fields: {id: id, statement: problem, solution: solutions}
+      lists: {solution: explode}
+      where: [{field: level, in: [4, 5]}]
+    - name: pq
+      paths: ["%[1]s/table.parquet"]
+      fields: {statement: problem, solution: answer}
+      where: [{field: split, is: test}]
+    - {name: big, paths: ["%[1]s/big.json"], fields: {statement: q, solution: a}}
+`
+
+type pqRow struct {
+	Problem string `parquet:"problem"`
+	Answer  string `parquet:"answer"`
+	Split   string `parquet:"split"`
+}
+
+func writeCorpora(t *testing.T, dir string) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(7, 7))
+	text := func(prefix string, i int) string {
+		return fmt.Sprintf("%s %d %s", prefix, i, strings.Repeat("x ", 5+rng.IntN(60)))
+	}
+	write := func(name string, b []byte) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for f := range 3 {
+		var recs []any
+		for i := range 40 + 30*f {
+			recs = append(recs, map[string]any{
+				"meta":    map[string]any{"id": fmt.Sprintf("a%d-%d", f, i), "tags": []string{"x", "y"}},
+				"content": map[string]any{"problem": text("find", i), "answer": text("so", i)},
+			})
+		}
+		b, _ := json.MarshalIndent(recs, "", "  ")
+		write(fmt.Sprintf("arr/part%d.json", f), b)
+	}
+	var lines bytes.Buffer
+	for i := range 150 {
+		b, _ := json.Marshal(map[string]any{"statement": text("line", i), "solution": text("sol", i)})
+		lines.Write(append(b, '\n'))
+		if i%10 == 0 {
+			lines.WriteString("\n") // blank lines are no rows
+		}
+	}
+	write("lines.jsonl", lines.Bytes())
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(bytes.ReplaceAll(lines.Bytes(), []byte("line "), []byte("zipped ")))
+	zw.Close()
+	write("lines.jsonl.gz", gz.Bytes())
+	var ex bytes.Buffer
+	for i := range 120 {
+		sols := make([]string, 1+rng.IntN(4))
+		for k := range sols {
+			sols[k] = text("way", 10*i+k)
+		}
+		b, _ := json.Marshal(map[string]any{"id": fmt.Sprintf("e%d", i), "problem": text("ex", i), "solutions": sols, "level": 1 + i%5})
+		ex.Write(append(b, '\n'))
+	}
+	write("exploded.jsonl", ex.Bytes())
+	var rows []pqRow
+	for i := range 200 {
+		split := "train"
+		if i%4 == 0 {
+			split = "test"
+		}
+		rows = append(rows, pqRow{Problem: text("pq", i), Answer: text("pa", i), Split: split})
+	}
+	if err := parquet.WriteFile(filepath.Join(dir, "table.parquet"), rows); err != nil {
+		t.Fatal(err)
+	}
+	var big []any
+	for i := range 2000 {
+		big = append(big, map[string]any{"q": text("big", i), "a": text("ans", i)})
+	}
+	b, _ := json.MarshalIndent(big, "", "    ")
+	write("big.json", b)
+}
+
+// TestForecastRowsEveryShape is the issue's bar: `saber plan` forecasts
+// ingest's staged rows within 10% of what ingest then stages, on every
+// shape ingest reads — counting lines put the pretty-printed arrays
+// alone 6× over.
+func TestForecastRowsEveryShape(t *testing.T) {
+	old := sampleBytes
+	sampleBytes = 64 << 10 // big.json (~0.4 MiB) is sampled, the rest read whole
+	t.Cleanup(func() { sampleBytes = old })
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeCorpora(t, dir)
+	cfg, err := pipeline.ParseConfig([]byte(fmt.Sprintf(recordsYAML, dir)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := pipeline.Select(cfg, "ingest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := Forecast(ctx, cfg, pipeline.Default(), sel, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
+	runStages(t, cfg, root, "ingest")
+	if err := Compare(ctx, cfg, pipeline.Default(), steps); err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, st := range steps {
+		for _, m := range st.Metrics {
+			if m.Rows != dataset.IngestRows.Name && m.Rows != dataset.Problems.Name {
+				continue
+			}
+			if m.Ratio == nil {
+				t.Fatalf("%s/%s %q: no actual", st.Stage, st.Step, m.Name)
+			}
+			t.Logf("%s/%s %s: forecast %.0f, actual %.0f (%s)", st.Stage, st.Step, m.Name, m.Value, *m.Actual, m.Basis)
+			if r := *m.Ratio; r < 0.9 || r > 1.1 {
+				t.Errorf("%s/%s %s: forecast %.0f, ingest staged %.0f (ratio %.3f, want within 10%%); basis: %s", st.Stage, st.Step, m.Name, m.Value, *m.Actual, r, m.Basis)
+			}
+			checked++
+		}
+	}
+	if checked < 2 {
+		t.Fatalf("checked %d row forecasts, want ingest's map and reduce", checked)
+	}
+}
+
+// TestInputRowsExactUnsampled: with every file read whole, the count is
+// exact, not merely within 10% — each shape's errors cannot cancel out.
+func TestInputRowsExactUnsampled(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeCorpora(t, dir)
+	cfg, err := pipeline.ParseConfig([]byte(fmt.Sprintf(recordsYAML, dir)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"arr": 40 + 70 + 100, "lines": 300, "pq": 50, "big": 2000}
+	// exploded: levels 4 and 5 only, one row per solution.
+	var ex float64
+	b, _ := os.ReadFile(filepath.Join(dir, "exploded.jsonl"))
+	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var r struct {
+			Solutions []string
+			Level     int
+		}
+		json.Unmarshal(l, &r)
+		if r.Level >= 4 {
+			ex += float64(len(r.Solutions))
+		}
+	}
+	want["exploded"] = ex
+	rows, _, basis, err := inputRows(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total float64
+	for _, v := range want {
+		total += v
+	}
+	if rows != total {
+		t.Errorf("inputRows = %v, want %v exactly (no file sampled): %s", rows, total, basis)
+	}
+}
