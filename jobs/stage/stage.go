@@ -648,9 +648,22 @@ func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec
 // incomplete. It costs one more read of those parts, for --force only; a
 // part the shard did not read last time is still checked as it is read.
 func checkForcedInputs(ctx context.Context, run string, step Step, in, out store.Store, doneKey string) error {
+	old, err := layout.ReadDone(ctx, out, doneKey)
+	if err != nil {
+		return nil // a damaged manifest is what --force is for; it records nothing to check
+	}
+	// The datasets the shard read last time: an optional input it did
+	// not read (the release's judge_audit) need not exist now either.
+	read := map[string]bool{}
+	for _, o := range old.Inputs {
+		read[o.Dataset] = o.Dataset != ""
+	}
 	writers := map[string]layout.Object{}
 	writerOf := map[string]*layout.Manifest{}
 	for _, ds := range step.Inputs {
+		if !read[ds] {
+			continue
+		}
 		ms, err := layout.Complete(ctx, in, run, ds)
 		if err != nil {
 			return err
@@ -660,10 +673,6 @@ func checkForcedInputs(ctx context.Context, run string, step Step, in, out store
 				writers[o.Key], writerOf[o.Key] = o, m
 			}
 		}
-	}
-	old, err := layout.ReadDone(ctx, out, doneKey)
-	if err != nil {
-		return nil // a damaged manifest is what --force is for; it records nothing to check
 	}
 	for _, o := range old.Inputs {
 		w, ok := writers[o.Key]
