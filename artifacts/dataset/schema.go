@@ -205,7 +205,8 @@ type Summary struct {
 	// CoreIdea is the Jaccard text of SPEC §3; empty when NoCoreIdea.
 	CoreIdea      string `parquet:"core_idea"`
 	CoreIdeaWords int32  `parquet:"core_idea_words"`
-	// TooLong flags a core idea over the word limit (kept, and counted).
+	// TooLong flags a core idea that is not whole within the word limit:
+	// cut to it (marked "…"), or a model's over it, kept as answered.
 	TooLong         bool     `parquet:"too_long"`
 	SupportingIdeas []string `parquet:"supporting_ideas,list"`
 	Keywords        []string `parquet:"keywords,list"`

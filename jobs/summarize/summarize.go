@@ -8,6 +8,7 @@ package summarize
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
@@ -89,6 +90,10 @@ func run(ctx context.Context, env *stage.Env) error {
 	}
 	rows := make([]*dataset.Summary, len(docs))
 	rejs := make([]*dataset.Reject, len(docs))
+	// Why a row has no core idea, and whether its core idea was cut:
+	// counted, not stored (the summaries schema has no column for them).
+	reasons := make([]string, len(docs))
+	cut := make([]bool, len(docs))
 	prog := env.Progress("summaries", int64(len(docs)))
 	err = parallel.For(ctx, len(docs), stage.Workers(cfg.Workers, useLLM, lcfg), func(ctx context.Context, i int) error {
 		d := docs[i]
@@ -108,9 +113,21 @@ func run(ctx context.Context, env *stage.Env) error {
 		} else if synthetic != nil {
 			g := synthetic.DocFor(d.ID)
 			s = summary.Summary{CoreIdea: g.CoreIdea, NoCoreIdea: g.NoCoreIdea}
+			if s.NoCoreIdea {
+				s.NoCoreIdeaReason = BackendSynthetic
+			}
 		} else {
 			s = summary.Extractive(d.Statement, d.Solution)
 		}
+		if !s.NoCoreIdea && strings.TrimSpace(s.CoreIdea) == "" {
+			// A row flagged as having a core idea never has an empty one
+			// (pairs would compare it as no tokens): said, and counted.
+			s = summary.Summary{NoCoreIdea: true, NoCoreIdeaReason: summary.ReasonEmpty, Keywords: s.Keywords, Confidence: s.Confidence}
+		}
+		if s.NoCoreIdea {
+			s.CoreIdea = ""
+		}
+		reasons[i], cut[i] = s.NoCoreIdeaReason, s.Cut
 		rows[i] = &dataset.Summary{
 			ID: d.ID, NoCoreIdea: s.NoCoreIdea, CoreIdea: s.CoreIdea, CoreIdeaWords: int32(summary.Words(s.CoreIdea)),
 			TooLong: s.TooLong(), SupportingIdeas: s.SupportingIdeas, Keywords: s.Keywords, Confidence: s.Confidence,
@@ -133,10 +150,16 @@ func run(ctx context.Context, env *stage.Env) error {
 			words += int64(rows[i].CoreIdeaWords)
 			if rows[i].NoCoreIdea {
 				env.Count("no_core_idea", 1)
+				if reasons[i] != "" {
+					env.Count("no_core_idea_"+reasons[i], 1)
+				}
 				noIdea++
 			}
 			if rows[i].TooLong {
 				env.Count("core_idea_too_long", 1)
+			}
+			if cut[i] {
+				env.Count("core_idea_cut", 1)
 			}
 		case rejs[i] != nil:
 			rejects = append(rejects, *rejs[i])
@@ -150,7 +173,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	if noIdea > 0 && !useLLM && synthetic == nil {
 		// Said, not hidden: these rows carry no_core_idea and an empty core
 		// idea, which select and report show as such.
-		env.Log.Info().Int64("no_core_idea", noIdea).Msg("extractive: solutions with no sentence of four prose words (maths, drawings and stop words not counted) have no core idea")
+		env.Log.Info().Int64("no_core_idea", noIdea).Msg("extractive: solutions with no sentence of four prose words (maths, drawings and stop words not counted), or none whose clauses keep four within 30 words without cutting a formula, have no core idea (no_core_idea_<reason> counts them)")
 	}
 	sample := ""
 	if len(rejects) > 0 {

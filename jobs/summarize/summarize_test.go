@@ -151,3 +151,71 @@ func TestSummarizeSynthetic(t *testing.T) {
 		}
 	}
 }
+
+// TestSummarizeTooLongAndEmpty: too_long is true whenever the stored core
+// idea was cut (extractive) or is over the limit (a model's, kept as
+// answered); a row with a core idea never has an empty one; why a row has
+// none is counted per reason.
+func TestSummarizeTooLongAndEmpty(t *testing.T) {
+	t.Setenv("SABER_TEST_UNSET_KEY", "")
+	long := strings.TrimSpace(strings.Repeat("count the ordered lattice points ", 8))
+	docs := []dataset.Document{
+		{ID: "a-whole", Statement: "s", Solution: "Let $x=2$. Substitute it into the quadratic and simplify the expression to obtain the value."},
+		{ID: "b-cut", Statement: "s", Solution: "We " + long + " now."},
+		{ID: "c-maths", Statement: "s", Solution: "$1+1=\\boxed{2}$"},
+		{ID: "d-formula", Statement: "s", Solution: "Then $" + strings.Repeat("x + ", 20) + "1$ is the sum of squares of the real numbers here."},
+	}
+	srv := llmtest.NewServer(t, func(req llmtest.ChatRequest) string {
+		b, _ := json.Marshal(map[string]any{"noCoreIdea": false, "coreIdea": long, "confidence": 0.8})
+		return string(b)
+	})
+	for _, tc := range []struct {
+		backend string
+		want    map[string][2]bool // id → too_long, no_core_idea
+		stats   map[string]int64
+	}{
+		{"extractive",
+			map[string][2]bool{"a-whole": {false, false}, "b-cut": {true, false}, "c-maths": {false, true}, "d-formula": {false, true}},
+			map[string]int64{"core_idea_too_long": 1, "core_idea_cut": 1, "no_core_idea": 2, "no_core_idea_no_prose_sentence": 1, "no_core_idea_nothing_fits": 1}},
+		{"llm",
+			map[string][2]bool{"a-whole": {true, false}, "b-cut": {true, false}, "c-maths": {true, false}, "d-formula": {true, false}},
+			map[string]int64{"core_idea_too_long": 4, "core_idea_cut": 0, "no_core_idea": 0}},
+	} {
+		t.Run(tc.backend, func(t *testing.T) {
+			ctx := context.Background()
+			cfg, err := config.Parse([]byte(fmt.Sprintf("run: r\nroot: mem\nlog: {progress_seconds: 0}\nllm: {base_url: %q, model: m, api_key_env: SABER_TEST_UNSET_KEY}\nsummarize: {backend: %s}\n", srv.URL, tc.backend)), summarize.Section)
+			if err != nil {
+				t.Fatal(err)
+			}
+			root := store.NewMem()
+			stagetest.PutOne(t, root, "r", dataset.Corpus, docs)
+			res, err := stage.RunShard(ctx, cfg, summarize.Stage, summarize.Stage.Steps[0], one, root, zerolog.Nop(), stage.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, err := dataset.Read[dataset.Summary](ctx, root, layout.DataKey("r", dataset.Summaries.Name, one))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != len(docs) {
+				t.Fatalf("%d rows of %d documents", len(rows), len(docs))
+			}
+			for _, r := range rows {
+				if w := tc.want[r.ID]; r.TooLong != w[0] || r.NoCoreIdea != w[1] {
+					t.Errorf("%s: too_long %v, no_core_idea %v; want %v, %v (core idea %q)", r.ID, r.TooLong, r.NoCoreIdea, w[0], w[1], r.CoreIdea)
+				}
+				if !r.NoCoreIdea && strings.TrimSpace(r.CoreIdea) == "" {
+					t.Errorf("%s: flagged as having a core idea, but it is empty", r.ID)
+				}
+				if r.TooLong && tc.backend == "extractive" && (!strings.HasSuffix(r.CoreIdea, "…") || r.CoreIdeaWords > 30) {
+					t.Errorf("%s: cut core idea %q (%d words) not marked or over the limit", r.ID, r.CoreIdea, r.CoreIdeaWords)
+				}
+			}
+			for k, v := range tc.stats {
+				if got := res.Manifest.Stats[k]; got != v {
+					t.Errorf("stat %s = %d, want %d (stats %v)", k, got, v, res.Manifest.Stats)
+				}
+			}
+		})
+	}
+}
