@@ -124,6 +124,7 @@ func startPlugin(ctx context.Context, name string, spec Spec, f formatter, opt O
 	}
 	cmd.Env = env
 	setProcessGroup(cmd)
+	dieWithParent(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
