@@ -24,6 +24,8 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/saber-math/saber/lib/parallel"
 )
 
 const (
@@ -542,7 +544,9 @@ func (w *s3Writer) uploadParts(uploadID *string, part int64) ([]types.CompletedP
 		if ctx.Err() != nil {
 			break
 		}
-		wg.Go(func() {
+		wg.Add(1)
+		parallel.Go(func() {
+			defer wg.Done()
 			defer func() { <-sem }()
 			num, off := int32(i+1), int64(i)*part
 			size := min(part, w.n-off)

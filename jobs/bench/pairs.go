@@ -269,12 +269,12 @@ func Generate(gen *corpusdist.Generator, tree *ontology.Tree, n int) *relevance.
 	workers := runtime.GOMAXPROCS(0)
 	for w := range workers {
 		wg.Add(1)
-		go func() {
+		parallel.Go(func() {
 			defer wg.Done()
 			for i := w; i < n; i += workers {
 				docs[i] = gen.Doc(i)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	sort.Slice(docs, func(i, j int) bool { return docs[i].ID < docs[j].ID })
@@ -502,7 +502,7 @@ func sampleHeap() func() uint64 {
 		}
 	}
 	wg.Add(1)
-	go func() {
+	parallel.Go(func() {
 		defer wg.Done()
 		t := time.NewTicker(20 * time.Millisecond)
 		defer t.Stop()
@@ -514,7 +514,7 @@ func sampleHeap() func() uint64 {
 				read()
 			}
 		}
-	}()
+	})
 	return func() uint64 {
 		once.Do(func() {
 			close(done)

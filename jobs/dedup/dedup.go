@@ -28,6 +28,7 @@ import (
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/minhash"
+	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/seed"
 	"github.com/saber-math/saber/lib/unionfind"
 )
@@ -431,7 +432,7 @@ func candidates(ctx context.Context, env *stage.Env, sigs []dataset.Signature) (
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
-		go func(w int) {
+		parallel.Go(func() {
 			defer wg.Done()
 			for {
 				lo := int(next.Add(chunk)) - chunk
@@ -451,7 +452,7 @@ func candidates(ctx context.Context, env *stage.Env, sigs []dataset.Signature) (
 				}
 				prog.Add(int64(hi - lo))
 			}
-		}(w)
+		})
 	}
 	wg.Wait()
 	prog.Finish()

@@ -18,6 +18,7 @@ import (
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/parallel"
 )
 
 // The run's lease: one `saber run` at a time works on a run. It holds
@@ -268,7 +269,7 @@ func AcquireLease(ctx context.Context, st store.Store, run string, opt LeaseOpti
 	}
 	l := &Lease{st: st, key: key, owner: owner, opt: opt, done: make(chan struct{})}
 	l.ctx, l.cancel = context.WithCancelCause(ctx)
-	go l.renew()
+	parallel.Go(l.renew)
 	return l, nil
 }
 

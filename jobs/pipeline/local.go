@@ -19,6 +19,7 @@ import (
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/shard"
 )
 
@@ -362,7 +363,7 @@ func runShards(ctx context.Context, bin string, st stage.Stage, step stage.Step,
 			break
 		}
 		wg.Add(1)
-		go func(spec shard.Spec) {
+		parallel.Go(func() {
 			defer wg.Done()
 			defer func() { <-sem }()
 			r, err := runShard(ctx, bin, st, step, spec, opt)
@@ -373,7 +374,7 @@ func runShards(ctx context.Context, bin string, st stage.Stage, step stage.Step,
 				first = err
 				cancel() // start nothing new; running shards see the signal and stop cleanly
 			}
-		}(spec)
+		})
 	}
 	wg.Wait()
 	if first == nil && ctx.Err() != nil {
@@ -411,13 +412,13 @@ func runShard(ctx context.Context, bin string, st stage.Stage, step stage.Step, 
 	// On cancellation, ask the shard to stop the way Slurm would (SIGTERM),
 	// so it leaves no partial output.
 	stopped := make(chan struct{})
-	go func() {
+	parallel.Go(func() {
 		select {
 		case <-ctx.Done():
 			cmd.Process.Signal(syscall.SIGTERM)
 		case <-stopped:
 		}
-	}()
+	})
 	err = cmd.Wait()
 	close(stopped)
 	r.Wall = time.Since(start)

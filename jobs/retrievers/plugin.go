@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/saber-math/saber/lib/parallel"
 )
 
 // A plugin is any program that scores candidates over this JSONL protocol
@@ -122,6 +124,7 @@ func startPlugin(ctx context.Context, name string, spec Spec, f formatter, opt O
 	}
 	cmd.Env = env
 	setProcessGroup(cmd)
+	dieWithParent(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -151,7 +154,7 @@ func startPlugin(ctx context.Context, name string, spec Spec, f formatter, opt O
 	p.log.Info().Strs("command", argv).Int("pid", cmd.Process.Pid).Str("threads", threads).Msg("plugin started")
 	var readers sync.WaitGroup
 	readers.Add(2)
-	go func() { // stdout: protocol lines
+	parallel.Go(func() { // stdout: protocol lines
 		defer readers.Done()
 		defer close(p.lines)
 		r := bufio.NewReaderSize(stdout, 1<<16)
@@ -168,8 +171,8 @@ func startPlugin(ctx context.Context, name string, spec Spec, f formatter, opt O
 				return
 			}
 		}
-	}()
-	go func() { // stderr: logs
+	})
+	parallel.Go(func() { // stderr: logs
 		defer readers.Done()
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 0, 1<<16), 1<<20)
@@ -177,12 +180,12 @@ func startPlugin(ctx context.Context, name string, spec Spec, f formatter, opt O
 			p.tail.add(sc.Text())
 			p.log.Debug().Str("stderr", sc.Text()).Msg("plugin")
 		}
-	}()
-	go func() {
+	})
+	parallel.Go(func() {
 		readers.Wait() // Wait must not run before the pipes are drained
 		_ = cmd.Wait()
 		close(p.exited)
-	}()
+	})
 
 	// Warm-up: start-up (model loading) stays outside the timed region.
 	start := time.Now()
@@ -243,10 +246,10 @@ func (p *plugin) call(ctx context.Context, id, query string, docs []string, warm
 	}
 	p.requests++
 	wrote := make(chan error, 1)
-	go func() { // a plugin that does not read must not block us past the deadline
+	parallel.Go(func() { // a plugin that does not read must not block us past the deadline
 		_, err := p.stdin.Write(buf.Bytes())
 		wrote <- err
-	}()
+	})
 	var line []byte
 	for line == nil {
 		select {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/saber-math/saber/lib/bt"
+	"github.com/saber-math/saber/lib/parallel"
 )
 
 // perQueryWorkers runs fn for each of n simulated queries on workers
@@ -23,7 +24,7 @@ func perQueryWorkers[T any](ctx context.Context, n, workers int, fn func(i int, 
 	var wg sync.WaitGroup
 	for range min(workers, n) {
 		wg.Add(1)
-		go func() {
+		parallel.Go(func() {
 			defer wg.Done()
 			var f bt.Fitter
 			for i := range next {
@@ -33,7 +34,7 @@ func perQueryWorkers[T any](ctx context.Context, n, workers int, fn func(i int, 
 				}
 				res[i], errs[i] = fn(i, &f)
 			}
-		}()
+		})
 	}
 	for i := range n {
 		next <- i

@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+
+	"github.com/saber-math/saber/lib/parallel"
 )
 
 // Threshold returns the approximate Jaccard similarity at which the
@@ -122,7 +124,7 @@ func (x *Index) Build() {
 	var wg sync.WaitGroup
 	for b := range x.tables {
 		wg.Add(1)
-		go func() {
+		parallel.Go(func() {
 			defer wg.Done()
 			type entry struct {
 				h    uint64
@@ -139,7 +141,7 @@ func (x *Index) Build() {
 			}
 			t.buildDir()
 			x.tables[b] = t
-		}()
+		})
 	}
 	wg.Wait()
 }

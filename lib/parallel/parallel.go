@@ -8,6 +8,7 @@ package parallel
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -70,4 +71,35 @@ func call(ctx context.Context, i int, fn func(ctx context.Context, i int) error)
 		}
 	}()
 	return fn(ctx, i)
+}
+
+// Go runs fn in a new goroutine, as a go statement does, except that a
+// panic in fn does not end the process with the runtime's exit code 2,
+// which every saber caller (saber run, the Slurm script) reads as "fix
+// your input": it is recovered and handed to Crash, which prints it with
+// the goroutine's stack and exits 1, the code for a bug. Every goroutine
+// the project starts goes through Go or For (whose workers return a panic
+// as a *PanicError instead).
+func Go(fn func()) {
+	go func() {
+		defer Recover()
+		fn()
+	}()
+}
+
+// Recover, deferred at the top of a goroutine (as Go does), hands the
+// goroutine's panic to Crash. It must be the deferred function itself:
+// recover works only there.
+func Recover() {
+	if r := recover(); r != nil {
+		Crash(&PanicError{Value: r, Stack: debug.Stack()})
+	}
+}
+
+// Crash ends the process for a panic that no caller can receive: the
+// panic and its stack on stderr, exit 1. A variable so that a test can
+// see the panic without ending.
+var Crash = func(p *PanicError) {
+	fmt.Fprintf(os.Stderr, "panic in a goroutine (a bug, exit 1): %v\n\n%s", p.Value, p.Stack)
+	os.Exit(1)
 }

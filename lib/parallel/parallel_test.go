@@ -3,6 +3,8 @@ package parallel
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -72,5 +74,41 @@ func TestForRecoversPanic(t *testing.T) {
 	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "index out of range [7] with length 1") ||
 		!strings.Contains(string(pe.Stack), "TestForRecoversPanic") {
 		t.Fatalf("err = %v, want a *PanicError whose stack names the panicking function", err)
+	}
+}
+
+// TestGoPanicExits1WithStack: a panic in a goroutine started with Go ends
+// the process with exit 1 (a bug) and the panicking function's stack on
+// stderr, not with the runtime's exit 2, which reads as bad input. The
+// test runs itself as the process that panics.
+func TestGoPanicExits1WithStack(t *testing.T) {
+	if os.Getenv("SABER_TEST_GO_PANIC") == "1" {
+		done := make(chan struct{})
+		Go(func() { panicInGoroutine() })
+		<-done // never closed: the panic ends the process
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestGoPanicExits1WithStack$")
+	cmd.Env = append(os.Environ(), "SABER_TEST_GO_PANIC=1")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "panicInGoroutine") || !strings.Contains(string(out), "boom") {
+		t.Fatalf("exit %v, want 1 with the stack of panicInGoroutine:\n%s", err, out)
+	}
+}
+
+func panicInGoroutine() { panic("boom") }
+
+// TestGoHandsThePanicToCrash: Crash receives the panic value and the
+// goroutine's stack.
+func TestGoHandsThePanicToCrash(t *testing.T) {
+	got := make(chan *PanicError, 1)
+	old := Crash
+	Crash = func(p *PanicError) { got <- p }
+	defer func() { Crash = old }()
+	Go(func() { panicInGoroutine() })
+	p := <-got
+	if p.Value != "boom" || !strings.Contains(string(p.Stack), "panicInGoroutine") {
+		t.Errorf("Crash got %v with stack:\n%s", p.Value, p.Stack)
 	}
 }

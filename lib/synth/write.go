@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/saber-math/saber/lib/parallel"
 )
 
 // writeChunk is the number of rows one worker renders before handing the
@@ -48,7 +50,7 @@ func Write(w io.Writer, cfg Config) error {
 		}
 	}
 
-	go func() { // dispatch chunks, recording their order
+	parallel.Go(func() { // dispatch chunks, recording their order
 		defer close(jobs)
 		defer close(order)
 		for lo := 0; lo < n; lo += writeChunk {
@@ -64,11 +66,11 @@ func Write(w io.Writer, cfg Config) error {
 				return
 			}
 		}
-	}()
+	})
 	var wg sync.WaitGroup
 	for k := 0; k < workers; k++ {
 		wg.Add(1)
-		go func() {
+		parallel.Go(func() {
 			defer wg.Done()
 			for j := range jobs {
 				bp := getBuf()
@@ -79,7 +81,7 @@ func Write(w io.Writer, cfg Config) error {
 				*bp = b
 				j.out <- bp // buffered: never blocks
 			}
-		}()
+		})
 	}
 	var err error
 	for j := range order {
