@@ -58,8 +58,8 @@ func topAgreement(t testing.TB, tr *ontology.Tree, rows []mathRow) float64 {
 // MATH's subjects with the built-in ontology, and with the same ontology
 // stripped of its keywords (label-only). The built-in figure is a bar
 // (TestMATHDomainAgreement checks it on all of MATH); the label-only one
-// is logged, and is what LabelOnlyEvidence's gate in the tag stage stands
-// in for: with too few keywords the lexical tagger stops rather than tag.
+// is logged, and is why the tag stage's gate (KeywordShare under
+// MinKeywordShare) stops the lexical tagger rather than let it tag.
 func TestLabelOnlyAgreement(t *testing.T) {
 	rows := sampleMATH(t, 400)
 	built := topAgreement(t, defaultTree(t), rows)
