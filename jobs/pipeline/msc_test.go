@@ -56,6 +56,7 @@ ingest: {sources: [{name: math, paths: [%s], license: MIT, fields: {id: unique_i
 benchmark: {k: 3, ontology: {file: %s}}
 calibrate: {min_eligible: 5}
 select: {per_domain: 5, allow_shortfall: true}
+tag: {allow_label_only: true}
 `, filepath.Join(dir, "data"), input, onto)))
 	if err != nil {
 		t.Fatal(err)

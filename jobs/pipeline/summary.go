@@ -11,6 +11,7 @@ import (
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/tag"
 )
 
 // fewQueries is the per-domain query count under which a domain's nDCG
@@ -64,6 +65,9 @@ func Summarize(ctx context.Context, cfg *config.Config) (*Summary, error) {
 	}
 	if st := stats(dataset.Topics.Name); st != nil && st["documents"] > 0 {
 		line("topics", "%.2f per document, %d documents without (%s)", float64(st["topics_total"])/float64(st["documents"]), st["no_topics"], where(dataset.Topics.Name))
+		if w := topicWarning(st); w != "" {
+			s.Warnings = append(s.Warnings, w)
+		}
 	}
 	if st := stats(dataset.Summaries.Name); st != nil {
 		line("summaries", "%d, %d without a core idea (%s)", st["summaries"], st["no_core_idea"], where(dataset.Summaries.Name))
@@ -130,6 +134,17 @@ func Summarize(ctx context.Context, cfg *config.Config) (*Summary, error) {
 		s.Warnings = append(s.Warnings, "offline backends in use ("+strings.Join(off, ", ")+"): the labels are a smoke test, not the paper's; set <stage>.backend: llm with an llm: server")
 	}
 	return s, nil
+}
+
+// topicWarning is the warning of tag's implausible_topics count: a topic on more of a shard's documents than the
+// ontology's size makes plausible is a scorer matching words every text
+// has, and the log alone is where nobody looks.
+func topicWarning(st map[string]int64) string {
+	n := st[tag.StatImplausibleTopics]
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d topic(s) on more documents than the ontology's size makes plausible (tag's log names them and their shares): the offline tagger may be matching words every text has; use tag.backend: llm or give the ontology's nodes keywords (tag.max_topic_share sets a fixed share instead)", n)
 }
 
 // shortfall names the domains whose selection fell short of what was

@@ -43,7 +43,7 @@ func TestConfigValidation(t *testing.T) {
 		{"tag: {workers: -1}", []string{"tag: max_calls must be ≥ 1, parse_retries and workers ≥ 0"}},
 		{"tag: {backend: llm}", []string{"tag.llm (with llm): llm: config: model is required"}},
 		{"tag: {backend: llm, tau: 2}", []string{"tag.llm (with llm)", "tag.tau: 2 must be in (0, 1]"}},
-		{"tag: {tua: 0.9}", []string{"unknown key tag.tua (valid here: backend, llm, max_calls, max_invalid_share, max_topic_share, parse_retries, shards, tau, workers)"}},
+		{"tag: {tua: 0.9}", []string{"unknown key tag.tua (valid here: allow_label_only, backend, llm, max_calls, max_invalid_share, max_topic_share, parse_retries, shards, tau, workers)"}},
 		{"tag: {llm: {modle: m}}", []string{"unknown key tag.llm.modle"}},
 		// The ontology is shared: its keys moved to benchmark.ontology.
 		{"tag: {ontology: x.json}", []string{"line 3: tag.ontology has moved to benchmark.ontology.file"}},

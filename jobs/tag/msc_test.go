@@ -14,11 +14,13 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
+	defaultont "github.com/saber-math/saber/artifacts/ontology"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/stage/stagetest"
 	"github.com/saber-math/saber/lib/ontology"
+	"github.com/saber-math/saber/lib/topics"
 	"github.com/saber-math/saber/shard"
 )
 
@@ -56,11 +58,31 @@ func mathCorpus(t *testing.T) []dataset.Document {
 	return docs
 }
 
+// mscTree is the MSC2020 classes' tree as the stage reads it.
+func mscTree(t *testing.T) *ontology.Tree {
+	t.Helper()
+	p := "../../artifacts/ontology/testdata/msc2020-classes.jsonl"
+	body, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := defaultont.Load(defaultont.Source{Name: p, Body: body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := ontology.BuildTree(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
 // TestTagMSCOnMATH is the stage half of the MSC2020 bar: tag, with the
 // offline lexical backend and MSC2020's top and second-level classes read
 // from JSKOS through benchmark.ontology.file, completes over the 12,500
-// MATH problems without the tag.max_topic_share warning, and no class (a
-// top class either) is on more than that share of the documents.
+// MATH problems (tag.allow_label_only lets it past the label-only gate)
+// without the warning of a topic on more documents than plausible, and
+// no class (a top class either) is on more than that share of them.
 func TestTagMSCOnMATH(t *testing.T) {
 	docs := mathCorpus(t)
 	onto, err := filepath.Abs("../../artifacts/ontology/testdata/msc2020-classes.jsonl")
@@ -68,7 +90,7 @@ func TestTagMSCOnMATH(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	cfg, err := config.Parse([]byte("run: r\nroot: mem\nlog: {progress_seconds: 0}\nbenchmark: {ontology: {file: "+onto+"}}\n"), Section)
+	cfg, err := config.Parse([]byte("run: r\nroot: mem\nlog: {progress_seconds: 0}\nbenchmark: {ontology: {file: "+onto+"}}\ntag: {allow_label_only: true}\n"), Section)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,8 +98,12 @@ func TestTagMSCOnMATH(t *testing.T) {
 	stagetest.PutOne(t, root, "r", dataset.Corpus, docs)
 	one := shard.Spec{Index: 0, Count: 1}
 	var logs bytes.Buffer
-	if _, err := stage.RunShard(ctx, cfg, Stage, Stage.Steps[0], one, root, zerolog.New(&logs), stage.Options{}); err != nil {
+	res, err := stage.RunShard(ctx, cfg, Stage, Stage.Steps[0], one, root, zerolog.New(&logs), stage.Options{})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if n := res.Manifest.Stats[StatImplausibleTopics]; n != 0 {
+		t.Errorf("%s = %d, want 0", StatImplausibleTopics, n)
 	}
 	rows, err := dataset.Read[dataset.TopicRow](ctx, root, layout.DataKey("r", "topics", one))
 	if err != nil {
@@ -86,12 +112,18 @@ func TestTagMSCOnMATH(t *testing.T) {
 	if len(rows) != len(docs) {
 		t.Fatalf("%d topic rows of %d documents", len(rows), len(docs))
 	}
-	maxShare := Section.Of(cfg).MaxTopicShare
+	// What finish warns above: the share plausible for one of the
+	// ontology's topics at that depth (tag.max_topic_share unset).
+	tree := mscTree(t)
+	atDepth := topics.TopicsAtDepth(tree)
+	limit := func(path string) float64 {
+		return topics.PlausibleShare(atDepth[strings.Count(path, ontology.PathSep)+1])
+	}
 	if !strings.Contains(logs.String(), `"common topic"`) {
 		t.Fatalf("the shard logged no common topics:\n%s", logs.String())
 	}
 	for _, line := range strings.Split(logs.String(), "\n") {
-		if strings.Contains(line, `"level":"warn"`) && strings.Contains(line, "max_topic_share") {
+		if strings.Contains(line, `"level":"warn"`) && strings.Contains(line, ImplausibleTopicMsg) {
 			t.Errorf("warned: %s", line)
 		}
 	}
@@ -109,14 +141,14 @@ func TestTagMSCOnMATH(t *testing.T) {
 		}
 	}
 	for d, n := range top {
-		if s := float64(n) / float64(len(rows)); s > maxShare {
-			t.Errorf("top class %s on %.1f%% of MATH, above tag.max_topic_share %.2f", d, 100*s, maxShare)
+		if s := float64(n) / float64(len(rows)); s > limit(d) {
+			t.Errorf("top class %s on %.1f%% of MATH, above the plausible %.3f", d, 100*s, limit(d))
 		}
 	}
 	for _, ts := range commonTopics(rows, 5) {
 		t.Logf("%5.1f%%  %s", 100*ts.Share, ts.Topic)
-		if ts.Share > maxShare {
-			t.Errorf("%s on %.1f%% of MATH, above tag.max_topic_share %.2f", ts.Topic, 100*ts.Share, maxShare)
+		if ts.Share > limit(ts.Topic) {
+			t.Errorf("%s on %.1f%% of MATH, above the plausible %.3f", ts.Topic, 100*ts.Share, limit(ts.Topic))
 		}
 	}
 }

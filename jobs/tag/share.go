@@ -14,7 +14,7 @@ type topicShare struct {
 	Share float64
 }
 
-// commonTopics returns the k topics on most documents, most first (ties by
+// commonTopics returns the k topics on most documents (all for k ≤ 0), most first (ties by
 // path), each document counting a topic once. Domains (depth 1) are left
 // out: a domain of a small ontology rightly holds a third of a corpus, and
 // the domain_ counters report them. A topic below the domains on most of the
@@ -40,7 +40,7 @@ func commonTopics(rows []dataset.TopicRow, k int) []topicShare {
 		}
 		return out[i].Topic < out[j].Topic
 	})
-	if len(out) > k {
+	if k > 0 && len(out) > k {
 		out = out[:k]
 	}
 	return out

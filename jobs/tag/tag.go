@@ -125,6 +125,11 @@ func run(ctx context.Context, env *stage.Env) error {
 		return runSynthetic(ctx, env, docs, tree)
 	}
 	useLLM := cfg.Backend == "llm"
+	if !useLLM {
+		if err := labelOnlyGate(tree, cfg); err != nil {
+			return err
+		}
+	}
 	lcfg := env.Config.LLMFor(cfg.LLM)
 	var scorer topics.Scorer = topics.NewLexical(tree)
 	backend, model, version := "lexical", "", ""
@@ -169,12 +174,39 @@ func run(ctx context.Context, env *stage.Env) error {
 	if err != nil {
 		return err
 	}
-	return finish(ctx, env, docs, rows, rejs)
+	return finish(ctx, env, tree, docs, rows, rejs)
 }
+
+// labelOnlyGate stops the lexical backend before it tags anything when
+// the ontology gives it too little to work with: fewer than
+// topics.MinKeywordShare of the topics below the domains carry keywords,
+// so that labels alone would decide (issue 38: MSC2020's "Farey
+// sequences" on 23.5% of MATH). tag.allow_label_only overrides it.
+func labelOnlyGate(tree *ontology.Tree, cfg *Config) error {
+	n, share := topics.KeywordShare(tree)
+	if cfg.AllowLabelOnly || n == 0 || share >= topics.MinKeywordShare {
+		return nil
+	}
+	return stage.BadInput(fmt.Errorf("tag.backend lexical: only %.0f%% of the ontology's %d topics below the domains have keywords (at least %.0f%% needed): on labels alone the offline tagger's topics are mostly wrong; set tag.backend: llm, or add keywords to the ontology, or set tag.allow_label_only: true to tag anyway (a smoke test)",
+		100*share, n, 100*topics.MinKeywordShare))
+}
+
+// StatImplausibleTopics counts, in a shard's manifest, the topics on more
+// of its documents than plausible (see finish); `saber run`'s summary
+// warns when it is not 0.
+const StatImplausibleTopics = "implausible_topics"
+
+// ImplausibleTopicMsg is the log message of such a topic.
+const ImplausibleTopicMsg = "topic on more of the documents than the ontology's size makes plausible: the scorer may match words every text has (tag.backend: llm, or give the ontology's nodes keywords; tag.max_topic_share sets a fixed share instead)"
+
+// MinConcentrationDocs is the fewest documents on one topic that can make
+// it implausibly common: on a shard of a few documents every topic holds
+// a large share.
+const MinConcentrationDocs = 20
 
 // finish counts, logs and writes a shard's rows and rejects (one per
 // document, nil where the other is set).
-func finish(ctx context.Context, env *stage.Env, docs []readers.Doc, rows []*dataset.TopicRow, rejs []*dataset.Reject) error {
+func finish(ctx context.Context, env *stage.Env, tree *ontology.Tree, docs []readers.Doc, rows []*dataset.TopicRow, rejs []*dataset.Reject) error {
 	cfg := Section.Of(env.Config)
 	var out []dataset.TopicRow
 	var rejects []dataset.Reject
@@ -202,13 +234,25 @@ func finish(ctx context.Context, env *stage.Env, docs []readers.Doc, rows []*dat
 	env.Count("documents", int64(len(docs)))
 	env.Count("tagged", int64(len(out)))
 	env.Log.Info().Int("documents", len(docs)).Int("tagged", len(out)).Int("rejects", len(rejects)).Msg("tagged")
-	for _, ts := range commonTopics(out, 5) {
-		ev := env.Log.Info()
-		msg := "common topic"
-		if ts.Share > cfg.MaxTopicShare {
-			ev, msg = env.Log.Warn(), "topic on more than tag.max_topic_share of the documents: the ontology's labels may hold words every text has (give its nodes keywords, or raise tag.max_topic_share)"
+	// The five commonest topics are logged, and every topic on more of the
+	// documents than plausible warns: in the log, and through the
+	// implausible_topics count of the manifest in `saber run`'s summary.
+	atDepth := topics.TopicsAtDepth(tree)
+	for i, ts := range commonTopics(out, 0) {
+		limit := cfg.MaxTopicShare
+		if limit == 0 {
+			limit = topics.PlausibleShare(atDepth[min(strings.Count(ts.Topic, ontology.PathSep)+1, len(atDepth)-1)])
 		}
-		ev.Str("topic", ts.Topic).Int("documents", ts.Docs).Float64("share", ts.Share).Msg(msg)
+		over := ts.Share > limit && ts.Docs >= MinConcentrationDocs
+		if i >= 5 && !over {
+			continue
+		}
+		ev, msg := env.Log.Info(), "common topic"
+		if over {
+			env.Count(StatImplausibleTopics, 1)
+			ev, msg = env.Log.Warn(), ImplausibleTopicMsg
+		}
+		ev.Str("topic", ts.Topic).Int("documents", ts.Docs).Float64("share", ts.Share).Float64("plausible_share", limit).Msg(msg)
 	}
 	sample := ""
 	if len(rejects) > 0 {
@@ -273,5 +317,5 @@ func runSynthetic(ctx context.Context, env *stage.Env, docs []readers.Doc, tree 
 	if err != nil {
 		return err
 	}
-	return finish(ctx, env, docs, rows, make([]*dataset.Reject, len(docs)))
+	return finish(ctx, env, tree, docs, rows, make([]*dataset.Reject, len(docs)))
 }

@@ -30,7 +30,10 @@ import (
 //
 // Phrases. A node's phrases are its keywords, its label, and each word of
 // its label that says something on its own (not "and", "of", "number",
-// "theorem", … see labelStop), all of weight 1. Phrases are tokenised like
+// "theorem", … see labelStop), all of weight 1 — except that a node
+// without keywords drops Greek letters (greekLetters) and its n words weigh
+// 1/n each, so that a label-only ontology's node does not fire on one
+// shared word (θ, "signature"). Phrases are tokenised like
 // the text and match only as whole token sequences.
 //
 // Evidence. A phrase p occurring cs times in the statement and cl times in
@@ -102,6 +105,18 @@ const lexCacheSlots = 64
 type pw struct {
 	p int32
 	w float64
+}
+
+// greekLetters are the letters a label names its subject by ("Theta
+// series", "Gamma function") and a solution writes as variables (θ for an
+// angle, α for a root). In a label-only ontology, as single-word phrases,
+// they put geometry in MSC's theta series; the whole label still matches.
+// (With keywords, a node's evidence is there, and they stay: the default
+// ontology was tuned with them.)
+var greekLetters = map[string]bool{
+	"alpha": true, "beta": true, "gamma": true, "delta": true, "epsilon": true, "zeta": true,
+	"eta": true, "theta": true, "iota": true, "kappa": true, "lambda": true, "rho": true,
+	"sigma": true, "tau": true, "phi": true, "chi": true, "psi": true, "omega": true,
 }
 
 // labelStop lists label words that say nothing on their own.
@@ -243,14 +258,27 @@ func ownPhrases(label string, keywords []string, intern func([]string) int32) ma
 	// A label made only of stop words and letters ("Other", "None of the
 	// above, but in this section") names nothing a text could show: as a
 	// phrase it would match most of a corpus.
-	content := false
+	// A node with keywords has its evidence there, and each word of its
+	// label counts in full (as tuned on the default ontology). A node with
+	// only a label must not fire on one shared word: each of its n words
+	// counts 1/n, so that "Signatures and data streams" needs more than
+	// "signature"; the whole label still counts in full.
+	var words []string
 	for _, tok := range ltoks {
-		if len(tok) > 2 && !labelStop[tok] && !englishStop[tok] {
-			content = true
-			add([]string{tok})
+		if len(tok) > 2 && !labelStop[tok] && !englishStop[tok] && !(len(keywords) == 0 && greekLetters[tok]) {
+			words = append(words, tok)
 		}
 	}
-	if content {
+	wordWeight := 1.0
+	if len(keywords) == 0 && len(words) > 0 {
+		wordWeight = 1 / float64(len(words))
+	}
+	for _, w := range words {
+		if p := intern([]string{w}); p >= 0 {
+			own[p] = max(own[p], wordWeight)
+		}
+	}
+	if len(words) > 0 {
 		add(ltoks)
 	}
 	return own
