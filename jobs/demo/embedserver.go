@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/lib/hashembed"
+	"github.com/saber-math/saber/lib/parallel"
 )
 
 // EmbedModel is the model id the demo's embedding server answers to.
@@ -35,11 +36,11 @@ func StartEmbedServer() (*EmbedServer, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/embeddings", serveEmbeddings)
 	s := &EmbedServer{URL: "http://" + ln.Addr().String() + "/v1", srv: &http.Server{Handler: mux}, ln: ln}
-	go func() {
+	parallel.Go(func() {
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			fmt.Println("demo embedding server:", err)
 		}
-	}()
+	})
 	return s, nil
 }
 
