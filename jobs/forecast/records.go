@@ -315,6 +315,7 @@ func countFile(ctx context.Context, src *ingest.Source, f layout.File, size int6
 	}
 	var n float64
 	stop := func() bool { return consumed() >= sampleBytes }
+	more := false // the sample stopped before the file's last record
 	head, _ := br.Peek(64 << 10)
 	head = bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
 	if len(head) > 0 && head[0] == '[' && src.Format != "jsonl" {
@@ -337,6 +338,7 @@ func countFile(ctx context.Context, src *ingest.Source, f layout.File, size int6
 			n += w.weigh(rec)
 			off = dec.InputOffset()
 			if stop() {
+				more = dec.More()
 				break
 			}
 		}
@@ -368,16 +370,16 @@ func countFile(ctx context.Context, src *ingest.Source, f layout.File, size int6
 				return fileCount{}, fmt.Errorf("read %s: %w", f.URI, err)
 			}
 			if stop() {
+				_, err := br.Peek(1)
+				more = err == nil
 				break
 			}
 		}
 	}
 	fc := fileCount{rows: n, format: format}
-	if c := consumed(); c > 0 && c < size {
-		if _, err := br.Peek(1); err == nil {
-			fc.sampled = true
-			fc.rows = n * float64(size) / float64(c)
-		}
+	if c := consumed(); more && c > 0 && c < size {
+		fc.sampled = true
+		fc.rows = n * float64(size) / float64(c)
 	}
 	return fc, nil
 }

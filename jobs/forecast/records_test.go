@@ -15,7 +15,9 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/ingest"
 	"github.com/saber-math/saber/jobs/pipeline"
 )
 
@@ -203,5 +205,59 @@ func TestInputRowsExactUnsampled(t *testing.T) {
 	}
 	if rows != total {
 		t.Errorf("inputRows = %v, want %v exactly (no file sampled): %s", rows, total, basis)
+	}
+}
+
+// TestCountFileSampledSizes: a file a little over the sample, or many
+// times it, is extrapolated from the sample within 10% — not undercounted
+// as if the sample were the whole file when the decoder's read-ahead
+// reached the end.
+func TestCountFileSampledSizes(t *testing.T) {
+	old := sampleBytes
+	sampleBytes = 64 << 10
+	t.Cleanup(func() { sampleBytes = old })
+	ctx := context.Background()
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	src := &ingest.Source{Name: "s", Format: "auto"}
+	encode := func(shape string, recs []any) []byte {
+		if shape == "json" {
+			b, _ := json.MarshalIndent(recs, "", "  ")
+			return b
+		}
+		var b []byte
+		for _, r := range recs {
+			l, _ := json.Marshal(r)
+			b = append(append(b, l...), '\n')
+		}
+		return b
+	}
+	for _, times := range []float64{1.05, 2, 10} {
+		for _, shape := range []string{"json", "jsonl"} {
+			var recs []any
+			var b []byte
+			for float64(len(b)) < times*float64(sampleBytes) {
+				for range 20 + len(recs)/8 { // a few encodings, not hundreds
+					recs = append(recs, map[string]any{"statement": fmt.Sprintf("q %d %s", len(recs), strings.Repeat("y ", rng.IntN(80))), "solution": "s"})
+				}
+				b = encode(shape, recs)
+			}
+			n := len(recs)
+			p := filepath.Join(dir, fmt.Sprintf("f%g.%s", times, shape))
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			fs, err := layout.Files(ctx, p, store.Options{}, nil)
+			if err != nil || len(fs) != 1 {
+				t.Fatalf("%s: %v", p, err)
+			}
+			fc, err := countFile(ctx, src, fs[0], int64(len(b)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := fc.rows / float64(n); r < 0.9 || r > 1.1 || !fc.sampled {
+				t.Errorf("%s (%d KiB, %d records): counted %.0f, sampled %v", filepath.Base(p), len(b)>>10, n, fc.rows, fc.sampled)
+			}
+		}
 	}
 }
