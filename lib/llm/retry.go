@@ -75,7 +75,7 @@ func (c *Client) retry(ctx context.Context, op string, do attemptFunc) (int, err
 		}
 		c.retries.Add(1)
 		zerolog.Ctx(ctx).Debug().Str("op", op).Str("model", c.cfg.Model).Str("kind", f.kind).
-			Int("attempt", attempt).Dur("wait", wait).Msg("llm: retrying")
+			Int("attempt", attempt).Int64("wait_ms", wait.Milliseconds()).Msg("llm: retrying")
 		if wait > 0 {
 			t := time.NewTimer(wait)
 			select {
