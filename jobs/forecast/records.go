@@ -70,19 +70,8 @@ func newWeigher(src *ingest.Source) recordWeigher {
 
 // inputField is the input field fields: (or files:) maps a problem field to.
 func inputField(src *ingest.Source, field string) string {
-	switch field {
-	case "id":
-		return src.Fields.ID
-	case "statement":
-		return src.Fields.Statement
-	case "solution":
-		return src.Fields.Solution
-	case "subject":
-		return src.Fields.Subject
-	case "origin":
-		return src.Fields.Origin
-	case "source":
-		return src.Fields.Source
+	if f := ingest.FieldOf(src, field); f != "" {
+		return f
 	}
 	return src.Files[field]
 }

@@ -63,8 +63,8 @@ func refs(src *Source) []ref {
 	var out []ref
 	for _, f := range fieldOrder {
 		switch {
-		case fieldOf(src, f) != "":
-			out = append(out, ref{what: fmt.Sprintf("fields.%s is %q", f, fieldOf(src, f)), name: fieldOf(src, f)})
+		case FieldOf(src, f) != "":
+			out = append(out, ref{what: fmt.Sprintf("fields.%s is %q", f, FieldOf(src, f)), name: FieldOf(src, f)})
 		case src.Files[f] != "":
 			out = append(out, ref{what: fmt.Sprintf("files.%s is %q", f, src.Files[f]), name: src.Files[f]})
 		}
@@ -93,8 +93,9 @@ func explodedField(src *Source) string {
 	return ""
 }
 
-// fieldOf is the input field fields: maps a problem field to.
-func fieldOf(src *Source, field string) string {
+// FieldOf is the input field fields: maps a problem field to, "" when
+// none (the field may come from files: or a template instead).
+func FieldOf(src *Source, field string) string {
 	switch field {
 	case "id":
 		return src.Fields.ID
@@ -133,7 +134,7 @@ func validateFieldMap(p string, s *Source, bad func(string, ...any)) {
 			bad("%s.files.id: an id cannot come from a side file", p)
 		case s.Files[f] == "":
 			bad("%s.files.%s: empty; name the input field that holds the side file's path", p, f)
-		case fieldOf(s, f) != "":
+		case FieldOf(s, f) != "":
 			bad("%s.files.%s: fields.%s is set too; a field comes from fields:, files: or template:, not two", p, f, f)
 		case s.Template[f] != "":
 			bad("%s.files.%s: template.%s is set too; a field comes from fields:, files: or template:, not two", p, f, f)
@@ -143,7 +144,7 @@ func validateFieldMap(p string, s *Source, bad func(string, ...any)) {
 		if !known("template", f) {
 			continue
 		}
-		if fieldOf(s, f) != "" {
+		if FieldOf(s, f) != "" {
 			bad("%s.template.%s: fields.%s is set too; a field comes from fields:, files: or template:, not two", p, f, f)
 		}
 		if _, names, err := parseTemplate(s.Template[f]); err != nil {
@@ -162,7 +163,7 @@ func validateFieldMap(p string, s *Source, bad func(string, ...any)) {
 		switch {
 		case s.Files[f] != "":
 			bad("%s.join.%s: files.%s reads the field from a side file, which is one text, not a list; remove join.%s", p, f, f, f)
-		case fieldOf(s, f) == "" && s.Template[f] == "":
+		case FieldOf(s, f) == "" && s.Template[f] == "":
 			bad("%s.join.%s: nothing fills %s (set fields.%s or template.%s)", p, f, f, f, f)
 		}
 	}
@@ -178,7 +179,7 @@ func validateFieldMap(p string, s *Source, bad func(string, ...any)) {
 			switch {
 			case f == "id":
 				bad("%s.lists.id: an id cannot explode; exploded rows get <id>#<k>", p)
-			case fieldOf(s, f) == "":
+			case FieldOf(s, f) == "":
 				bad("%s.lists.%s: explode needs fields.%s, the list-valued input field to explode", p, f, f)
 			}
 		default:
@@ -459,7 +460,7 @@ func mapRows(ctx context.Context, env *stage.Env, in input, t *tally, fn func(re
 			return fill(r)
 		}
 		id := r.vals["id"]
-		ref := refKey(fieldOf(src, explode))
+		ref := refKey(FieldOf(src, explode))
 		for k, e := range v.elems {
 			row := r
 			row.elem = k + 1

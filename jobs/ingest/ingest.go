@@ -59,7 +59,7 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 	// The rows of an exploded list share their line: say which element.
 	elem := ""
 	if r.elem > 0 {
-		elem = fmt.Sprintf(" (element %d of %s)", r.elem, fieldOf(in.src, explodedField(in.src)))
+		elem = fmt.Sprintf(" (element %d of %s)", r.elem, FieldOf(in.src, explodedField(in.src)))
 	}
 	// A reject carries the row's id whenever the row had a readable one,
 	// so that it can be found in the source by id, not only by line.
