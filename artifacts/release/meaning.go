@@ -331,20 +331,52 @@ func runSystem(tag string) (System, bool) {
 	return System{Retriever: r, Setting: s}, ok && r != "" && s != ""
 }
 
+// Scorer computes a release's nDCG@10 from its runs and ratings, the
+// same way for release verify (checking the results) and for the release
+// stage (recomputing them when exclude_no_training leaves rows out).
+type Scorer struct {
+	queries []Query
+	rating  map[string]float64   // by query "\t" doc
+	ratings map[string][]float64 // a query's ratings, for its ideal DCG
+}
+
+// NewScorer indexes the ratings of qrels for the queries.
+func NewScorer(queries []Query, qrels []Qrel) *Scorer {
+	s := &Scorer{queries: queries, rating: make(map[string]float64, len(qrels)), ratings: map[string][]float64{}}
+	for _, r := range qrels {
+		s.rating[r.Query+"\t"+r.Doc] = r.Rating
+		s.ratings[r.Query] = append(s.ratings[r.Query], r.Rating)
+	}
+	return s
+}
+
+// PerQuery is nDCG@10 of a run's lines (in rank order) for each query in
+// scope — dataset.ScopeOverall, or a domain matched case-insensitively —
+// in the queries' order: 0 for a query whose ideal DCG is 0.
+func (s *Scorer) PerQuery(lines []trec.RunLine, g ndcg.Gain, scope string) []float64 {
+	ranked := map[string][]float64{}
+	for _, l := range lines {
+		ranked[l.Query] = append(ranked[l.Query], s.rating[l.Query+"\t"+l.Doc])
+	}
+	var vals []float64
+	for _, q := range s.queries {
+		if scope != dataset.ScopeOverall && !strings.EqualFold(q.Domain, scope) {
+			continue
+		}
+		v := 0.0
+		if ideal := ndcg.IdealDCG(s.ratings[q.ID], ndcg.DefaultK, g); ideal > 0 {
+			v = ndcg.DCG(ranked[q.ID], ndcg.DefaultK, g) / ideal
+		}
+		vals = append(vals, v)
+	}
+	return vals
+}
+
 // checkResults recomputes every result of data/results.parquet from the
 // runs and ratings: nDCG@10 of each query by the run's ranks, the mean
 // over all queries and over each domain's.
 func checkResults(rep *Report, t *tables, runs map[System][]trec.RunLine) {
-	rating := map[string]float64{}
-	ratings := map[string][]float64{}
-	for _, r := range t.qrels {
-		rating[r.Query+"\t"+r.Doc] = r.Rating
-		ratings[r.Query] = append(ratings[r.Query], r.Rating)
-	}
-	domain := map[string]string{}
-	for _, q := range t.queries {
-		domain[q.ID] = q.Domain
-	}
+	sc := NewScorer(t.queries, t.qrels)
 	for _, res := range t.results {
 		lines, ok := runs[System{Retriever: res.Retriever, Setting: res.Setting}]
 		if !ok {
@@ -356,21 +388,7 @@ func checkResults(rep *Report, t *tables, runs map[System][]trec.RunLine) {
 			rep.add("data/results.parquet", "%s/%s: %v (check: results)", res.Retriever, res.Setting, err)
 			continue
 		}
-		ranked := map[string][]float64{}
-		for _, l := range lines {
-			ranked[l.Query] = append(ranked[l.Query], rating[l.Query+"\t"+l.Doc])
-		}
-		var vals []float64
-		for _, q := range t.queries {
-			if res.Scope != dataset.ScopeOverall && !strings.EqualFold(domain[q.ID], res.Scope) {
-				continue
-			}
-			v := 0.0
-			if ideal := ndcg.IdealDCG(ratings[q.ID], ndcg.DefaultK, g); ideal > 0 {
-				v = ndcg.DCG(ranked[q.ID], ndcg.DefaultK, g) / ideal
-			}
-			vals = append(vals, v)
-		}
+		vals := sc.PerQuery(lines, g, res.Scope)
 		mean, err := ndcg.Mean(vals)
 		switch {
 		case err != nil:

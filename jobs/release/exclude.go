@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/saber-math/saber/artifacts/dataset"
 	pkg "github.com/saber-math/saber/artifacts/release"
 	"github.com/saber-math/saber/artifacts/trec"
 	"github.com/saber-math/saber/jobs/stage"
@@ -128,33 +127,14 @@ func rerank(lines []trec.RunLine) []trec.RunLine {
 // queries, and a 95% percentile bootstrap interval seeded by the run
 // seed, the release stage and the result's key.
 func recomputeResults(c *pkg.Contents, env *stage.Env) error {
-	rating := map[string]float64{}
-	all := map[string][]float64{}
-	for _, r := range c.Qrels {
-		rating[r.Query+"\t"+r.Doc] = r.Rating
-		all[r.Query] = append(all[r.Query], r.Rating)
-	}
+	sc := pkg.NewScorer(c.Queries, c.Qrels)
 	for i := range c.Results {
 		r := &c.Results[i]
 		g, err := ndcg.ParseGain(r.Gain)
 		if err != nil {
 			return fmt.Errorf("results: %w", err)
 		}
-		ranked := map[string][]float64{}
-		for _, l := range c.Runs[pkg.System{Retriever: r.Retriever, Setting: r.Setting}] {
-			ranked[l.Query] = append(ranked[l.Query], rating[l.Query+"\t"+l.Doc])
-		}
-		var vals []float64
-		for _, q := range c.Queries {
-			if r.Scope != dataset.ScopeOverall && !strings.EqualFold(q.Domain, r.Scope) {
-				continue
-			}
-			v := 0.0
-			if ideal := ndcg.IdealDCG(all[q.ID], ndcg.DefaultK, g); ideal > 0 {
-				v = ndcg.DCG(ranked[q.ID], ndcg.DefaultK, g) / ideal
-			}
-			vals = append(vals, v)
-		}
+		vals := sc.PerQuery(c.Runs[pkg.System{Retriever: r.Retriever, Setting: r.Setting}], g, r.Scope)
 		r.Queries = int32(len(vals))
 		if len(vals) == 0 {
 			r.NDCG, r.Lo, r.Hi = 0, 0, 0
