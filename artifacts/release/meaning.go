@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
@@ -30,7 +29,9 @@ import (
 // the report sums in another order than this check.
 const resultsTolerance = 1e-9
 
-// tables are a release's data/ tables, decoded.
+// tables are a release's data/ tables, decoded once for every check;
+// have names those that decoded (the others are reported missing,
+// changed or corrupt).
 type tables struct {
 	queries    []Query
 	corpus     []Doc
@@ -45,47 +46,33 @@ type tables struct {
 	thresholds []Threshold
 	results    []Result
 	leaks      []Leak
+	have       map[string]bool
 }
 
-// decodeTables decodes every data/ table; ok is false when one is missing,
-// changed or corrupt (and so reported).
-func decodeTables(rep *Report, data map[string][]byte) (*tables, bool) {
-	t := &tables{}
-	oks := []bool{}
-	dec := func(ok bool) { oks = append(oks, ok) }
-	var ok bool
-	t.queries, ok = decodeTable[Query](rep, data, "queries")
-	dec(ok)
-	t.corpus, ok = decodeTable[Doc](rep, data, "corpus")
-	dec(ok)
-	t.candidates, ok = decodeTable[Candidate](rep, data, "candidates")
-	dec(ok)
-	t.qrels, ok = decodeTable[Qrel](rep, data, "qrels")
-	dec(ok)
-	t.judgments, ok = decodeTable[Judgment](rep, data, "judgments")
-	dec(ok)
-	t.topics, ok = decodeTable[Topic](rep, data, "topics")
-	dec(ok)
-	t.summaries, ok = decodeTable[Summary](rep, data, "summaries")
-	dec(ok)
-	t.nodes, ok = decodeTable[OntologyNode](rep, data, "ontology_nodes")
-	dec(ok)
-	t.edges, ok = decodeTable[OntologyEdge](rep, data, "ontology_edges")
-	dec(ok)
-	t.tree, ok = decodeTable[OntologyTreeNode](rep, data, "ontology_tree")
-	dec(ok)
-	t.thresholds, ok = decodeTable[Threshold](rep, data, "thresholds")
-	dec(ok)
-	t.results, ok = decodeTable[Result](rep, data, "results")
-	dec(ok)
-	t.leaks, ok = decodeTable[Leak](rep, data, "leaks")
-	dec(ok)
-	return t, !slices.Contains(oks, false)
+// all reports whether every table decoded.
+func (t *tables) all() bool { return len(t.have) == len(Tables) }
+
+// decodeTables decodes every data/ table that is there and intact.
+func decodeTables(rep *Report, data map[string][]byte) *tables {
+	t := &tables{have: map[string]bool{}}
+	t.queries = decodeTable[Query](rep, data, "queries", t.have)
+	t.corpus = decodeTable[Doc](rep, data, "corpus", t.have)
+	t.candidates = decodeTable[Candidate](rep, data, "candidates", t.have)
+	t.qrels = decodeTable[Qrel](rep, data, "qrels", t.have)
+	t.judgments = decodeTable[Judgment](rep, data, "judgments", t.have)
+	t.topics = decodeTable[Topic](rep, data, "topics", t.have)
+	t.summaries = decodeTable[Summary](rep, data, "summaries", t.have)
+	t.nodes = decodeTable[OntologyNode](rep, data, "ontology_nodes", t.have)
+	t.edges = decodeTable[OntologyEdge](rep, data, "ontology_edges", t.have)
+	t.tree = decodeTable[OntologyTreeNode](rep, data, "ontology_tree", t.have)
+	t.thresholds = decodeTable[Threshold](rep, data, "thresholds", t.have)
+	t.results = decodeTable[Result](rep, data, "results", t.have)
+	t.leaks = decodeTable[Leak](rep, data, "leaks", t.have)
+	return t
 }
 
-func checkMeaning(rep *Report, data map[string][]byte) {
-	t, ok := decodeTables(rep, data)
-	if !ok {
+func checkMeaning(rep *Report, data map[string][]byte, t *tables) {
+	if !t.all() {
 		return
 	}
 	runs, runsOK := checkRuns(rep, data, t)

@@ -150,8 +150,9 @@ func Verify(ctx context.Context, st store.Store) (*Report, error) {
 	checkSchemas(rep, data)
 	checkCard(rep, data)
 	checkCroissant(rep, data)
-	checkReferences(rep, data)
-	checkMeaning(rep, data)
+	t := decodeTables(rep, data)
+	checkReferences(rep, data, t)
+	checkMeaning(rep, data, t)
 	return rep, nil
 }
 
@@ -442,31 +443,30 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// decodeTable reads a data/ table, reporting a file that does not decode.
-func decodeTable[T any](rep *Report, data map[string][]byte, config string) ([]T, bool) {
+// decodeTable reads a data/ table and marks it in have, reporting a file
+// that does not decode as corrupt.
+func decodeTable[T any](rep *Report, data map[string][]byte, config string, have map[string]bool) []T {
 	t, _ := tableByConfig(config)
 	b, ok := data[t.Path]
 	if !ok {
-		return nil, false // reported: missing, changed or corrupt
+		return nil // reported: missing, changed or corrupt
 	}
 	rows, err := dataset.Decode[T](b, t.Path)
 	if err != nil {
 		rep.corrupt(t.Path, err)
 		delete(data, t.Path)
-		return nil, false
+		return nil
 	}
-	return rows, true
+	have[config] = true
+	return rows
 }
 
-func checkReferences(rep *Report, data map[string][]byte) {
-	queries, okQ := decodeTable[Query](rep, data, "queries")
-	corpus, okC := decodeTable[Doc](rep, data, "corpus")
-	cands, okK := decodeTable[Candidate](rep, data, "candidates")
-	qrels, okR := decodeTable[Qrel](rep, data, "qrels")
-	leaks, okL := decodeTable[Leak](rep, data, "leaks")
-	if !okQ || !okC || !okK || !okR {
+func checkReferences(rep *Report, data map[string][]byte, t *tables) {
+	queries, corpus, cands, qrels, leaks := t.queries, t.corpus, t.candidates, t.qrels, t.leaks
+	if !t.have["queries"] || !t.have["corpus"] || !t.have["candidates"] || !t.have["qrels"] {
 		return
 	}
+	okL := t.have["leaks"]
 	docs := map[string]bool{}
 	for _, d := range corpus {
 		docs[d.ID] = true
