@@ -400,3 +400,22 @@ func CompleteSet(dataset, where string, ms []*Manifest) ([]*Manifest, error) {
 	}
 	panic("unreachable")
 }
+
+// SumStats adds up the statistics every shard of a dataset recorded in its
+// manifest: the one source of a stage's counts for the run summary, `saber
+// stats` and the demo, so that two of them cannot disagree. A dataset that
+// is not complete (its stage not run, or not finished) gives an
+// *IncompleteError.
+func SumStats(ctx context.Context, st store.Store, run, dataset string) (map[string]int64, error) {
+	ms, err := Complete(ctx, st, run, dataset)
+	if err != nil {
+		return nil, err
+	}
+	total := map[string]int64{}
+	for _, m := range ms {
+		for k, v := range m.Stats {
+			total[k] += v
+		}
+	}
+	return total, nil
+}

@@ -159,6 +159,12 @@ would refuse.
 	runs, err := pipeline.RunLocal(ctx, cfg, sel, opt)
 	clear()
 	if err != nil {
+		// What finished before the failure, the audit's flags among them:
+		// the failure is often the release refusing what the summary
+		// shows (a flagged leak).
+		if sum, serr := pipeline.Summarize(ctx, cfg); serr == nil && len(sum.Lines) > 1 {
+			sum.Print(stdout)
+		}
 		return fail(stderr, "run", err)
 	}
 	ran, skipped := 0, 0

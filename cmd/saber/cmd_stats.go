@@ -25,7 +25,8 @@ stage step: rows read and rejected (ingest), clusters and dropped (dedup),
 LLM calls made, cached, retried and failed, tokens and latency, and the
 share of invalid results (tag, summarize, judge, audit), topics per document, depths and domains (tag), summary lengths
 (summarize), pairs per category (pairs). Steps with no finished shard are
-listed as such.
+listed as such. Without --stages, the run's summary follows, as saber run
+prints it at its end.
 `, stderr)
 	cfgPath := fs.String("config", "", "run config `FILE`")
 	stages := fs.String("stages", "", "comma-separated `list` of stages (default: all)")
@@ -100,6 +101,15 @@ listed as such.
 			n := s.Stats[stage.StatInvalidShareCount]
 			fmt.Fprintf(stdout, "  %-28s %.1f%% (%d of %d; a shard fails above %s.max_invalid_share)\n", "invalid share", 100*float64(n)/float64(of), n, of, s.Stage)
 		}
+	}
+	// The run summary, read from the same manifests: what saber run
+	// printed at its end, so the two cannot disagree.
+	if *stages == "" {
+		sum, err := pipeline.Summarize(ctx, cfg)
+		if err != nil {
+			return fail(stderr, "stats", err)
+		}
+		sum.Print(stdout)
 	}
 	return stage.ExitOK
 }

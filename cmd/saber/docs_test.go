@@ -411,3 +411,31 @@ func TestREADMEStageTable(t *testing.T) {
 		t.Fatal("no stage table in README.md")
 	}
 }
+
+// TestREADMEConfigFlagsClaim: README says which commands take --config and
+// --print-config; each one it names has both, in its --help.
+func TestREADMEConfigFlagsClaim(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const claim = "every stage binary, `saber run` and `saber submit` also take `--config`\nand `--print-config`"
+	if !strings.Contains(string(b), claim) {
+		t.Fatalf("README no longer says %q: update this test with the sentence", claim)
+	}
+	cf := &commandFlags{saber: map[string]map[string]bool{}, bins: map[string]map[string]bool{}}
+	check := func(what string, m map[string]bool) {
+		for _, f := range []string{"config", "print-config"} {
+			if !m[f] {
+				t.Errorf("%s lacks --%s, which README says it has", what, f)
+			}
+		}
+	}
+	for _, name := range pipeline.Names() {
+		check("bin/"+name, cf.forBinary(t, name))
+	}
+	for _, sub := range []string{"run", "submit"} {
+		m, _ := cf.forSaber(t, []string{sub})
+		check("saber "+sub, m)
+	}
+}

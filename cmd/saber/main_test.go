@@ -53,7 +53,7 @@ func TestDemoRunsAndRerunIsNoOp(t *testing.T) {
 		t.Fatalf("demo exit %d:\n%s", code, out)
 	}
 	first := out
-	for _, want := range []string{"rows in              803", "rejected             2", "duplicate clusters", "kept (corpus)", "planted near-dups",
+	for _, want := range []string{"rows in              803 read: 0 filtered out by where:, 2 rejected, 801 accepted", "duplicate clusters", "planted near-dups", "leakage audit        ",
 		"dedup retrieval", "reports/downstream.md"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)

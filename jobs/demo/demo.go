@@ -23,13 +23,11 @@ import (
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/downstream"
 	"github.com/saber-math/saber/jobs/forecast"
-	"github.com/saber-math/saber/jobs/pairs"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/release"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/synth"
-	"github.com/saber-math/saber/shard"
 )
 
 // Options configure the demo.
@@ -252,15 +250,6 @@ func Run(ctx context.Context, opt Options, out io.Writer) error {
 	return summarize(ctx, cfg, scfg, out)
 }
 
-// pairsData is the dataset that holds the pairs stage's data: every pair
-// under pairs.keep_all, else each query's counts over the threshold grid.
-func pairsData(cfg *config.Config) string {
-	if pairs.Section.Of(cfg).KeepAll {
-		return dataset.Pairs.Name
-	}
-	return dataset.PairCounts.Name
-}
-
 // PlanFile is the forecast saber demo saves before its first run, which
 // report.plan shows on the page beside the actuals.
 const PlanFile = "plan.json"
@@ -409,34 +398,78 @@ func WriteFile(path string, fn func(io.Writer) error) error {
 	return nil
 }
 
-// summarize prints what the run produced, from the manifests and the data.
+// summarize prints what the run produced: the run summary saber run and
+// saber stats print (pipeline.Summarize, read from the manifests), and
+// what only the demo knows — the recall of its planted near-duplicates,
+// where each report is, the release and how to check it.
 func summarize(ctx context.Context, cfg *config.Config, scfg synth.Config, out io.Writer) error {
 	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
 	if err != nil {
 		return err
 	}
-	st, err := sumStats(ctx, root, cfg.Run, dataset.Problems.Name) // each shard counts its own rows
+	sum, err := pipeline.Summarize(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	var rejected int64
-	for k, v := range st {
-		if len(k) > 9 && k[:9] == "rejected_" {
-			rejected += v
-		}
+	fmt.Fprintf(out, "\nSummary (run %q under %s)\n", cfg.Run, root.URI(cfg.Run))
+	fmt.Fprintf(out, "  %-20s %s (saber version; every manifest records it)\n", "code", stage.CodeVersion())
+	for _, l := range sum.Lines {
+		fmt.Fprintln(out, "  "+l)
 	}
-	red, err := layout.Complete(ctx, root, cfg.Run, dataset.Corpus.Name)
+	if err := summarizePlanted(ctx, root, cfg, scfg, out); err != nil {
+		return err
+	}
+	tagStats, err := layout.SumStats(ctx, root, cfg.Run, dataset.Topics.Name)
 	if err != nil {
 		return err
 	}
-	rs := red[0].Stats
-	var dups []dataset.Duplicate
-	for _, o := range red[0].Outputs {
-		if o.Key == layout.DataKey(cfg.Run, dataset.Duplicates.Name, shard.Spec{Index: 0, Count: 1}) {
-			if dups, err = dataset.Read[dataset.Duplicate](ctx, root, o.Key); err != nil {
-				return err
-			}
-		}
+	var doms []string
+	for _, d := range []string{"algebra", "geometry", "number_theory", "combinatorics", "calculus_and_analysis"} {
+		doms = append(doms, fmt.Sprintf("%s %d", d, tagStats["domain_"+d]))
+	}
+	fmt.Fprintf(out, "  %-20s %s\n", "main domains", strings.Join(doms, ", "))
+	fmt.Fprintf(out, "  %-20s %s\n", "selection report", root.URI(cfg.Run+"/reports/select.md"))
+	fmt.Fprintf(out, "  %-20s %s (tables 1, 7, 8, sensitivity, chart, leaderboard)\n", "report", root.URI(cfg.Run+"/reports/report.md"))
+	table, err := store.ReadAll(ctx, root, cfg.Run+"/reports/table1.md")
+	if err != nil {
+		return err
+	}
+	if err := summarizeDownstream(ctx, root, cfg, out); err != nil {
+		return err
+	}
+	mt, err := layout.SumStats(ctx, root, cfg.Run, dataset.MathText.Name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  analyses             %s\n", root.URI(cfg.Run+"/reports/analyze.md"))
+	fmt.Fprintf(out, "    maths vs words     %d queries kept, %d without maths, %d without words  (%s, table10.md)\n", mt["mathtext_kept"], mt["mathtext_no_maths"], mt["mathtext_no_words"],
+		root.URI(cfg.Run+"/reports/mathtext.md"))
+	for _, a := range []struct{ what, file, also string }{{"signal groups", "signal_groups.md", ".csv, .png, .svg"}, {"distributions", "distribution.md", ".csv, .png, .svg"},
+		{"example query", "example_query.md", ".csv"}, {"score over time", "score_over_time.md", ".csv, .png, .svg"}} {
+		fmt.Fprintf(out, "    %-18s %s (%s)\n", a.what, root.URI(cfg.Run+"/reports/"+a.file), a.also)
+	}
+	version := release.Section.Of(cfg).Version
+	dir := root.URI(layout.ReleasePrefix(cfg.Run, version))
+	relStats, err := layout.SumStats(ctx, root, cfg.Run, dataset.Release.Name)
+	if err != nil {
+		return err
+	}
+	local := strings.TrimPrefix(strings.TrimSuffix(dir, "/"), "file://")
+	fmt.Fprintf(out, "  release              %s: %d files, %d bytes (data/, beir/, mteb/, trec/, README.md card, croissant.json)\n", dir, relStats["files"], relStats["bytes"])
+	fmt.Fprintf(out, "  verify it with       saber release verify %s\n                       (cd %s && sha256sum -c SHA256SUMS)\n", local, local)
+	for _, w := range sum.Warnings {
+		fmt.Fprintln(out, "warning: "+w)
+	}
+	fmt.Fprintf(out, "\nThe retrievers on the demo benchmark (nDCG@10: the lexical baselines and the demo's hash-embedding bi-encoder with its instruction variants, against the lexical judge's ratings, so only a smoke test):\n\n%s", table)
+	return nil
+}
+
+// summarizePlanted prints how many of the near-duplicates the generator
+// planted dedup put in one cluster with their original.
+func summarizePlanted(ctx context.Context, root store.Store, cfg *config.Config, scfg synth.Config, out io.Writer) error {
+	dups, err := readAll[dataset.Duplicate](ctx, root, cfg.Run, dataset.Corpus.Name, dataset.Duplicates.Name)
+	if err != nil {
+		return err
 	}
 	cluster := map[string]string{}
 	for _, d := range dups {
@@ -459,104 +492,9 @@ func summarize(ctx context.Context, cfg *config.Config, scfg synth.Config, out i
 			found++
 		}
 	}
-	fmt.Fprintf(out, "\nSummary (run %q under %s)\n", cfg.Run, root.URI(cfg.Run))
-	fmt.Fprintf(out, "  code                 %s (saber version; every manifest records it)\n", stage.CodeVersion())
-	fmt.Fprintf(out, "  rows in              %d\n", st["rows_read"])
-	fmt.Fprintf(out, "  rejected             %d  (see %s)\n", rejected, root.URI(cfg.Run+"/rejects/"))
-	fmt.Fprintf(out, "  problems             %d\n", st["problems_total"])
-	fmt.Fprintf(out, "  duplicate clusters   %d\n", rs["clusters"])
-	fmt.Fprintf(out, "  dropped duplicates   %d\n", rs["dropped"])
-	fmt.Fprintf(out, "  kept (corpus)        %d  (%s)\n", rs["kept"], root.URI(cfg.Run+"/corpus/"))
 	if planted > 0 {
-		fmt.Fprintf(out, "  planted near-dups    %d, found %d (recall %.3f)\n", planted, found, float64(found)/float64(planted))
+		fmt.Fprintf(out, "  %-20s %d, found %d (recall %.3f)\n", "planted near-dups", planted, found, float64(found)/float64(planted))
 	}
-	tagStats, err := sumStats(ctx, root, cfg.Run, dataset.Topics.Name)
-	if err != nil {
-		return err
-	}
-	if docs := tagStats["documents"]; docs > 0 {
-		fmt.Fprintf(out, "  topics per document  %.2f (%d without topics)  (%s)\n", float64(tagStats["topics_total"])/float64(docs),
-			tagStats["no_topics"], root.URI(cfg.Run+"/topics/"))
-		var doms []string
-		for _, d := range []string{"algebra", "geometry", "number_theory", "combinatorics", "calculus_and_analysis"} {
-			doms = append(doms, fmt.Sprintf("%s %d", d, tagStats["domain_"+d]))
-		}
-		fmt.Fprintf(out, "  main domains         %s\n", strings.Join(doms, ", "))
-	}
-	summStats, err := sumStats(ctx, root, cfg.Run, dataset.Summaries.Name)
-	if err != nil {
-		return err
-	}
-	if n := summStats["summaries"]; n > 0 {
-		fmt.Fprintf(out, "  summaries            %d, mean %.1f words, %d without a core idea  (%s)\n", n,
-			float64(summStats["core_idea_words_total"])/float64(n), summStats["no_core_idea"], root.URI(cfg.Run+"/summaries/"))
-	}
-	pairStats, err := sumStats(ctx, root, cfg.Run, dataset.Pairs.Name)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "  pairs                %d (topic %d, summary %d, both %d)  (%s)\n", pairStats["pairs"],
-		pairStats["pairs_topic"], pairStats["pairs_summary"], pairStats["pairs_both"], root.URI(cfg.Run+"/"+pairsData(cfg)+"/"))
-	th, err := readAll[dataset.Threshold](ctx, root, cfg.Run, dataset.Thresholds.Name, dataset.Thresholds.Name)
-	if err != nil {
-		return err
-	}
-	if len(th) > 0 {
-		fmt.Fprintf(out, "  thresholds           τ_topic %.6g, τ_summ %.6g (feasible: %t)  (%s)\n", th[0].TauTopic, th[0].TauSumm,
-			th[0].Feasible, root.URI(cfg.Run+"/reports/calibrate.md"))
-	}
-	selStats, err := sumStats(ctx, root, cfg.Run, dataset.Candidates.Name)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "  benchmark            %d queries, %d candidates  (%s, %s)\n", selStats["queries"], selStats["candidates"],
-		root.URI(cfg.Run+"/queries/"), root.URI(cfg.Run+"/candidates/"))
-	fmt.Fprintf(out, "  selection report     %s\n", root.URI(cfg.Run+"/reports/select.md"))
-	jStats, err := sumStats(ctx, root, cfg.Run, dataset.Judgments.Name)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "  judgments            %d over %d queries, %d invalid  (%s)\n", jStats["judgments"], jStats["queries"], jStats["invalid"],
-		root.URI(cfg.Run+"/judgments/"))
-	rStats, err := sumStats(ctx, root, cfg.Run, dataset.Ratings.Name)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "  ratings (qrels)      %d, %d never played  (%s)\n", rStats["ratings"], rStats["never_played"], root.URI(cfg.Run+"/ratings/"))
-	fmt.Fprintf(out, "  report               %s (tables 1, 7, 8, sensitivity, chart, leaderboard)\n", root.URI(cfg.Run+"/reports/report.md"))
-	table, err := store.ReadAll(ctx, root, cfg.Run+"/reports/table1.md")
-	if err != nil {
-		return err
-	}
-	aStats, err := sumStats(ctx, root, cfg.Run, dataset.Audit.Name)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "  leakage audit        %d pairs audited, %d flagged  (%s)\n", aStats["pairs"], aStats["equivalent"], root.URI(cfg.Run+"/reports/audit.md"))
-	if err := summarizeDownstream(ctx, root, cfg, out); err != nil {
-		return err
-	}
-	mt, err := sumStats(ctx, root, cfg.Run, dataset.MathText.Name)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "  analyses             %s\n", root.URI(cfg.Run+"/reports/analyze.md"))
-	fmt.Fprintf(out, "    maths vs words     %d queries kept, %d without maths, %d without words  (%s, table10.md)\n", mt["mathtext_kept"], mt["mathtext_no_maths"], mt["mathtext_no_words"],
-		root.URI(cfg.Run+"/reports/mathtext.md"))
-	for _, a := range []struct{ what, file, also string }{{"signal groups", "signal_groups.md", ".csv, .png, .svg"}, {"distributions", "distribution.md", ".csv, .png, .svg"},
-		{"example query", "example_query.md", ".csv"}, {"score over time", "score_over_time.md", ".csv, .png, .svg"}} {
-		fmt.Fprintf(out, "    %-18s %s (%s)\n", a.what, root.URI(cfg.Run+"/reports/"+a.file), a.also)
-	}
-	version := release.Section.Of(cfg).Version
-	dir := root.URI(layout.ReleasePrefix(cfg.Run, version))
-	relStats, err := sumStats(ctx, root, cfg.Run, dataset.Release.Name)
-	if err != nil {
-		return err
-	}
-	local := strings.TrimPrefix(strings.TrimSuffix(dir, "/"), "file://")
-	fmt.Fprintf(out, "  release              %s: %d files, %d bytes (data/, beir/, mteb/, trec/, README.md card, croissant.json)\n", dir, relStats["files"], relStats["bytes"])
-	fmt.Fprintf(out, "  verify it with       saber release verify %s\n                       (cd %s && sha256sum -c SHA256SUMS)\n", local, local)
-	fmt.Fprintf(out, "\nThe retrievers on the demo benchmark (nDCG@10: the lexical baselines and the demo's hash-embedding bi-encoder with its instruction variants, against the lexical judge's ratings, so only a smoke test):\n\n%s", table)
 	return nil
 }
 
@@ -581,38 +519,23 @@ func readAll[T any](ctx context.Context, root store.Store, run, done, ds string)
 	return out, nil
 }
 
-// sumStats adds up the statistics of every shard manifest of a dataset.
-func sumStats(ctx context.Context, root store.Store, run, ds string) (map[string]int64, error) {
-	ms, err := layout.Complete(ctx, root, run, ds)
-	if err != nil {
-		return nil, err
-	}
-	total := map[string]int64{}
-	for _, m := range ms {
-		for k, v := range m.Stats {
-			total[k] += v
-		}
-	}
-	return total, nil
-}
-
 // summarizeDownstream prints where the deduplication experiment's tables
 // are and its full-pool rows, when the config runs it.
 func summarizeDownstream(ctx context.Context, root store.Store, cfg *config.Config, out io.Writer) error {
 	if !downstream.Enabled(cfg) {
 		return nil
 	}
-	rw, err := sumStats(ctx, root, cfg.Run, dataset.Rewrites.Name)
+	rw, err := layout.SumStats(ctx, root, cfg.Run, dataset.Rewrites.Name)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "  rewrites             %d queries, %d invalid (kept, left out)  (%s)\n", rw["queries"], rw["invalid"], root.URI(cfg.Run+"/rewrites/"))
-	emb, err := sumStats(ctx, root, cfg.Run, dataset.PoolEmbeddings.Name)
+	emb, err := layout.SumStats(ctx, root, cfg.Run, dataset.PoolEmbeddings.Name)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "  pool embeddings      %d vectors  (%s)\n", emb["documents"], root.URI(cfg.Run+"/pool_embeddings/"))
-	ranks, err := sumStats(ctx, root, cfg.Run, dataset.DedupRanks.Name)
+	ranks, err := layout.SumStats(ctx, root, cfg.Run, dataset.DedupRanks.Name)
 	if err != nil {
 		return err
 	}

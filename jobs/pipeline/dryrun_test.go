@@ -126,7 +126,7 @@ func TestDryRunHalfFinished(t *testing.T) {
 	}
 	out.Reset()
 	sum.Print(&out)
-	for _, want := range []string{"rows in              150, 0 rejected", "kept (file://", "warning: offline backends in use (tag lexical, summarize extractive, judge lexical, audit lexical)"} {
+	for _, want := range []string{"rows in              150 read: 0 filtered out by where:, 0 rejected, 150 accepted", "kept (file://", "warning: offline backends in use (tag lexical, summarize extractive, judge lexical, audit lexical)"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, out.String())
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/release"
 	"github.com/saber-math/saber/jobs/tag"
 )
 
@@ -34,17 +35,11 @@ func Summarize(ctx context.Context, cfg *config.Config) (*Summary, error) {
 		return nil, err
 	}
 	stats := func(ds string) map[string]int64 {
-		ms, err := layout.Complete(ctx, root, cfg.Run, ds)
+		st, err := layout.SumStats(ctx, root, cfg.Run, ds)
 		if err != nil {
 			return nil
 		}
-		out := map[string]int64{}
-		for _, m := range ms {
-			for k, v := range m.Stats {
-				out[k] += v
-			}
-		}
-		return out
+		return st
 	}
 	s := &Summary{}
 	line := func(name, format string, a ...any) {
@@ -52,13 +47,7 @@ func Summarize(ctx context.Context, cfg *config.Config) (*Summary, error) {
 	}
 	where := func(ds string) string { return root.URI(layout.DatasetPrefix(cfg.Run, ds)) }
 	if st := stats(dataset.Problems.Name); st != nil {
-		var rejected int64
-		for k, v := range st {
-			if strings.HasPrefix(k, "rejected_") {
-				rejected += v
-			}
-		}
-		line("rows in", "%d, %d rejected (%s)", st["rows_read"], rejected, where(dataset.Rejects.Name))
+		line("rows in", "%s (%s)", RowsInOf(st), where(dataset.Rejects.Name))
 	}
 	if st := stats(dataset.Corpus.Name); st != nil {
 		line("deduplicated", "%d duplicate clusters, %d dropped, %d kept (%s)", st["clusters"], st["dropped"], st["kept"], where(dataset.Corpus.Name))
@@ -70,7 +59,11 @@ func Summarize(ctx context.Context, cfg *config.Config) (*Summary, error) {
 		}
 	}
 	if st := stats(dataset.Summaries.Name); st != nil {
-		line("summaries", "%d, %d without a core idea (%s)", st["summaries"], st["no_core_idea"], where(dataset.Summaries.Name))
+		mean := 0.0
+		if n := st["summaries"]; n > 0 {
+			mean = float64(st["core_idea_words_total"]) / float64(n)
+		}
+		line("summaries", "%d, mean %.1f words, %d without a core idea (%s)", st["summaries"], mean, st["no_core_idea"], where(dataset.Summaries.Name))
 	}
 	if st := stats(dataset.Pairs.Name); st != nil {
 		line("pairs", "%d (topic %d, summary %d, both %d)", st["pairs"], st["pairs_topic"], st["pairs_summary"], st["pairs_both"])
@@ -126,14 +119,76 @@ func Summarize(ctx context.Context, cfg *config.Config) (*Summary, error) {
 	if st := stats(dataset.Results.Name); st != nil {
 		line("evaluated", "%d systems over %d queries", st["systems"], st["queries"])
 	}
-	if st := stats(dataset.Audit.Name); st != nil {
-		line("leakage audit", "%d pairs, %d flagged", st["pairs"], st["leaks"])
+	// The audit's reduce counts the rows of audit and leaks that
+	// reports/audit.md and index.html list; its map's manifests have no
+	// flagged count.
+	if st := stats(dataset.Leaks.Name); st != nil {
+		a := LeakageOf(st)
+		line("leakage audit", "%s (%s)", a, root.URI(layout.ReportsPrefix(cfg.Run)+"audit.md"))
+		if w := leakWarning(a, len(release.Section.Of(cfg).AcceptLeaks)); w != "" {
+			s.Warnings = append(s.Warnings, w)
+		}
 	}
 	line("reports", "%s", root.URI(layout.ReportsPrefix(cfg.Run)))
 	if off := offline(cfg); len(off) > 0 {
 		s.Warnings = append(s.Warnings, "offline backends in use ("+strings.Join(off, ", ")+"): the labels are a smoke test, not the paper's; set <stage>.backend: llm with an llm: server")
 	}
 	return s, nil
+}
+
+// RowsIn is what ingest made of its sources' rows, from its reduce's
+// statistics: every row read was filtered out by a where: condition,
+// rejected (rows excluded by hand with ingest.exclude among them) or
+// accepted, so Read = Filtered + Rejected + Accepted.
+type RowsIn struct {
+	Read, Filtered, Rejected, Excluded, Accepted int64
+}
+
+// RowsInOf reads RowsIn from the statistics of ingest's reduce. Its
+// rows_read counts the rows the map shards staged, which where: had
+// already dropped; filtered counts those apart.
+func RowsInOf(st map[string]int64) RowsIn {
+	r := RowsIn{Filtered: st["filtered"], Excluded: st["rejected_"+dataset.ReasonExcluded], Accepted: st["problems_total"]}
+	for k, v := range st {
+		if strings.HasPrefix(k, "rejected_") {
+			r.Rejected += v
+		}
+	}
+	r.Read = st["rows_read"] + r.Filtered
+	return r
+}
+
+func (r RowsIn) String() string {
+	s := fmt.Sprintf("%d read: %d filtered out by where:, %d rejected", r.Read, r.Filtered, r.Rejected)
+	if r.Excluded > 0 {
+		s += fmt.Sprintf(" (%d of them by ingest.exclude)", r.Excluded)
+	}
+	return s + fmt.Sprintf(", %d accepted", r.Accepted)
+}
+
+// Leakage is the leakage audit's outcome, from its reduce's statistics:
+// the pairs audited, those flagged as stating the query's problem (each a
+// row of leaks) and those without a usable answer (kept, never flagged).
+type Leakage struct {
+	Pairs, Flagged, Invalid int64
+}
+
+// LeakageOf reads Leakage from the statistics of the audit's reduce.
+func LeakageOf(st map[string]int64) Leakage {
+	return Leakage{Pairs: st["pairs"], Flagged: st["leaks"], Invalid: st["invalid"]}
+}
+
+func (a Leakage) String() string {
+	return fmt.Sprintf("%d pairs audited, %d flagged, %d without a usable answer", a.Pairs, a.Flagged, a.Invalid)
+}
+
+// leakWarning tells what the release will do with the flagged pairs: it
+// refuses every one neither dropped nor accepted after review.
+func leakWarning(a Leakage, accepted int) string {
+	if a.Flagged == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the leakage audit flagged %d pair(s) as the same problem as their query (reports/audit.md): the release refuses each one until its document is dropped (ingest.exclude, then --rerun-stale) or the pair is accepted after review (release.accept_leaks: %d listed now)", a.Flagged, accepted)
 }
 
 // topicWarning is the warning of tag's implausible_topics count: a topic on more of a shard's documents than the
