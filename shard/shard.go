@@ -1,10 +1,12 @@
 // Package shard plans shards: which of a stage's n shards this process is,
-// and which keys it owns.
+// which keys it owns, and how shards are cut into Slurm arrays.
 //
 // A stage runs as n shards; shard i owns the i-th contiguous range of its
 // sorted keys. The shard comes from --shard i/n or, on Slurm, from the array
-// environment. The package is pure planning: where a shard's outputs and
-// completion manifests live is artifacts/layout's business.
+// environment, whose offsets Chunks chooses when `saber submit` cuts a stage
+// into arrays (`saber plan` counts them the same way). The package is pure
+// planning: where a shard's outputs and completion manifests live is
+// artifacts/layout's business.
 package shard
 
 import (

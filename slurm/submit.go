@@ -21,6 +21,7 @@ import (
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/shard"
 )
 
 // Runner runs a cluster command and returns its stdout; tests substitute it.
@@ -152,26 +153,6 @@ func MaxArraySize(ctx context.Context, r Runner) (int, error) {
 	return strconv.Atoi(m[1])
 }
 
-// Chunk is one array job: shard indices within [Offset, Offset+MaxArraySize).
-type Chunk struct {
-	Offset  int
-	Indices []int // shard indices
-}
-
-// Chunks splits sorted shard indices so that every array task id
-// (index − offset) stays below maxArray, as Slurm requires.
-func Chunks(indices []int, maxArray int) []Chunk {
-	var out []Chunk
-	for _, i := range indices {
-		off := (i / maxArray) * maxArray
-		if len(out) == 0 || out[len(out)-1].Offset != off {
-			out = append(out, Chunk{Offset: off})
-		}
-		out[len(out)-1].Indices = append(out[len(out)-1].Indices, i)
-	}
-	return out
-}
-
 // ArraySpec renders task ids as Slurm's --array value: runs collapse to
 // ranges ("0-3,7,9-12"), and a throttle appends "%T".
 func ArraySpec(ids []int, throttle int) string {
@@ -265,8 +246,8 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 			if !opt.DryRun {
 				return nil, fmt.Errorf("read MaxArraySize (set slurm.max_array_size to skip): %w", err)
 			}
-			maxArray = 1001 // Slurm's default; a dry run must work without a cluster
-			fmt.Fprintf(opt.Out, "# scontrol unavailable (%v); assuming MaxArraySize=1001\n", err)
+			maxArray = shard.DefaultMaxArraySize // a dry run must work without a cluster
+			fmt.Fprintf(opt.Out, "# scontrol unavailable (%v); assuming MaxArraySize=%d\n", err, maxArray)
 		}
 	}
 	var subs []Submission
@@ -366,9 +347,9 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 				sc.Then = append(sc.Then, Command{Label: mn.Stage.Name + " " + mn.Step.Name, Binary: filepath.Join(opt.BinDir, mn.Stage.Name), Reduce: true})
 			}
 		}
-		chunks := []Chunk{{Indices: p.Missing}}
+		chunks := []shard.Chunk{{Indices: p.Missing}}
 		if p.Step.Sharded() {
-			chunks = Chunks(p.Missing, maxArray)
+			chunks = shard.Chunks(p.Missing, maxArray)
 		}
 		var stepIDs []string
 		for _, c := range chunks {

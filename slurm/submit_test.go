@@ -39,7 +39,7 @@ func (f *fakeRunner) Run(_ context.Context, name string, args ...string) (string
 	return "", fmt.Errorf("unexpected command %s", name)
 }
 
-func TestArraySpecAndChunks(t *testing.T) {
+func TestArraySpec(t *testing.T) {
 	tests := []struct {
 		ids      []int
 		throttle int
@@ -54,11 +54,6 @@ func TestArraySpecAndChunks(t *testing.T) {
 		if got := ArraySpec(tt.ids, tt.throttle); got != tt.want {
 			t.Errorf("ArraySpec(%v, %d) = %q, want %q", tt.ids, tt.throttle, got, tt.want)
 		}
-	}
-	got := Chunks([]int{0, 3, 4, 5, 9, 10}, 4)
-	want := "[{0 [0 3]} {4 [4 5]} {8 [9 10]}]"
-	if fmt.Sprint(got) != want {
-		t.Errorf("Chunks = %v, want %s", got, want)
 	}
 }
 

@@ -14,6 +14,9 @@
 // labels, names a node of that tree. Keywords are lower-case words and short
 // phrases, LaTeX command names without the backslash among them, as used by
 // the lexical topic scorer (lib/topics).
+//
+// RUNBOOK §9 ("Ontology formats") says how a run names another ontology
+// and in which formats it may be written.
 package ontology
 
 import (

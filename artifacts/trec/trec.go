@@ -24,6 +24,9 @@
 // Readers are strict: a malformed line, a duplicate (query, doc) or a
 // non-finite number is an error naming the file and the 1-based line
 // (*ParseError). Blank lines are skipped.
+//
+// RUNBOOK §14 lists the trec/ files a release carries; README.md's
+// "Running" shows `saber eval-run`.
 package trec
 
 import (

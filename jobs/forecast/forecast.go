@@ -25,7 +25,7 @@ import (
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/plan"
 	"github.com/saber-math/saber/jobs/stage"
-	"github.com/saber-math/saber/slurm"
+	"github.com/saber-math/saber/shard"
 )
 
 // The forecast's types are those `saber plan --json` saves (jobs/plan).
@@ -171,7 +171,7 @@ func Forecast(ctx context.Context, cfg *config.Config, g *pipeline.Graph, stages
 	rows := map[string]float64{}
 	maxArray := cfg.Slurm.MaxArraySize
 	if maxArray == 0 {
-		maxArray = 1001 // Slurm's default; `saber submit` reads the cluster's
+		maxArray = shard.DefaultMaxArraySize // `saber submit` reads the cluster's
 	}
 	var out []*Step
 	// Every step is forecast, so that a selected step can read the
@@ -187,7 +187,7 @@ func Forecast(ctx context.Context, cfg *config.Config, g *pipeline.Graph, stages
 		for k := range all {
 			all[k] = k
 		}
-		st.ArrayJobs = len(slurm.Chunks(all, maxArray))
+		st.ArrayJobs = len(shard.Chunks(all, maxArray))
 		st.ArrayTasks = count
 		in := &Input{Config: cfg, Stage: n.Stage, Step: n.Step, Root: root, Opt: opt, rows: rows, cur: cur, stale: stale}
 		// Measuring costs server time: only the selected steps measure.

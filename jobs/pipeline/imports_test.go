@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -108,4 +109,136 @@ func TestNoStageImportsAnotherStage(t *testing.T) {
 			t.Errorf("stage package %s: no Go files under %s", p, dir)
 		}
 	}
+}
+
+// floors are the module's top-level directories from the bottom up: a
+// package may import the module's packages of its own floor and of the
+// floors below it, never of one above (lib imports only lib; cmd anything).
+// README.md states the same order (TestReadmeStatesImportRule).
+var floors = []string{"lib", "shard", "artifacts", "jobs", "slurm", "cmd"}
+
+// floorOf is the index in floors of a module-relative path's top-level
+// directory ("jobs/stage/errors.go", "jobs/stage"), or -1.
+func floorOf(rel string) int {
+	top, _, _ := strings.Cut(rel, "/")
+	return slices.Index(floors, top)
+}
+
+// TestImportsGoOneWay enforces the layering of README.md: every non-test
+// Go file of the module, whatever its build constraints, imports only the
+// module's packages of its own floor or below. A shared piece that a lower
+// floor needs moves down (as shard.Chunks did from slurm); it is never
+// reached for upward. A file outside every floor is an error too, so that a
+// new top-level directory is given its place rather than escaping the rule.
+func TestImportsGoOneWay(t *testing.T) {
+	root, module := moduleRoot(t)
+	fset := token.NewFileSet()
+	files := make([]int, len(floors))
+	err := filepath.WalkDir(root, func(file string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if file != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(file, "go.mod")); err == nil && file != root {
+				return filepath.SkipDir // another module
+			}
+			return nil
+		}
+		if !strings.HasSuffix(file, ".go") || strings.HasSuffix(file, "_test.go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, file)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		floor := floorOf(rel)
+		if floor < 0 {
+			t.Errorf("%s is in none of the floors %v: add its directory to floors and to README.md's import rule", rel, floors)
+			return nil
+		}
+		files[floor]++
+		f, err := parser.ParseFile(fset, file, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, spec := range f.Imports {
+			imp, err := strconv.Unquote(spec.Path.Value)
+			if err != nil {
+				return err
+			}
+			local, ok := strings.CutPrefix(imp, module+"/")
+			if !ok {
+				if imp == module {
+					t.Errorf("%s imports %s, the module root, which is in no floor", rel, imp)
+				}
+				continue
+			}
+			if to := floorOf(local); to < 0 || to > floor {
+				t.Errorf("%s imports %s: %s may import only %v of this module; move what it needs from there down to %s or below",
+					rel, imp, floors[floor], floors[:floor+1], floors[floor])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("reading %s: %v", root, err)
+	}
+	for i, n := range files {
+		if n == 0 {
+			t.Errorf("no Go files in %s/: the walk of %s is broken", floors[i], root)
+		}
+	}
+}
+
+// TestReadmeStatesImportRule: README.md's sentence on the import order
+// names floors, in order, so that the document cannot drift from the rule
+// TestImportsGoOneWay enforces.
+func TestReadmeStatesImportRule(t *testing.T) {
+	root, _ := moduleRoot(t)
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := strings.Join(strings.Fields(string(b)), " ") // the sentence may wrap
+	const lead = "Imports go one way: "
+	quoted := make([]string, len(floors))
+	for i, f := range floors {
+		quoted[i] = "`" + f + "`"
+	}
+	want := lead + strings.Join(quoted, " ← ")
+	if n := strings.Count(readme, lead); n != 1 {
+		t.Fatalf("README.md states the import order %d times, want once, as %q", n, want)
+	}
+	if !strings.Contains(readme, want) {
+		i := strings.Index(readme, lead)
+		got := readme[i:min(len(readme), i+len(want)+20)]
+		t.Errorf("README.md says %q…, want %q (the floors of TestImportsGoOneWay)", got, want)
+	}
+}
+
+// moduleRoot returns the module's root directory, found from this file, and
+// its module path, read from go.mod.
+func moduleRoot(t *testing.T) (root, module string) {
+	t.Helper()
+	_, self, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("no caller information")
+	}
+	root = filepath.Join(filepath.Dir(self), "..", "..")
+	b, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if m, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return root, strings.Trim(strings.TrimSpace(m), `"`)
+		}
+	}
+	t.Fatalf("%s/go.mod: no module line", root)
+	return "", ""
 }

@@ -66,6 +66,9 @@
 // no leak: the LLM backend (prompt a1.v1) is the audit the paper describes.
 //
 // Everything here is pure and deterministic: no I/O, no randomness.
+//
+// RUNBOOK §14 ("The audit's settings") is the audit stage's page: its
+// backends, their settings and what to do with a flag.
 package leak
 
 import (

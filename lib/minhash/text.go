@@ -14,6 +14,9 @@
 // the permutations (drawn with SplitMix64 from a seed) are fixed forever, so a
 // signature computed today equals one computed on another machine, by another
 // process or by another Go version.
+//
+// RUNBOOK §8 specifies how the dedup stage uses it: the normalisation, the
+// band layout, the guard and the thresholds of a run.
 package minhash
 
 import (

@@ -16,6 +16,9 @@
 //     IC(a) > τ/(2−τ)·IC(t) can qualify; they come from per-node posting
 //     lists, and each is then scored exactly. Going up from t, IC only
 //     falls, so the walk stops at the first ancestor that fails the bound.
+//
+// RUNBOOK §10 specifies the pairs stage that calls it: the floors, and
+// what it writes.
 package relevance
 
 import (

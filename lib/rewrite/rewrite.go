@@ -27,6 +27,9 @@
 // not a paraphraser: it changes what lexical matching sees (identifiers,
 // names, frequent words, notation) while an equivalent problem remains,
 // which is what makes the experiment discriminate between retrievers.
+//
+// RUNBOOK §13 ("Deduplication retrieval") specifies the rewrite stage
+// that runs it, and its llm backend beside it.
 package rewrite
 
 import (

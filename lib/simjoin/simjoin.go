@@ -65,6 +65,8 @@
 // records sharing a prefix token with the query, which at low thresholds (the
 // long prefix of a record of 12 is 10 tokens at t = 0.211) is a sizeable
 // fraction of N, so a whole join stays quadratic, with a small constant.
+//
+// RUNBOOK §10 specifies the pairs stage it serves (through lib/relevance).
 package simjoin
 
 import (

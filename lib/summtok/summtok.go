@@ -25,6 +25,8 @@
 // which testdata/gen.sh runs to write the golden file
 // testdata/sklearn_stop_words.txt; TestEnglishStopWordsGolden checks the two
 // agree.
+//
+// RUNBOOK §9 specifies the summarize stage whose summaries it compares.
 package summtok
 
 import (

@@ -32,6 +32,9 @@
 // scheduled again — but is a win for nobody.
 //
 // The package is pure: no I/O; all randomness comes from RoundRand.
+//
+// RUNBOOK §11 specifies the judge stage that plays these tournaments: its
+// rounds, checkpoints, and the schedulers beside this one.
 package swiss
 
 import (

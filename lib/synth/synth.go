@@ -25,6 +25,9 @@
 // first k rows of an N-row corpus are exactly a k-row corpus. The registry
 // order and all wording are part of that function; TestGolden pins it so that
 // a change is deliberate.
+//
+// README.md's "Running" shows `saber synth`, which writes its corpus;
+// RUNBOOK §12 measures the stages on it.
 package synth
 
 import (

@@ -83,6 +83,8 @@
 // Every document is a pure function of (seed, Params, tree, i): documents can
 // be generated in any order, and the first k documents of an N-document corpus
 // are the k-document corpus.
+//
+// RUNBOOK §12 says how the benchmarks use it.
 package corpusdist
 
 import (
