@@ -19,8 +19,13 @@
 //
 // Ranks computes the product block by block — QueryBlock queries ×
 // DocBlock documents into one buffer per worker — on every core, so the
-// memory beyond the inputs is Workers × QueryBlock × DocBlock scores,
-// whatever the pool's size.
+// memory beyond the inputs is bounded by the block size (Options.BufferBytes),
+// whatever the pool's size. On amd64 a block is computed by a micro-kernel
+// in assembly (AVX-512 or AVX2, kernel_amd64.s) over packed copies of the
+// block's queries and documents; it vectorises across documents, so each
+// lane is one sum in k order, and multiplies then adds (never a fused
+// multiply-add): its bits are Dot's, and the tests hold it to Block. Built
+// with -tags purego, or on other CPUs, every block is Block's.
 package poolrank
 
 import (
@@ -154,8 +159,12 @@ func kernel4x2(a, b, c, e, x, y []float32) [8]float32 {
 // Options bound the work of Ranks.
 type Options struct {
 	// QueryBlock and DocBlock are a block's queries and documents
-	// (defaults 64 and 512: a block's documents, 512 × 4 KiB at dimension
-	// 1,024, stay in a core's L2 cache while its queries pass over them).
+	// (defaults 1,024 and 512). The kernels pack a block's documents once
+	// per k-slice and pass every query of the block over them, so the
+	// packing is paid once per QueryBlock queries: a block of 64 queries
+	// would pack the pool 16 times for 1,000 queries. A block's documents
+	// of one k-slice, 512 × 1 KiB, stay in a core's L2 cache while the
+	// queries pass over them.
 	QueryBlock, DocBlock int
 	// Workers is the goroutines (default GOMAXPROCS: every core).
 	Workers int
@@ -163,7 +172,7 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.QueryBlock <= 0 {
-		o.QueryBlock = 64
+		o.QueryBlock = 1024
 	}
 	if o.DocBlock <= 0 {
 		o.DocBlock = 512
@@ -175,10 +184,19 @@ func (o Options) withDefaults() Options {
 }
 
 // BufferBytes is the scratch memory Ranks uses beyond its inputs and
-// outputs under o: one block of scores per worker.
-func (o Options) BufferBytes() int64 {
+// outputs under o for vectors of dim values: per worker one block of
+// scores and, where a kernel runs, the packed copies of a block's queries
+// (QueryBlock × dim) and of its documents' k-slice (DocBlock × kcBlock),
+// each rounded up to whole tiles.
+func (o Options) BufferBytes(dim int) int64 {
 	o = o.withDefaults()
-	return int64(o.Workers) * int64(o.QueryBlock) * int64(o.DocBlock) * 4
+	qb, db := int64(o.QueryBlock), int64(o.DocBlock)
+	per := qb * db
+	if k := kern; k != nil {
+		qb, db = int64(roundUp(o.QueryBlock, k.mr)), int64(roundUp(o.DocBlock, k.nr))
+		per = qb*db + qb*int64(dim) + db*int64(min(kcBlock, dim))
+	}
+	return int64(o.Workers) * per * 4
 }
 
 // Ranks returns, for every query i, the rank of document targets[i] among
@@ -213,14 +231,17 @@ func Ranks(ctx context.Context, q, d Matrix, targets []int, opt Options) (ranks 
 	runLen := (d.Rows + runs - 1) / max(runs, 1)
 	beats := make([]int, q.Rows)
 	var mu sync.Mutex
-	bufs := sync.Pool{New: func() any { b := make([]float32, opt.QueryBlock*opt.DocBlock); return &b }}
+	k := kern // one kernel for the whole call, whatever a test sets later
+	bufs := sync.Pool{New: func() any { return new(scratch) }}
 	err = parallel.For(ctx, qBlocks*runs, opt.Workers, func(ctx context.Context, task int) error {
 		qb, r := task/runs, task%runs
 		q0, q1 := qb*opt.QueryBlock, min((qb+1)*opt.QueryBlock, q.Rows)
 		r0, r1 := r*runLen, min((r+1)*runLen, d.Rows)
-		bp := bufs.Get().(*[]float32)
-		defer bufs.Put(bp)
-		buf := *bp
+		s := bufs.Get().(*scratch)
+		defer bufs.Put(s)
+		if k != nil {
+			k.packQueries(s, q, q0, q1)
+		}
 		local := make([]int, q1-q0)
 		for d0 := r0; d0 < r1; d0 += opt.DocBlock {
 			if err := ctx.Err(); err != nil {
@@ -228,10 +249,17 @@ func Ranks(ctx context.Context, q, d Matrix, targets []int, opt Options) (ranks 
 			}
 			d1 := min(d0+opt.DocBlock, r1)
 			nd := d1 - d0
-			Block(q, d, q0, q1, d0, d1, buf)
+			buf, ld := s.c, nd
+			if k != nil {
+				buf, ld = k.block(s, q, d, q0, q1, d0, d1)
+			} else {
+				s.c = grow(s.c, (q1-q0)*nd)
+				buf = s.c
+				Block(q, d, q0, q1, d0, d1, buf)
+			}
 			for i := q0; i < q1; i++ {
 				t, st := targets[i], scores[i]
-				row := buf[(i-q0)*nd : (i-q0+1)*nd]
+				row := buf[(i-q0)*ld : (i-q0)*ld+nd]
 				n := 0
 				for c, s := range row {
 					if s > st || s == st && d0+c < t {
