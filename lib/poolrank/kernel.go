@@ -69,26 +69,33 @@ func (k *kernel) packQueries(s *scratch, q Matrix, q0, q1 int) {
 // packDocs copies the values k0..k1 of documents d[d0:d1] into s.b as
 // panels of k.nr documents, each k-major (b[k·nr+j]: the kernel loads a
 // panel's nr values of one k with one or two vector loads); documents past
-// d1 are zero.
+// d1 are zero. Four documents at a time: each k's four values are one
+// 16-byte write, and the four rows are read in step.
 func (k *kernel) packDocs(s *scratch, d Matrix, d0, d1, k0, k1 int) {
 	nr, kn := k.nr, k1-k0
 	s.b = grow(s.b, roundUp(d1-d0, nr)*kn)
 	for p := 0; p < d1-d0; p += nr {
 		panel := s.b[p*kn : (p+nr)*kn]
-		for j := range nr {
-			if d0+p+j >= d1 {
-				for kk := range kn {
-					panel[kk*nr+j] = 0
+		for j := 0; j < nr; j += 4 {
+			var rows [4][]float32
+			for r := range rows {
+				if jd := d0 + p + j + r; jd < d1 {
+					rows[r] = d.Row(jd)[k0:k1]
+				} else {
+					rows[r] = zeros[:kn]
 				}
-				continue
 			}
-			row := d.Row(d0 + p + j)[k0:k1]
-			for kk, x := range row {
-				panel[kk*nr+j] = x
+			r0, r1, r2, r3 := rows[0], rows[1][:len(rows[0])], rows[2][:len(rows[0])], rows[3][:len(rows[0])]
+			for kk, x := range r0 {
+				o := panel[kk*nr+j : kk*nr+j+4 : kk*nr+j+4]
+				o[0], o[1], o[2], o[3] = x, r1[kk], r2[kk], r3[kk]
 			}
 		}
 	}
 }
+
+// zeros stands for the rows of a panel past the last document.
+var zeros [kcBlock]float32
 
 // block is Block by the kernel: the scores of queries q[q0:q1], already
 // packed into s.a by packQueries, against documents d[d0:d1], into s.c.
