@@ -249,12 +249,15 @@ func Ranks(ctx context.Context, q, d Matrix, targets []int, opt Options) (ranks 
 			}
 			d1 := min(d0+opt.DocBlock, r1)
 			nd := d1 - d0
-			buf, ld := s.c, nd
+			// The scores of (q0+i, d0+j) are buf[i·ld+j]: the kernel's
+			// rows are padded to whole tiles, Block's are not.
+			var buf []float32
+			var ld int
 			if k != nil {
 				buf, ld = k.block(s, q, d, q0, q1, d0, d1)
 			} else {
 				s.c = grow(s.c, (q1-q0)*nd)
-				buf = s.c
+				buf, ld = s.c, nd
 				Block(q, d, q0, q1, d0, d1, buf)
 			}
 			for i := q0; i < q1; i++ {

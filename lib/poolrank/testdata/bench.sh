@@ -40,7 +40,7 @@ for i in $(seq "$pairs"); do
 		continue
 	fi
 	np=$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=2 "$py" lib/poolrank/testdata/time_numpy.py $nq $nd $dim 2)
-	[ $i -eq 1 ] && echo "$np" | grep '^BLAS:'
+	[ $i -eq 1 ] && echo "$np" | grep -E '^(numpy |BLAS:)'
 	ns=$(echo "$np" | awk '/^numpy-s\/ranking/ { print $2 }') nc=$(echo "$np" | awk '/^numpy-s\/ranking/ { print $4 }')
 	theirs="$theirs $ns" theircpu="$theircpu $nc"
 	awk -v i=$i -v s=$s -v c=$c -v ns=$ns -v nc=$nc 'BEGIN {
