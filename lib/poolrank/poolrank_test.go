@@ -165,8 +165,9 @@ func TestRanksCancelled(t *testing.T) {
 // the seconds, the CPU seconds, the input size, the scratch buffers
 // (Options.BufferBytes, bounded by the block size, not the pool) and the
 // process's peak resident memory. POOLRANK_DOCS overrides the pool size
-// for a quick run, and POOLRANK_KERNEL picks the kernel (avx512, avx2,
-// or go for Block alone) instead of the fastest this CPU runs.
+// for a quick run, POOLRANK_KERNEL picks the kernel (avx512, avx2, or go
+// for Block alone) instead of the fastest this CPU runs, and
+// POOLRANK_QUERY_BLOCK sets Options.QueryBlock.
 func BenchmarkFullPoolRanking(b *testing.B) {
 	nq, nd, dim := 1000, 71000, 1024
 	if s := os.Getenv("POOLRANK_DOCS"); s != "" {
@@ -199,6 +200,13 @@ func BenchmarkFullPoolRanking(b *testing.B) {
 		targets[i] = rng.IntN(nd)
 	}
 	opt := Options{}
+	if s := os.Getenv("POOLRANK_QUERY_BLOCK"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		opt.QueryBlock = n
+	}
 	b.ResetTimer()
 	var took, cpu time.Duration
 	for range b.N {
