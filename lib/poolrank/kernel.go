@@ -28,9 +28,9 @@ type kernel struct {
 }
 
 // scratch is one task's buffers for the packed product, reused between
-// the tasks a worker runs.
+// the tasks a worker runs: b the block's documents packed, c its scores.
 type scratch struct {
-	a, b, c []float32
+	b, c []float32
 }
 
 // grow returns s resized to n, reallocated only when it is too small.
@@ -44,51 +44,52 @@ func grow(s []float32, n int) []float32 {
 // roundUp is n rounded up to a multiple of m.
 func roundUp(n, m int) int { return (n + m - 1) / m * m }
 
-// packQueries copies queries q[q0:q1] into s.a as panels of k.mr queries,
-// each k-major over the whole dimension (the query values the kernel
-// broadcasts sit together for every k); rows past q1 are zero.
-func (k *kernel) packQueries(s *scratch, q Matrix, q0, q1 int) {
+// packQueries returns the queries as panels of k.mr, each k-major over
+// the whole dimension (the mr values the kernel broadcasts for one k sit
+// together): query i's value k is at (i/mr)·mr·dim + k·mr + i%mr. The rows
+// past the last query are zero.
+func (k *kernel) packQueries(q Matrix) []float32 {
 	mr, dim := k.mr, q.Dim
-	s.a = grow(s.a, roundUp(q1-q0, mr)*dim)
-	for p := 0; p < q1-q0; p += mr {
-		panel := s.a[p*dim : (p+mr)*dim]
-		for i := range mr {
-			if q0+p+i >= q1 {
-				for kk := range dim {
-					panel[kk*mr+i] = 0
-				}
-				continue
-			}
-			for kk, x := range q.Row(q0 + p + i) {
-				panel[kk*mr+i] = x
-			}
+	a := make([]float32, roundUp(q.Rows, mr)*dim)
+	for i := range q.Rows {
+		panel := a[i/mr*mr*dim : (i/mr+1)*mr*dim]
+		for kk, x := range q.Row(i) {
+			panel[kk*mr+i%mr] = x
 		}
 	}
+	return a
 }
 
-// packDocs copies the values k0..k1 of documents d[d0:d1] into s.b as
-// panels of k.nr documents, each k-major (b[k·nr+j]: the kernel loads a
-// panel's nr values of one k with one or two vector loads); documents past
-// d1 are zero. Four documents at a time: each k's four values are one
-// 16-byte write, and the four rows are read in step.
-func (k *kernel) packDocs(s *scratch, d Matrix, d0, d1, k0, k1 int) {
-	nr, kn := k.nr, k1-k0
-	s.b = grow(s.b, roundUp(d1-d0, nr)*kn)
-	for p := 0; p < d1-d0; p += nr {
-		panel := s.b[p*kn : (p+nr)*kn]
-		for j := 0; j < nr; j += 4 {
-			var rows [4][]float32
-			for r := range rows {
-				if jd := d0 + p + j + r; jd < d1 {
-					rows[r] = d.Row(jd)[k0:k1]
-				} else {
-					rows[r] = zeros[:kn]
+// packDocs copies documents d[d0:d1] into s.b by k-slices of kcBlock
+// values: the slice from k0 starts at k0·ldb (ldb the documents rounded
+// up to k.nr) and holds panels of nr documents, each k-major (the kernel
+// loads a panel's nr values of one k with one or two vector loads).
+// Documents past d1 are zero. Four documents at a time: each k's four
+// values are one 16-byte write, and the four rows are read in step.
+func (k *kernel) packDocs(s *scratch, d Matrix, d0, d1 int) {
+	nr, dim := k.nr, d.Dim
+	ldb := roundUp(d1-d0, nr)
+	s.b = grow(s.b, ldb*dim)
+	for k0 := 0; k0 < dim; k0 += kcBlock {
+		k1 := min(k0+kcBlock, dim)
+		kn := k1 - k0
+		slice := s.b[k0*ldb : k1*ldb]
+		for p := 0; p < d1-d0; p += nr {
+			panel := slice[p*kn : (p+nr)*kn]
+			for j := 0; j < nr; j += 4 {
+				var rows [4][]float32
+				for r := range rows {
+					if jd := d0 + p + j + r; jd < d1 {
+						rows[r] = d.Row(jd)[k0:k1]
+					} else {
+						rows[r] = zeros[:kn]
+					}
 				}
-			}
-			r0, r1, r2, r3 := rows[0], rows[1][:len(rows[0])], rows[2][:len(rows[0])], rows[3][:len(rows[0])]
-			for kk, x := range r0 {
-				o := panel[kk*nr+j : kk*nr+j+4 : kk*nr+j+4]
-				o[0], o[1], o[2], o[3] = x, r1[kk], r2[kk], r3[kk]
+				r0, r1, r2, r3 := rows[0], rows[1][:len(rows[0])], rows[2][:len(rows[0])], rows[3][:len(rows[0])]
+				for kk, x := range r0 {
+					o := panel[kk*nr+j : kk*nr+j+4 : kk*nr+j+4]
+					o[0], o[1], o[2], o[3] = x, r1[kk], r2[kk], r3[kk]
+				}
 			}
 		}
 	}
@@ -97,23 +98,26 @@ func (k *kernel) packDocs(s *scratch, d Matrix, d0, d1, k0, k1 int) {
 // zeros stands for the rows of a panel past the last document.
 var zeros [kcBlock]float32
 
-// block is Block by the kernel: the scores of queries q[q0:q1], already
-// packed into s.a by packQueries, against documents d[d0:d1], into s.c.
-// It returns s.c and its row stride: score (q0+i, d0+j) is c[i·ldc+j].
-// The tiles past q1 and d1 hold the scores of the zero padding.
-func (k *kernel) block(s *scratch, q, d Matrix, q0, q1, d0, d1 int) (c []float32, ldc int) {
-	mr, nr, dim := k.mr, k.nr, q.Dim
+// block is Block by the kernel: the scores of queries q0..q1 (q0 a
+// multiple of k.mr), packed by packQueries into a, against the nd
+// documents packed into s.b by packDocs, into s.c. It returns s.c and its
+// row stride: the score of (q0+i, j) is c[i·ldc+j]. The tiles past q1 and
+// nd hold the scores of the zero padding.
+func (k *kernel) block(s *scratch, a []float32, q0, q1, nd, dim int) (c []float32, ldc int) {
+	mr, nr := k.mr, k.nr
+	if q0%mr != 0 {
+		panic("poolrank: a kernel's query block starts inside a panel")
+	}
 	mq := roundUp(q1-q0, mr)
-	ldc = roundUp(d1-d0, nr)
+	ldc = roundUp(nd, nr)
 	s.c = grow(s.c, mq*ldc)
 	for k0 := 0; k0 < dim; k0 += kcBlock {
-		k1 := min(k0+kcBlock, dim)
-		kn := k1 - k0
-		k.packDocs(s, d, d0, d1, k0, k1)
+		kn := min(kcBlock, dim-k0)
+		b := s.b[k0*ldc : (k0+kn)*ldc]
 		for ip := 0; ip < mq; ip += mr {
-			a := &s.a[ip*dim+k0*mr]
+			ap := &a[(q0+ip)*dim+k0*mr]
 			for jp := 0; jp < ldc; jp += nr {
-				k.fn(a, &s.b[jp*kn], &s.c[ip*ldc+jp], ldc, kn, k0 > 0)
+				k.fn(ap, &b[jp*kn], &s.c[ip*ldc+jp], ldc, kn, k0 > 0)
 			}
 		}
 	}

@@ -41,12 +41,14 @@ var kernelSizes = []struct{ nq, nd, dim int }{
 	{1, 1, 1},
 	{1, 33, 1},
 	{13, 70, 3},
+	{30, 70, 3},
 	{12, 32, 4},
 	{25, 65, 255},
 	{7, 31, kcBlock},
 	{6, 17, kcBlock + 1},
 	{19, 50, 1024},
 	{11, 40, 1025},
+	{40, 45, kcBlock + 44},
 }
 
 // TestKernelsEqualBlock holds every kernel this CPU runs to Block, bit
@@ -61,19 +63,21 @@ func TestKernelsEqualBlock(t *testing.T) {
 		for _, c := range kernelSizes {
 			for _, gen := range []func(*rand.Rand, int, int) Matrix{random, wide} {
 				q, d := gen(rng, c.nq, c.dim), gen(rng, c.nd, c.dim)
-				// Whole matrices, and an inner block where there is room.
+				// Whole matrices, and an inner block (from the second
+				// panel of queries, the third document) where there is room.
 				spans := [][4]int{{0, c.nq, 0, c.nd}}
-				if c.nq > 2 && c.nd > 2 {
-					spans = append(spans, [4]int{1, c.nq - 1, 2, c.nd})
+				if c.nq > k.mr && c.nd > 2 {
+					spans = append(spans, [4]int{k.mr, c.nq, 2, c.nd - 1})
 				}
+				packed := k.packQueries(q)
 				for _, sp := range spans {
 					q0, q1, d0, d1 := sp[0], sp[1], sp[2], sp[3]
 					name := fmt.Sprintf("%s %d×%d×%d [%d:%d]×[%d:%d]", k.name, c.nq, c.nd, c.dim, q0, q1, d0, d1)
 					want := make([]float32, (q1-q0)*(d1-d0))
 					Block(q, d, q0, q1, d0, d1, want)
 					var s scratch
-					k.packQueries(&s, q, q0, q1)
-					got, ldc := k.block(&s, q, d, q0, q1, d0, d1)
+					k.packDocs(&s, d, d0, d1)
+					got, ldc := k.block(&s, packed, q0, q1, d1-d0, c.dim)
 					checkBits(t, name, got, ldc, want, q1-q0, d1-d0)
 				}
 			}
@@ -119,7 +123,7 @@ func TestRanksKernelsEqualGo(t *testing.T) {
 				copy(d.Row(c.nd-1), d.Row(targets[1]))
 				copy(q.Row(0), d.Row(targets[0]))
 			}
-			for _, opt := range []Options{{}, {QueryBlock: 5, DocBlock: 7, Workers: 3}, {QueryBlock: 13, DocBlock: 33, Workers: 2}} {
+			for _, opt := range []Options{{}, {QueryBlock: 5, DocBlock: 7, Workers: 3}, {QueryBlock: 13, DocBlock: 33, Workers: 2}, {QueryBlock: 64, DocBlock: 2, Workers: 2}} {
 				kern = nil
 				wantR, wantS, err := Ranks(context.Background(), q, d, targets, opt)
 				if err != nil {
@@ -150,10 +154,11 @@ func BenchmarkKernels(b *testing.B) {
 	for _, k := range kernels {
 		b.Run(k.name, func(b *testing.B) {
 			var s scratch
-			k.packQueries(&s, q, 0, q.Rows)
+			packed := k.packQueries(q)
 			cpu0 := cpuTime()
 			for range b.N {
-				k.block(&s, q, d, 0, q.Rows, 0, d.Rows)
+				k.packDocs(&s, d, 0, d.Rows)
+				k.block(&s, packed, 0, q.Rows, d.Rows, q.Dim)
 			}
 			cpu := cpuTime() - cpu0
 			b.ReportMetric(float64(b.N)*float64(q.Rows*d.Rows*q.Dim)/cpu.Seconds()/1e9, "G-muladd/cpu-s")

@@ -22,10 +22,11 @@
 // memory beyond the inputs is bounded by the block size (Options.BufferBytes),
 // whatever the pool's size. On amd64 a block is computed by a micro-kernel
 // in assembly (AVX-512 or AVX2, kernel_amd64.s) over packed copies of the
-// block's queries and documents; it vectorises across documents, so each
-// lane is one sum in k order, and multiplies then adds (never a fused
-// multiply-add): its bits are Dot's, and the tests hold it to Block. Built
-// with -tags purego, or on other CPUs, every block is Block's.
+// queries (one, the size of their matrix) and of the block's documents; it
+// vectorises across documents, so each lane is one sum in k order, and
+// multiplies then adds (never a fused multiply-add): its bits are Dot's,
+// and the tests hold it to Block. Built with -tags purego, or on other
+// CPUs, every block is Block's.
 package poolrank
 
 import (
@@ -159,12 +160,11 @@ func kernel4x2(a, b, c, e, x, y []float32) [8]float32 {
 // Options bound the work of Ranks.
 type Options struct {
 	// QueryBlock and DocBlock are a block's queries and documents
-	// (defaults 1,024 and 512). The kernels pack a block's documents once
-	// per k-slice and pass every query of the block over them, so the
-	// packing is paid once per QueryBlock queries: a block of 64 queries
-	// would pack the pool 16 times for 1,000 queries. A block's documents
-	// of one k-slice, 512 × 1 KiB, stay in a core's L2 cache while the
-	// queries pass over them.
+	// (defaults 64 and 512). A kernel packs a block's documents once and
+	// passes every query block over them, one k-slice at a time: a slice
+	// of the block's documents, 512 × 1 KiB, stays in a core's L2 cache
+	// while a query block passes over it. Its query blocks are rounded up
+	// to whole panels of queries (72 for the AVX-512 kernel's 12).
 	QueryBlock, DocBlock int
 	// Workers is the goroutines (default GOMAXPROCS: every core).
 	Workers int
@@ -172,7 +172,7 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.QueryBlock <= 0 {
-		o.QueryBlock = 1024
+		o.QueryBlock = 64
 	}
 	if o.DocBlock <= 0 {
 		o.DocBlock = 512
@@ -185,16 +185,16 @@ func (o Options) withDefaults() Options {
 
 // BufferBytes is the scratch memory Ranks uses beyond its inputs and
 // outputs under o for vectors of dim values: per worker one block of
-// scores and, where a kernel runs, the packed copies of a block's queries
-// (QueryBlock × dim) and of its documents' k-slice (DocBlock × kcBlock),
-// each rounded up to whole tiles.
+// scores and, where a kernel runs, the block's documents packed (DocBlock
+// × dim), each rounded up to whole tiles. A kernel also packs a copy of
+// the queries, once, which is the size of the queries' matrix.
 func (o Options) BufferBytes(dim int) int64 {
 	o = o.withDefaults()
 	qb, db := int64(o.QueryBlock), int64(o.DocBlock)
 	per := qb * db
 	if k := kern; k != nil {
 		qb, db = int64(roundUp(o.QueryBlock, k.mr)), int64(roundUp(o.DocBlock, k.nr))
-		per = qb*db + qb*int64(dim) + db*int64(min(kcBlock, dim))
+		per = qb*db + db*int64(dim)
 	}
 	return int64(o.Workers) * per * 4
 }
@@ -220,41 +220,52 @@ func Ranks(ctx context.Context, q, d Matrix, targets []int, opt Options) (ranks 
 		scores[i] = Dot(q.Row(i), d.Row(t))
 	}
 	opt = opt.withDefaults()
-	qBlocks := (q.Rows + opt.QueryBlock - 1) / opt.QueryBlock
-	// With fewer query blocks than workers the pool is cut into as many
-	// runs as it takes to keep every core busy; each task counts into its
-	// own array, merged at the end.
-	runs := 1
-	if qBlocks > 0 && qBlocks < 2*opt.Workers {
-		runs = min((2*opt.Workers+qBlocks-1)/qBlocks, max(1, d.Rows/opt.DocBlock))
+	k := kern // one kernel for the whole call, whatever a test sets later
+	qBlock := opt.QueryBlock
+	var packed []float32
+	if k != nil {
+		// The kernel's query blocks are whole panels, so that only the
+		// last one computes padding.
+		qBlock = roundUp(qBlock, k.mr)
+		packed = k.packQueries(q)
 	}
-	runLen := (d.Rows + runs - 1) / max(runs, 1)
+	// A task is one block of documents against a run of query blocks:
+	// the kernel packs the documents once per task, so a task takes every
+	// query block unless there are too few document blocks to keep every
+	// core busy, when the queries are cut into as many runs as that takes.
+	// Each task counts into its own array, merged at the end.
+	dBlocks := (d.Rows + opt.DocBlock - 1) / opt.DocBlock
+	qBlocks := (q.Rows + qBlock - 1) / qBlock
+	runs := 1
+	if dBlocks > 0 && dBlocks < 2*opt.Workers {
+		runs = max(1, min((2*opt.Workers+dBlocks-1)/dBlocks, qBlocks))
+	}
+	runLen := (qBlocks + runs - 1) / runs * qBlock
 	beats := make([]int, q.Rows)
 	var mu sync.Mutex
-	k := kern // one kernel for the whole call, whatever a test sets later
 	bufs := sync.Pool{New: func() any { return new(scratch) }}
-	err = parallel.For(ctx, qBlocks*runs, opt.Workers, func(ctx context.Context, task int) error {
-		qb, r := task/runs, task%runs
-		q0, q1 := qb*opt.QueryBlock, min((qb+1)*opt.QueryBlock, q.Rows)
-		r0, r1 := r*runLen, min((r+1)*runLen, d.Rows)
+	err = parallel.For(ctx, dBlocks*runs, opt.Workers, func(ctx context.Context, task int) error {
+		db, r := task/runs, task%runs
+		d0, d1 := db*opt.DocBlock, min((db+1)*opt.DocBlock, d.Rows)
+		r0, r1 := min(r*runLen, q.Rows), min((r+1)*runLen, q.Rows)
+		nd := d1 - d0
 		s := bufs.Get().(*scratch)
 		defer bufs.Put(s)
 		if k != nil {
-			k.packQueries(s, q, q0, q1)
+			k.packDocs(s, d, d0, d1)
 		}
-		local := make([]int, q1-q0)
-		for d0 := r0; d0 < r1; d0 += opt.DocBlock {
+		local := make([]int, r1-r0)
+		for q0 := r0; q0 < r1; q0 += qBlock {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			d1 := min(d0+opt.DocBlock, r1)
-			nd := d1 - d0
+			q1 := min(q0+qBlock, r1)
 			// The scores of (q0+i, d0+j) are buf[i·ld+j]: the kernel's
 			// rows are padded to whole tiles, Block's are not.
 			var buf []float32
 			var ld int
 			if k != nil {
-				buf, ld = k.block(s, q, d, q0, q1, d0, d1)
+				buf, ld = k.block(s, packed, q0, q1, nd, q.Dim)
 			} else {
 				s.c = grow(s.c, (q1-q0)*nd)
 				buf, ld = s.c, nd
@@ -262,12 +273,12 @@ func Ranks(ctx context.Context, q, d Matrix, targets []int, opt Options) (ranks 
 			}
 			for i := q0; i < q1; i++ {
 				row := buf[(i-q0)*ld : (i-q0)*ld+nd]
-				local[i-q0] += beating(row, d0, targets[i], scores[i])
+				local[i-r0] += beating(row, d0, targets[i], scores[i])
 			}
 		}
 		mu.Lock()
 		for k, n := range local {
-			beats[q0+k] += n
+			beats[r0+k] += n
 		}
 		mu.Unlock()
 		return nil
