@@ -148,6 +148,34 @@ func TestRankTies(t *testing.T) {
 	}
 }
 
+// TestBeating checks the count of one block's row on its own: the target
+// inside the block, before it and after it (ties count only ahead of the
+// target), and a NaN score, which beats nothing.
+func TestBeating(t *testing.T) {
+	nan := float32(math.NaN())
+	for _, c := range []struct {
+		name  string
+		row   []float32
+		d0, t int
+		st    float32
+		want  int
+	}{
+		// hand: 0.9 beats, and so do the ties at 2 and 3, ahead of t = 4.
+		{"target inside", []float32{0.1, 0.9, 0.5, 0.5, 0.5, 0.5}, 0, 4, 0.5, 3},
+		// hand: the block is documents 10–13, all after t = 2: ties lose.
+		{"target before the block", []float32{0.5, 0.7, 0.5, 0.2}, 10, 2, 0.5, 1},
+		// hand: documents 0–3, all before t = 9: ties win.
+		{"target after the block", []float32{0.5, 0.7, 0.5, 0.2}, 0, 9, 0.5, 3},
+		{"target at the block's start", []float32{0.5, 0.5, 0.6}, 7, 7, 0.5, 1},
+		{"NaN scores beat nothing", []float32{nan, 0.6, nan}, 0, 1, 0.5, 1},
+		{"empty row", nil, 0, 0, 0.5, 0},
+	} {
+		if got := beating(c.row, c.d0, c.t, c.st); got != c.want {
+			t.Errorf("%s: beating = %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
 func TestRanksCancelled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	q, d := random(rng, 8, 4), random(rng, 100, 4)
