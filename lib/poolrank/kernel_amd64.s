@@ -11,7 +11,8 @@
 
 // func kernAVX512(a, b, c *float32, ldc, kn int, acc bool)
 //
-// A 12 × 32 tile: Z0–Z23 the sums (query r in Z(2r) for documents 0–15 and
+// A 12 × 32 tile, in AVX-512F instructions only (zeroed by VPXORD:
+// VXORPS on ZMM would need AVX512DQ): Z0–Z23 the sums (query r in Z(2r) for documents 0–15 and
 // Z(2r+1) for 16–31), Z24 and Z25 the documents' values of this k, Z26
 // and Z29 the broadcast query value, Z27, Z28, Z30 and Z31 the products.
 // SI walks a (12 floats a k), DI b (32 floats a k), CX counts k down.
@@ -25,30 +26,30 @@ TEXT ·kernAVX512(SB), NOSPLIT, $0-41
 	MOVBLZX acc+40(FP), AX
 	TESTL   AX, AX
 	JNZ     load512
-	VXORPS  Z0, Z0, Z0
-	VXORPS  Z1, Z1, Z1
-	VXORPS  Z2, Z2, Z2
-	VXORPS  Z3, Z3, Z3
-	VXORPS  Z4, Z4, Z4
-	VXORPS  Z5, Z5, Z5
-	VXORPS  Z6, Z6, Z6
-	VXORPS  Z7, Z7, Z7
-	VXORPS  Z8, Z8, Z8
-	VXORPS  Z9, Z9, Z9
-	VXORPS  Z10, Z10, Z10
-	VXORPS  Z11, Z11, Z11
-	VXORPS  Z12, Z12, Z12
-	VXORPS  Z13, Z13, Z13
-	VXORPS  Z14, Z14, Z14
-	VXORPS  Z15, Z15, Z15
-	VXORPS  Z16, Z16, Z16
-	VXORPS  Z17, Z17, Z17
-	VXORPS  Z18, Z18, Z18
-	VXORPS  Z19, Z19, Z19
-	VXORPS  Z20, Z20, Z20
-	VXORPS  Z21, Z21, Z21
-	VXORPS  Z22, Z22, Z22
-	VXORPS  Z23, Z23, Z23
+	VPXORD  Z0, Z0, Z0
+	VPXORD  Z1, Z1, Z1
+	VPXORD  Z2, Z2, Z2
+	VPXORD  Z3, Z3, Z3
+	VPXORD  Z4, Z4, Z4
+	VPXORD  Z5, Z5, Z5
+	VPXORD  Z6, Z6, Z6
+	VPXORD  Z7, Z7, Z7
+	VPXORD  Z8, Z8, Z8
+	VPXORD  Z9, Z9, Z9
+	VPXORD  Z10, Z10, Z10
+	VPXORD  Z11, Z11, Z11
+	VPXORD  Z12, Z12, Z12
+	VPXORD  Z13, Z13, Z13
+	VPXORD  Z14, Z14, Z14
+	VPXORD  Z15, Z15, Z15
+	VPXORD  Z16, Z16, Z16
+	VPXORD  Z17, Z17, Z17
+	VPXORD  Z18, Z18, Z18
+	VPXORD  Z19, Z19, Z19
+	VPXORD  Z20, Z20, Z20
+	VPXORD  Z21, Z21, Z21
+	VPXORD  Z22, Z22, Z22
+	VPXORD  Z23, Z23, Z23
 	JMP     loop512
 
 load512:
