@@ -277,8 +277,8 @@ func Ranks(ctx context.Context, q, d Matrix, targets []int, opt Options) (ranks 
 			}
 		}
 		mu.Lock()
-		for k, n := range local {
-			beats[r0+k] += n
+		for i, n := range local {
+			beats[r0+i] += n
 		}
 		mu.Unlock()
 		return nil
