@@ -19,8 +19,14 @@
 //
 // Ranks computes the product block by block — QueryBlock queries ×
 // DocBlock documents into one buffer per worker — on every core, so the
-// memory beyond the inputs is Workers × QueryBlock × DocBlock scores,
-// whatever the pool's size.
+// memory beyond the inputs is bounded by the block size (Options.BufferBytes),
+// whatever the pool's size. On amd64 a block is computed by a micro-kernel
+// in assembly (AVX-512 or AVX2, kernel_amd64.s) over packed copies of the
+// queries (one, the size of their matrix) and of the block's documents; it
+// vectorises across documents, so each lane is one sum in k order, and
+// multiplies then adds (never a fused multiply-add): its bits are Dot's,
+// and the tests hold it to Block. Built with -tags purego, or on other
+// CPUs, every block is Block's.
 package poolrank
 
 import (
@@ -154,8 +160,11 @@ func kernel4x2(a, b, c, e, x, y []float32) [8]float32 {
 // Options bound the work of Ranks.
 type Options struct {
 	// QueryBlock and DocBlock are a block's queries and documents
-	// (defaults 64 and 512: a block's documents, 512 × 4 KiB at dimension
-	// 1,024, stay in a core's L2 cache while its queries pass over them).
+	// (defaults 64 and 512). A kernel packs a block's documents once and
+	// passes every query block over them, one k-slice at a time: a slice
+	// of the block's documents, 512 × 1 KiB, stays in a core's L2 cache
+	// while a query block passes over it. Its query blocks are rounded up
+	// to whole panels of queries (72 for the AVX-512 kernel's 12).
 	QueryBlock, DocBlock int
 	// Workers is the goroutines (default GOMAXPROCS: every core).
 	Workers int
@@ -175,10 +184,19 @@ func (o Options) withDefaults() Options {
 }
 
 // BufferBytes is the scratch memory Ranks uses beyond its inputs and
-// outputs under o: one block of scores per worker.
-func (o Options) BufferBytes() int64 {
+// outputs under o for vectors of dim values: per worker one block of
+// scores and, where a kernel runs, the block's documents packed (DocBlock
+// × dim), each rounded up to whole tiles. A kernel also packs a copy of
+// the queries, once, which is the size of the queries' matrix.
+func (o Options) BufferBytes(dim int) int64 {
 	o = o.withDefaults()
-	return int64(o.Workers) * int64(o.QueryBlock) * int64(o.DocBlock) * 4
+	qb, db := int64(o.QueryBlock), int64(o.DocBlock)
+	per := qb * db
+	if k := kern; k != nil {
+		qb, db = int64(roundUp(o.QueryBlock, k.mr)), int64(roundUp(o.DocBlock, k.nr))
+		per = qb*db + db*int64(dim)
+	}
+	return int64(o.Workers) * per * 4
 }
 
 // Ranks returns, for every query i, the rank of document targets[i] among
@@ -202,48 +220,65 @@ func Ranks(ctx context.Context, q, d Matrix, targets []int, opt Options) (ranks 
 		scores[i] = Dot(q.Row(i), d.Row(t))
 	}
 	opt = opt.withDefaults()
-	qBlocks := (q.Rows + opt.QueryBlock - 1) / opt.QueryBlock
-	// With fewer query blocks than workers the pool is cut into as many
-	// runs as it takes to keep every core busy; each task counts into its
-	// own array, merged at the end.
-	runs := 1
-	if qBlocks > 0 && qBlocks < 2*opt.Workers {
-		runs = min((2*opt.Workers+qBlocks-1)/qBlocks, max(1, d.Rows/opt.DocBlock))
+	k := kern // one kernel for the whole call, whatever a test sets later
+	qBlock := opt.QueryBlock
+	var packed []float32
+	if k != nil {
+		// The kernel's query blocks are whole panels, so that only the
+		// last one computes padding.
+		qBlock = roundUp(qBlock, k.mr)
+		packed = k.packQueries(q)
 	}
-	runLen := (d.Rows + runs - 1) / max(runs, 1)
+	// A task is one block of documents against a run of query blocks:
+	// the kernel packs the documents once per task, so a task takes every
+	// query block unless there are too few document blocks to keep every
+	// core busy, when the queries are cut into as many runs as that takes.
+	// Each task counts into its own array, merged at the end.
+	dBlocks := (d.Rows + opt.DocBlock - 1) / opt.DocBlock
+	qBlocks := (q.Rows + qBlock - 1) / qBlock
+	runs := 1
+	if dBlocks > 0 && dBlocks < 2*opt.Workers {
+		runs = max(1, min((2*opt.Workers+dBlocks-1)/dBlocks, qBlocks))
+	}
+	runLen := (qBlocks + runs - 1) / runs * qBlock
 	beats := make([]int, q.Rows)
 	var mu sync.Mutex
-	bufs := sync.Pool{New: func() any { b := make([]float32, opt.QueryBlock*opt.DocBlock); return &b }}
-	err = parallel.For(ctx, qBlocks*runs, opt.Workers, func(ctx context.Context, task int) error {
-		qb, r := task/runs, task%runs
-		q0, q1 := qb*opt.QueryBlock, min((qb+1)*opt.QueryBlock, q.Rows)
-		r0, r1 := r*runLen, min((r+1)*runLen, d.Rows)
-		bp := bufs.Get().(*[]float32)
-		defer bufs.Put(bp)
-		buf := *bp
-		local := make([]int, q1-q0)
-		for d0 := r0; d0 < r1; d0 += opt.DocBlock {
+	bufs := sync.Pool{New: func() any { return new(scratch) }}
+	err = parallel.For(ctx, dBlocks*runs, opt.Workers, func(ctx context.Context, task int) error {
+		db, r := task/runs, task%runs
+		d0, d1 := db*opt.DocBlock, min((db+1)*opt.DocBlock, d.Rows)
+		r0, r1 := min(r*runLen, q.Rows), min((r+1)*runLen, q.Rows)
+		nd := d1 - d0
+		s := bufs.Get().(*scratch)
+		defer bufs.Put(s)
+		if k != nil {
+			k.packDocs(s, d, d0, d1)
+		}
+		local := make([]int, r1-r0)
+		for q0 := r0; q0 < r1; q0 += qBlock {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			d1 := min(d0+opt.DocBlock, r1)
-			nd := d1 - d0
-			Block(q, d, q0, q1, d0, d1, buf)
+			q1 := min(q0+qBlock, r1)
+			// The scores of (q0+i, d0+j) are buf[i·ld+j]: the kernel's
+			// rows are padded to whole tiles, Block's are not.
+			var buf []float32
+			var ld int
+			if k != nil {
+				buf, ld = k.block(s, packed, q0, q1, nd, q.Dim)
+			} else {
+				s.c = grow(s.c, (q1-q0)*nd)
+				buf, ld = s.c, nd
+				Block(q, d, q0, q1, d0, d1, buf)
+			}
 			for i := q0; i < q1; i++ {
-				t, st := targets[i], scores[i]
-				row := buf[(i-q0)*nd : (i-q0+1)*nd]
-				n := 0
-				for c, s := range row {
-					if s > st || s == st && d0+c < t {
-						n++
-					}
-				}
-				local[i-q0] += n
+				row := buf[(i-q0)*ld : (i-q0)*ld+nd]
+				local[i-r0] += beating(row, d0, targets[i], scores[i])
 			}
 		}
 		mu.Lock()
-		for k, n := range local {
-			beats[q0+k] += n
+		for i, n := range local {
+			beats[r0+i] += n
 		}
 		mu.Unlock()
 		return nil
@@ -258,6 +293,27 @@ func Ranks(ctx context.Context, q, d Matrix, targets []int, opt Options) (ranks 
 		ranks[i] = n + 1
 	}
 	return ranks, scores, nil
+}
+
+// beating counts the scores of row, those of documents d0, d0+1, …, that
+// beat target t's score st: higher, or equal with a lower index. Split at
+// t, each part is one comparison the compiler turns into a flag added to
+// the count instead of a branch, which a target ranked mid-pool would
+// mispredict every other document.
+func beating(row []float32, d0, t int, st float32) int {
+	split := min(max(t-d0, 0), len(row))
+	n := 0
+	for _, s := range row[:split] {
+		if s >= st {
+			n++
+		}
+	}
+	for _, s := range row[split:] {
+		if s > st {
+			n++
+		}
+	}
+	return n
 }
 
 // RankOf is the rank of scores[t] among scores under the package's rule

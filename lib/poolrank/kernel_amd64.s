@@ -1,0 +1,305 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The micro-kernels of kernel.go. Each lane of an accumulator is one
+// (query, document) sum; per k the kernel loads the document panel's
+// values, broadcasts each query's value, and for every accumulator
+// multiplies (VMULPS, rounding the product to float32) and then adds
+// (VADDPS). Never VFMADD: fusing would round once instead of twice and
+// change the bits. The sums therefore run in k order and equal Dot's.
+
+// func kernAVX512(a, b, c *float32, ldc, kn int, acc bool)
+//
+// A 12 × 32 tile, in AVX-512F instructions only (zeroed by VPXORD:
+// VXORPS on ZMM would need AVX512DQ): Z0–Z23 the sums (query r in Z(2r) for documents 0–15 and
+// Z(2r+1) for 16–31), Z24 and Z25 the documents' values of this k, Z26
+// and Z29 the broadcast query value, Z27, Z28, Z30 and Z31 the products.
+// SI walks a (12 floats a k), DI b (32 floats a k), CX counts k down.
+TEXT ·kernAVX512(SB), NOSPLIT, $0-41
+	MOVQ    a+0(FP), SI
+	MOVQ    b+8(FP), DI
+	MOVQ    c+16(FP), DX
+	MOVQ    ldc+24(FP), R8
+	SHLQ    $2, R8
+	MOVQ    kn+32(FP), CX
+	MOVBLZX acc+40(FP), AX
+	TESTL   AX, AX
+	JNZ     load512
+	VPXORD  Z0, Z0, Z0
+	VPXORD  Z1, Z1, Z1
+	VPXORD  Z2, Z2, Z2
+	VPXORD  Z3, Z3, Z3
+	VPXORD  Z4, Z4, Z4
+	VPXORD  Z5, Z5, Z5
+	VPXORD  Z6, Z6, Z6
+	VPXORD  Z7, Z7, Z7
+	VPXORD  Z8, Z8, Z8
+	VPXORD  Z9, Z9, Z9
+	VPXORD  Z10, Z10, Z10
+	VPXORD  Z11, Z11, Z11
+	VPXORD  Z12, Z12, Z12
+	VPXORD  Z13, Z13, Z13
+	VPXORD  Z14, Z14, Z14
+	VPXORD  Z15, Z15, Z15
+	VPXORD  Z16, Z16, Z16
+	VPXORD  Z17, Z17, Z17
+	VPXORD  Z18, Z18, Z18
+	VPXORD  Z19, Z19, Z19
+	VPXORD  Z20, Z20, Z20
+	VPXORD  Z21, Z21, Z21
+	VPXORD  Z22, Z22, Z22
+	VPXORD  Z23, Z23, Z23
+	JMP     loop512
+
+load512:
+	MOVQ    DX, R9
+	VMOVUPS (R9), Z0
+	VMOVUPS 64(R9), Z1
+	ADDQ    R8, R9
+	VMOVUPS (R9), Z2
+	VMOVUPS 64(R9), Z3
+	ADDQ    R8, R9
+	VMOVUPS (R9), Z4
+	VMOVUPS 64(R9), Z5
+	ADDQ    R8, R9
+	VMOVUPS (R9), Z6
+	VMOVUPS 64(R9), Z7
+	ADDQ    R8, R9
+	VMOVUPS (R9), Z8
+	VMOVUPS 64(R9), Z9
+	ADDQ    R8, R9
+	VMOVUPS (R9), Z10
+	VMOVUPS 64(R9), Z11
+	ADDQ    R8, R9
+	VMOVUPS (R9), Z12
+	VMOVUPS 64(R9), Z13
+	ADDQ    R8, R9
+	VMOVUPS (R9), Z14
+	VMOVUPS 64(R9), Z15
+	ADDQ    R8, R9
+	VMOVUPS (R9), Z16
+	VMOVUPS 64(R9), Z17
+	ADDQ    R8, R9
+	VMOVUPS (R9), Z18
+	VMOVUPS 64(R9), Z19
+	ADDQ    R8, R9
+	VMOVUPS (R9), Z20
+	VMOVUPS 64(R9), Z21
+	ADDQ    R8, R9
+	VMOVUPS (R9), Z22
+	VMOVUPS 64(R9), Z23
+
+loop512:
+	VMOVUPS (DI), Z24
+	VMOVUPS 64(DI), Z25
+	VBROADCASTSS 0(SI), Z26
+	VMULPS  Z24, Z26, Z27
+	VMULPS  Z25, Z26, Z28
+	VADDPS  Z27, Z0, Z0
+	VADDPS  Z28, Z1, Z1
+	VBROADCASTSS 4(SI), Z29
+	VMULPS  Z24, Z29, Z30
+	VMULPS  Z25, Z29, Z31
+	VADDPS  Z30, Z2, Z2
+	VADDPS  Z31, Z3, Z3
+	VBROADCASTSS 8(SI), Z26
+	VMULPS  Z24, Z26, Z27
+	VMULPS  Z25, Z26, Z28
+	VADDPS  Z27, Z4, Z4
+	VADDPS  Z28, Z5, Z5
+	VBROADCASTSS 12(SI), Z29
+	VMULPS  Z24, Z29, Z30
+	VMULPS  Z25, Z29, Z31
+	VADDPS  Z30, Z6, Z6
+	VADDPS  Z31, Z7, Z7
+	VBROADCASTSS 16(SI), Z26
+	VMULPS  Z24, Z26, Z27
+	VMULPS  Z25, Z26, Z28
+	VADDPS  Z27, Z8, Z8
+	VADDPS  Z28, Z9, Z9
+	VBROADCASTSS 20(SI), Z29
+	VMULPS  Z24, Z29, Z30
+	VMULPS  Z25, Z29, Z31
+	VADDPS  Z30, Z10, Z10
+	VADDPS  Z31, Z11, Z11
+	VBROADCASTSS 24(SI), Z26
+	VMULPS  Z24, Z26, Z27
+	VMULPS  Z25, Z26, Z28
+	VADDPS  Z27, Z12, Z12
+	VADDPS  Z28, Z13, Z13
+	VBROADCASTSS 28(SI), Z29
+	VMULPS  Z24, Z29, Z30
+	VMULPS  Z25, Z29, Z31
+	VADDPS  Z30, Z14, Z14
+	VADDPS  Z31, Z15, Z15
+	VBROADCASTSS 32(SI), Z26
+	VMULPS  Z24, Z26, Z27
+	VMULPS  Z25, Z26, Z28
+	VADDPS  Z27, Z16, Z16
+	VADDPS  Z28, Z17, Z17
+	VBROADCASTSS 36(SI), Z29
+	VMULPS  Z24, Z29, Z30
+	VMULPS  Z25, Z29, Z31
+	VADDPS  Z30, Z18, Z18
+	VADDPS  Z31, Z19, Z19
+	VBROADCASTSS 40(SI), Z26
+	VMULPS  Z24, Z26, Z27
+	VMULPS  Z25, Z26, Z28
+	VADDPS  Z27, Z20, Z20
+	VADDPS  Z28, Z21, Z21
+	VBROADCASTSS 44(SI), Z29
+	VMULPS  Z24, Z29, Z30
+	VMULPS  Z25, Z29, Z31
+	VADDPS  Z30, Z22, Z22
+	VADDPS  Z31, Z23, Z23
+	ADDQ    $48, SI
+	ADDQ    $128, DI
+	DECQ    CX
+	JNZ     loop512
+
+	VMOVUPS Z0, (DX)
+	VMOVUPS Z1, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPS Z2, (DX)
+	VMOVUPS Z3, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPS Z4, (DX)
+	VMOVUPS Z5, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPS Z6, (DX)
+	VMOVUPS Z7, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPS Z8, (DX)
+	VMOVUPS Z9, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPS Z10, (DX)
+	VMOVUPS Z11, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPS Z12, (DX)
+	VMOVUPS Z13, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPS Z14, (DX)
+	VMOVUPS Z15, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPS Z16, (DX)
+	VMOVUPS Z17, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPS Z18, (DX)
+	VMOVUPS Z19, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPS Z20, (DX)
+	VMOVUPS Z21, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPS Z22, (DX)
+	VMOVUPS Z23, 64(DX)
+	VZEROUPPER
+	RET
+
+// func kernAVX2(a, b, c *float32, ldc, kn int, acc bool)
+//
+// A 6 × 16 tile in the 16 YMM registers: Y0–Y11 the sums (query r in
+// Y(2r) for documents 0–7 and Y(2r+1) for 8–15), Y12 and Y13 the
+// documents' values of this k, Y14 the broadcast query value, Y15 the
+// product (renaming lets each product use it while the last is added).
+TEXT ·kernAVX2(SB), NOSPLIT, $0-41
+	MOVQ    a+0(FP), SI
+	MOVQ    b+8(FP), DI
+	MOVQ    c+16(FP), DX
+	MOVQ    ldc+24(FP), R8
+	SHLQ    $2, R8
+	MOVQ    kn+32(FP), CX
+	MOVBLZX acc+40(FP), AX
+	TESTL   AX, AX
+	JNZ     load2
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	VXORPS  Y9, Y9, Y9
+	VXORPS  Y10, Y10, Y10
+	VXORPS  Y11, Y11, Y11
+	JMP     loop2
+
+load2:
+	MOVQ    DX, R9
+	VMOVUPS (R9), Y0
+	VMOVUPS 32(R9), Y1
+	ADDQ    R8, R9
+	VMOVUPS (R9), Y2
+	VMOVUPS 32(R9), Y3
+	ADDQ    R8, R9
+	VMOVUPS (R9), Y4
+	VMOVUPS 32(R9), Y5
+	ADDQ    R8, R9
+	VMOVUPS (R9), Y6
+	VMOVUPS 32(R9), Y7
+	ADDQ    R8, R9
+	VMOVUPS (R9), Y8
+	VMOVUPS 32(R9), Y9
+	ADDQ    R8, R9
+	VMOVUPS (R9), Y10
+	VMOVUPS 32(R9), Y11
+
+loop2:
+	VMOVUPS (DI), Y12
+	VMOVUPS 32(DI), Y13
+	VBROADCASTSS 0(SI), Y14
+	VMULPS  Y12, Y14, Y15
+	VADDPS  Y15, Y0, Y0
+	VMULPS  Y13, Y14, Y15
+	VADDPS  Y15, Y1, Y1
+	VBROADCASTSS 4(SI), Y14
+	VMULPS  Y12, Y14, Y15
+	VADDPS  Y15, Y2, Y2
+	VMULPS  Y13, Y14, Y15
+	VADDPS  Y15, Y3, Y3
+	VBROADCASTSS 8(SI), Y14
+	VMULPS  Y12, Y14, Y15
+	VADDPS  Y15, Y4, Y4
+	VMULPS  Y13, Y14, Y15
+	VADDPS  Y15, Y5, Y5
+	VBROADCASTSS 12(SI), Y14
+	VMULPS  Y12, Y14, Y15
+	VADDPS  Y15, Y6, Y6
+	VMULPS  Y13, Y14, Y15
+	VADDPS  Y15, Y7, Y7
+	VBROADCASTSS 16(SI), Y14
+	VMULPS  Y12, Y14, Y15
+	VADDPS  Y15, Y8, Y8
+	VMULPS  Y13, Y14, Y15
+	VADDPS  Y15, Y9, Y9
+	VBROADCASTSS 20(SI), Y14
+	VMULPS  Y12, Y14, Y15
+	VADDPS  Y15, Y10, Y10
+	VMULPS  Y13, Y14, Y15
+	VADDPS  Y15, Y11, Y11
+	ADDQ    $24, SI
+	ADDQ    $64, DI
+	DECQ    CX
+	JNZ     loop2
+
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPS Y2, (DX)
+	VMOVUPS Y3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPS Y8, (DX)
+	VMOVUPS Y9, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPS Y10, (DX)
+	VMOVUPS Y11, 32(DX)
+	VZEROUPPER
+	RET
