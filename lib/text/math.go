@@ -109,6 +109,9 @@ type mathState struct {
 	masks  []uint64 // asciiWords' scratch
 	marks  []uint64 // bit i: s[i] is $, \ or newline
 	fails  []failure
+	// constBase is where this text's copy of mathConsts starts in the
+	// arena, −1 until a math part first needs it.
+	constBase int
 	// parts, when set, records the text and math parts run finds (Parts).
 	parts *[]Part
 }
@@ -119,6 +122,7 @@ func (st *mathState) reset(s string) {
 	st.toks = st.toks[:0]
 	st.pairs = st.pairs[:0]
 	st.fails = st.fails[:0]
+	st.constBase = -1
 }
 
 // emit materialises the tokens with one allocation for the whole arena.
@@ -170,6 +174,18 @@ func (st *mathState) lit(parts ...string) {
 		st.arena = append(st.arena, p...)
 	}
 	st.arenaTok(lo)
+}
+
+// konst appends the constant token k (an operator or an alias), a span of
+// the text's one copy of mathConsts in the arena: copying every operator's
+// bytes, as lit does, cost more than finding it.
+func (st *mathState) konst(k constTok) {
+	if st.constBase < 0 {
+		st.constBase = len(st.arena)
+		st.arena = append(st.arena, mathConsts...)
+	}
+	lo := len(st.s) + st.constBase + int(k.off)
+	st.toks = append(st.toks, lo, lo+int(k.n))
 }
 
 // run splits st.s into text and math parts.
@@ -510,27 +526,30 @@ var controlSymbols = [utf8.RuneSelf]string{
 	'$': "op:dollar", '#': "op:hash", '&': "op:amp", '_': "op:underscore",
 }
 
+// mathTokens appends the tokens of the math part s[lo:hi]. Each byte's
+// class (mathClass) picks its case, and a single token is appended to a
+// local slice, so that the ~2 bytes a token of MATH's math take no call.
 func (st *mathState) mathTokens(lo, hi int) {
 	s := st.s
+	toks := st.toks
 	for i := lo; i < hi; {
 		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:hi])
-			switch {
-			case r == utf8.RuneError && size == 1:
-			case unicode.IsLetter(r), unicode.IsDigit(r):
-				st.sub(i, i+size)
-			case unicode.IsSymbol(r), unicode.IsPunct(r):
-				st.lit("op:", s[i:i+size])
-			}
-			i += size
-			continue
-		}
-		switch {
-		case isASCIILetter(c):
-			st.sub(i, i+1)
+		switch mathClass[c] {
+		case mcDrop:
 			i++
-		case isDigit(c):
+		case mcLetter:
+			toks = append(toks, i, i+1)
+			i++
+		case mcOp:
+			if st.constBase < 0 {
+				st.constBase = len(st.arena)
+				st.arena = append(st.arena, mathConsts...)
+			}
+			k := asciiOpTok[c]
+			at := len(s) + st.constBase + int(k.off)
+			toks = append(toks, at, at+int(k.n))
+			i++
+		case mcDigit:
 			j := i + 1
 			for j < hi && isDigit(s[j]) {
 				j++
@@ -541,16 +560,85 @@ func (st *mathState) mathTokens(lo, hi int) {
 					j++
 				}
 			}
-			st.sub(i, j)
+			toks = append(toks, i, j)
 			i = j
-		case c == '\\':
+		case mcBackslash:
+			st.toks = toks
 			i = st.command(i, hi)
-		default:
-			if op := asciiOps[c]; op != "" {
-				st.lit(op)
+			toks = st.toks
+		default: // mcMulti
+			r, size := utf8.DecodeRuneInString(s[i:hi])
+			switch {
+			case r == utf8.RuneError && size == 1:
+			case unicode.IsLetter(r), unicode.IsDigit(r):
+				toks = append(toks, i, i+size)
+			case unicode.IsSymbol(r), unicode.IsPunct(r):
+				st.toks = toks
+				st.lit("op:", s[i:i+size])
+				toks = st.toks
 			}
-			i++
+			i += size
 		}
+	}
+	st.toks = toks
+}
+
+// A constTok is a constant token, s[off:off+n] of mathConsts.
+type constTok struct {
+	off uint16
+	n   uint8
+}
+
+// mathConsts holds the bytes of every operator and alias token, each once;
+// constOf gives their spans, asciiOpTok and controlSymbolTok those of the
+// single characters.
+var (
+	mathConsts                   string
+	constOf                      = map[string]constTok{}
+	asciiOpTok, controlSymbolTok [utf8.RuneSelf]constTok
+)
+
+func addConst(tok string) constTok {
+	if k, ok := constOf[tok]; ok {
+		return k
+	}
+	k := constTok{off: uint16(len(mathConsts)), n: uint8(len(tok))}
+	mathConsts += tok
+	constOf[tok] = k
+	return k
+}
+
+// Byte classes of a math part (mathClass).
+const (
+	mcDrop      uint8 = iota // layout: white space, { } & ~ . and the like
+	mcLetter                 // an identifier
+	mcDigit                  // the start of a number
+	mcOp                     // an operator of asciiOps
+	mcBackslash              // a control sequence
+	mcMulti                  // part of a non-ASCII rune
+)
+
+var mathClass [256]uint8
+
+func init() {
+	for c := range utf8.RuneSelf {
+		switch {
+		case isASCIILetter(byte(c)):
+			mathClass[c] = mcLetter
+		case isDigit(byte(c)):
+			mathClass[c] = mcDigit
+		case c == '\\':
+			mathClass[c] = mcBackslash
+		case asciiOps[c] != "":
+			mathClass[c] = mcOp
+			asciiOpTok[c] = addConst(asciiOps[c])
+		}
+		if controlSymbols[c] != "" {
+			controlSymbolTok[c] = addConst(controlSymbols[c])
+		}
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		mathClass[c] = mcMulti
 	}
 }
 
@@ -569,7 +657,8 @@ const (
 
 type cmdInfo struct {
 	kind  cmdKind
-	alias string // for cmdToken: the token when it is not the command itself
+	alias string   // for cmdToken: the token when it is not the command itself
+	tok   constTok // alias in mathConsts
 }
 
 // commands holds every control word that is not simply its own token; one
@@ -609,7 +698,51 @@ func init() {
 		`\lbrack`: "op:lbrack", `\rbrack`: "op:rbrack",
 		`\colon`: "op:colon",
 	} {
-		commands[c] = cmdInfo{kind: cmdToken, alias: alias}
+		commands[c] = cmdInfo{kind: cmdToken, alias: alias, tok: addConst(alias)}
+	}
+	for name, info := range commands {
+		cmdTable.put(name, info)
+	}
+}
+
+// cmdTable is commands as an open-addressing table probed by a hash of a
+// few bytes: most control words in MATH (\frac, \cdot, \sqrt) are in no
+// table, and a Go map hashed every byte of each and cost twice as much.
+var cmdTable commandTable
+
+type commandTable struct {
+	names [256]string
+	infos [256]cmdInfo
+}
+
+// cmdHash hashes a control word (with its backslash, ≥ 2 bytes) by its
+// length and three of its letters.
+func cmdHash(w string) uint {
+	n := len(w)
+	h := uint(n)*0x9e37 ^ uint(w[1])<<8 ^ uint(w[n-1])<<16 ^ uint(w[n>>1])
+	h *= 0x9e3779b1
+	return h >> 15
+}
+
+func (t *commandTable) put(name string, info cmdInfo) {
+	for i := cmdHash(name); ; i++ {
+		if t.names[i&255] == "" {
+			t.names[i&255], t.infos[i&255] = name, info
+			return
+		}
+	}
+}
+
+// get is commands[w] for a control word w.
+func (t *commandTable) get(w string) (cmdInfo, bool) {
+	for i := cmdHash(w); ; i++ {
+		name := t.names[i&255]
+		if name == "" {
+			return cmdInfo{}, false
+		}
+		if name == w {
+			return t.infos[i&255], true
+		}
 	}
 }
 
@@ -625,8 +758,8 @@ func (st *mathState) command(i, hi int) int {
 			_, size := utf8.DecodeRuneInString(s[i+1 : hi])
 			return i + 1 + size
 		}
-		if tok := controlSymbols[c]; tok != "" {
-			st.lit(tok)
+		if k := controlSymbolTok[c]; k.n != 0 {
+			st.konst(k)
 		}
 		if c == '\\' {
 			return skipOptional(s, i+2, hi)
@@ -637,7 +770,7 @@ func (st *mathState) command(i, hi int) int {
 	for j < hi && isASCIILetter(s[j]) {
 		j++
 	}
-	info, ok := commands[s[i:j]]
+	info, ok := cmdTable.get(s[i:j])
 	if !ok {
 		st.sub(i, j)
 		return j
@@ -689,7 +822,7 @@ func (st *mathState) command(i, hi int) int {
 		_, _, end := braced(s, j, hi)
 		return end
 	}
-	st.lit(info.alias)
+	st.konst(info.tok)
 	return j
 }
 
