@@ -86,14 +86,25 @@ func (sp *Spans) Tokenize(t Tokenizer, s string) {
 	case mathTokenizer:
 		st := mathPool.Get().(*mathState)
 		st.reset(s)
+		// The tokens are substrings of s or of the arena: Bytes is both,
+		// which is the space st.toks's bounds are in. The arena is Bytes'
+		// own spare capacity after s, so that its bytes (the lower-cased
+		// prose, the operators) are not copied a second time; only when it
+		// outgrew that capacity do they move.
+		b := append(sp.Bytes[:0], s...)
+		own := st.arena
+		st.arena = b[len(s):len(s)]
 		st.run()
 		if len(s)+len(st.arena) > math.MaxInt32 {
 			// Not reached within MaxSpansText (see there).
 			panic(fmt.Sprintf("text: Spans.Tokenize: %d bytes of math tokens", len(s)+len(st.arena)))
 		}
-		// The tokens are substrings of s or of the arena: Bytes is both,
-		// which is the space st.toks's bounds are in.
-		b := append(append(sp.Bytes[:0], s...), st.arena...)
+		if spare := b[len(s):cap(b)]; len(st.arena) > 0 && (len(spare) == 0 || &spare[0] != &st.arena[0]) {
+			b = append(b, st.arena...)
+		} else {
+			b = b[:len(s)+len(st.arena)]
+		}
+		st.arena = own
 		bounds := slices.Grow(sp.Bounds[:0], len(st.toks))[:len(st.toks)]
 		for k, v := range st.toks {
 			bounds[k] = int32(v)
