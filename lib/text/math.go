@@ -100,18 +100,18 @@ type mathState struct {
 	s     string
 	arena []byte // bytes of the tokens that are not substrings of s
 	// toks holds the single tokens, in order, as bounds in one space: token
-	// k is s[toks[2k]:toks[2k+1]] when toks[2k] < len(s), else the arena's
-	// bytes at those offsets less len(s) (a token is never empty). It is
-	// the layout of Spans, which then only narrows it to int32.
+	// k is s[toks[2k]:toks[2k+1]] when 0 ≤ toks[2k] < len(s), the arena's
+	// bytes at those offsets less len(s) when toks[2k] ≥ len(s), and a
+	// constant token (an operator, an alias) of mathConsts at those
+	// offsets plus len(mathConsts) when toks[2k] < 0; a token is never
+	// empty. It is the layout of Spans less len(mathConsts), which Spans
+	// adds as it narrows the bounds to int32.
 	toks   []int
 	pairs  []int    // k: tokens k and k+1 form a pair
 	bounds []int32  // asciiWords' scratch
 	masks  []uint64 // asciiWords' scratch
 	marks  []uint64 // bit i: s[i] is $, \ or newline
 	fails  []failure
-	// constBase is where this text's copy of mathConsts starts in the
-	// arena, −1 until a math part first needs it.
-	constBase int
 	// parts, when set, records the text and math parts run finds (Parts).
 	parts *[]Part
 }
@@ -122,7 +122,6 @@ func (st *mathState) reset(s string) {
 	st.toks = st.toks[:0]
 	st.pairs = st.pairs[:0]
 	st.fails = st.fails[:0]
-	st.constBase = -1
 }
 
 // emit materialises the tokens with one allocation for the whole arena.
@@ -137,10 +136,13 @@ func (st *mathState) emit(dst []string) []string {
 	}
 	arena := string(st.arena)
 	for k := 0; k+1 < len(st.toks); k += 2 {
-		if lo, hi := st.toks[k], st.toks[k+1]; lo >= n {
+		switch lo, hi := st.toks[k], st.toks[k+1]; {
+		case lo >= n:
 			dst = append(dst, arena[lo-n:hi-n])
-		} else {
+		case lo >= 0:
 			dst = append(dst, st.s[lo:hi])
+		default:
+			dst = append(dst, mathConsts[lo+len(mathConsts):hi+len(mathConsts)])
 		}
 	}
 	return dst
@@ -149,13 +151,16 @@ func (st *mathState) emit(dst []string) []string {
 // appendTok appends the bytes of token k to b.
 func (st *mathState) appendTok(b []byte, k int) []byte {
 	n := len(st.s)
-	if lo, hi := st.toks[2*k], st.toks[2*k+1]; lo >= n {
+	switch lo, hi := st.toks[2*k], st.toks[2*k+1]; {
+	case lo >= n:
 		// b may be st.arena itself; the token lies before its end, so
 		// append copies from memory that stays valid (append reallocates
 		// by copying).
 		return append(b, b[lo-n:hi-n]...)
-	} else {
+	case lo >= 0:
 		return append(b, st.s[lo:hi]...)
+	default:
+		return append(b, mathConsts[lo+len(mathConsts):hi+len(mathConsts)]...)
 	}
 }
 
@@ -177,14 +182,11 @@ func (st *mathState) lit(parts ...string) {
 }
 
 // konst appends the constant token k (an operator or an alias), a span of
-// the text's one copy of mathConsts in the arena: copying every operator's
-// bytes, as lit does, cost more than finding it.
+// mathConsts, below 0 in toks' space: copying every operator's bytes into
+// the arena, as lit does, cost more than finding them, and so did a copy
+// of mathConsts per text.
 func (st *mathState) konst(k constTok) {
-	if st.constBase < 0 {
-		st.constBase = len(st.arena)
-		st.arena = append(st.arena, mathConsts...)
-	}
-	lo := len(st.s) + st.constBase + int(k.off)
+	lo := int(k.off) - len(mathConsts)
 	st.toks = append(st.toks, lo, lo+int(k.n))
 }
 
@@ -526,62 +528,91 @@ var controlSymbols = [utf8.RuneSelf]string{
 	'$': "op:dollar", '#': "op:hash", '&': "op:amp", '_': "op:underscore",
 }
 
-// mathTokens appends the tokens of the math part s[lo:hi]. Each byte's
-// class (mathClass) picks its case, and a single token is appended to a
-// local slice, so that the ~2 bytes a token of MATH's math take no call.
+// mathTokens appends the tokens of the math part s[lo:hi]. A control
+// sequence or a non-ASCII rune takes a branch of its own (command), but
+// every other byte, most of a math part, is one step without a branch on
+// its class (whose mispredictions cost more than the rest of the loop):
+// mathStep says whether it makes a token (a letter, an operator, a digit
+// that starts a number) and where its bytes are, and a digit or "." that
+// goes on a number only moves the number's end.
 func (st *mathState) mathTokens(lo, hi int) {
 	s := st.s
-	toks := st.toks
+	base := -len(mathConsts) // where mathConsts is in toks' space
+	// Each byte writes two bounds at n, taken only when it makes a token;
+	// toks has room for a token per byte and the two scratch slots.
+	toks := slices.Grow(st.toks, 2*(hi-lo)+2)
+	n := len(toks)
+	toks = toks[:cap(toks)]
+	inNum, dotUsed := 0, 0 // 1 while s[i-1] is in a number; 1 once it has its "."
 	for i := lo; i < hi; {
 		c := s[i]
-		switch mathClass[c] {
-		case mcDrop:
-			i++
-		case mcLetter:
-			toks = append(toks, i, i+1)
-			i++
-		case mcOp:
-			if st.constBase < 0 {
-				st.constBase = len(st.arena)
-				st.arena = append(st.arena, mathConsts...)
+		e := mathStep[c]
+		if e&stepSlow != 0 {
+			st.toks = toks[:n]
+			if c == '\\' {
+				i = st.command(i, hi)
+			} else {
+				i = st.mathRune(i, hi)
 			}
-			k := asciiOpTok[c]
-			at := len(s) + st.constBase + int(k.off)
-			toks = append(toks, at, at+int(k.n))
-			i++
-		case mcDigit:
-			j := i + 1
-			for j < hi && isDigit(s[j]) {
-				j++
-			}
-			if j+1 < hi && s[j] == '.' && isDigit(s[j+1]) {
-				j += 2
-				for j < hi && isDigit(s[j]) {
-					j++
-				}
-			}
-			toks = append(toks, i, j)
-			i = j
-		case mcBackslash:
-			st.toks = toks
-			i = st.command(i, hi)
-			toks = st.toks
-		default: // mcMulti
-			r, size := utf8.DecodeRuneInString(s[i:hi])
-			switch {
-			case r == utf8.RuneError && size == 1:
-			case unicode.IsLetter(r), unicode.IsDigit(r):
-				toks = append(toks, i, i+size)
-			case unicode.IsSymbol(r), unicode.IsPunct(r):
-				st.toks = toks
-				st.lit("op:", s[i:i+size])
-				toks = st.toks
-			}
-			i += size
+			toks = slices.Grow(st.toks, 2*(hi-i)+2)
+			n = len(toks)
+			toks = toks[:cap(toks)]
+			inNum, dotUsed = 0, 0
+			continue
 		}
+		d := int(e >> stepDigit & 1)
+		cont := inNum & d
+		if c == '.' && inNum&^dotUsed != 0 && i+1 < hi && isDigit(s[i+1]) {
+			cont, dotUsed = 1, 1 // the decimal point of a number
+		}
+		start := d &^ inNum
+		// An operator's bytes are in mathConsts, any other token's in s:
+		// at is one or the other without a branch.
+		op := -int(e >> stepOp & 1)
+		at := i ^ (i^(base+int(e>>stepOff&0xffff)))&op
+		toks[n] = at
+		toks[n+1-2*cont] = at + int(e>>stepLen&0xff) // a number's end moves to i+1
+		n += 2 * (int(e>>stepEmit&1) - d + start)
+		inNum = start | cont
+		dotUsed &= inNum
+		i++
 	}
-	st.toks = toks
+	st.toks = toks[:n]
 }
+
+// mathRune appends the token of the non-ASCII rune at s[i] in a math part
+// ending at hi and returns the position after it.
+func (st *mathState) mathRune(i, hi int) int {
+	s := st.s
+	r, size := utf8.DecodeRuneInString(s[i:hi])
+	switch {
+	case r == utf8.RuneError && size == 1:
+	case unicode.IsLetter(r), unicode.IsDigit(r):
+		st.sub(i, i+size)
+	case unicode.IsSymbol(r), unicode.IsPunct(r):
+		st.lit("op:", s[i:i+size])
+	}
+	return i + size
+}
+
+// mathStep says what mathTokens does with an ASCII byte of a math part, in
+// one word (a struct's fields, copied to the stack by Go, stalled every
+// step on store forwarding): stepSlow, a backslash or a byte of a
+// non-ASCII rune, goes through command or mathRune; otherwise stepEmit
+// says whether the byte makes a single token (a letter, an operator, a
+// digit, stepDigit, which makes one only when it starts a number), of
+// stepLen bytes: the byte itself, or with stepOp an operator's, at stepOff
+// in mathConsts.
+var mathStep [256]uint64
+
+const (
+	stepSlow  = 1 << 0
+	stepEmit  = 8  // bit
+	stepDigit = 16 // bit
+	stepOp    = 24 // bit
+	stepLen   = 32 // byte
+	stepOff   = 40 // 16 bits
+)
 
 // A constTok is a constant token, s[off:off+n] of mathConsts.
 type constTok struct {
@@ -590,12 +621,12 @@ type constTok struct {
 }
 
 // mathConsts holds the bytes of every operator and alias token, each once;
-// constOf gives their spans, asciiOpTok and controlSymbolTok those of the
+// constOf gives their spans, mathStep and controlSymbolTok those of the
 // single characters.
 var (
-	mathConsts                   string
-	constOf                      = map[string]constTok{}
-	asciiOpTok, controlSymbolTok [utf8.RuneSelf]constTok
+	mathConsts       string
+	constOf          = map[string]constTok{}
+	controlSymbolTok [utf8.RuneSelf]constTok
 )
 
 func addConst(tok string) constTok {
@@ -608,37 +639,29 @@ func addConst(tok string) constTok {
 	return k
 }
 
-// Byte classes of a math part (mathClass).
-const (
-	mcDrop      uint8 = iota // layout: white space, { } & ~ . and the like
-	mcLetter                 // an identifier
-	mcDigit                  // the start of a number
-	mcOp                     // an operator of asciiOps
-	mcBackslash              // a control sequence
-	mcMulti                  // part of a non-ASCII rune
-)
-
-var mathClass [256]uint8
-
 func init() {
 	for c := range utf8.RuneSelf {
+		var e uint64
 		switch {
 		case isASCIILetter(byte(c)):
-			mathClass[c] = mcLetter
+			e = 1<<stepEmit | 1<<stepLen
 		case isDigit(byte(c)):
-			mathClass[c] = mcDigit
+			e = 1<<stepEmit | 1<<stepDigit | 1<<stepLen
+		case c == '.':
+			e = 1 << stepLen // inside a number only
 		case c == '\\':
-			mathClass[c] = mcBackslash
+			e = stepSlow
 		case asciiOps[c] != "":
-			mathClass[c] = mcOp
-			asciiOpTok[c] = addConst(asciiOps[c])
+			k := addConst(asciiOps[c])
+			e = 1<<stepEmit | 1<<stepOp | uint64(k.n)<<stepLen | uint64(k.off)<<stepOff
 		}
+		mathStep[c] = e
 		if controlSymbols[c] != "" {
 			controlSymbolTok[c] = addConst(controlSymbols[c])
 		}
 	}
 	for c := utf8.RuneSelf; c < 256; c++ {
-		mathClass[c] = mcMulti
+		mathStep[c] = stepSlow
 	}
 }
 

@@ -457,6 +457,17 @@ func FuzzMathFast(f *testing.F) {
 		if got := spanned(Math, s); !slices.Equal(got, want) && len(got)+len(want) > 0 {
 			t.Fatalf("Spans of Math(%q)\n got %q\nwant %q (refMath)", s, got, want)
 		}
+		// A reused Spans keeps mathConsts between math texts, and must
+		// drop them after another tokeniser wrote over its bytes.
+		var sp Spans
+		for _, prev := range []Tokenizer{Math, Plain, Sklearn} {
+			sp.Tokenize(Math, `$x^2 + \frac{1}{2} \le 3$`)
+			sp.Tokenize(prev, "AN UPPER-CASE TEXT, longer than mathConsts "+strings.Repeat("Padding words ", 40))
+			sp.Tokenize(Math, s)
+			if got := sp.strings(); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+				t.Fatalf("Spans of Math(%q) after %s\n got %q\nwant %q (refMath)", s, prev.Name(), got, want)
+			}
+		}
 	})
 }
 
