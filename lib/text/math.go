@@ -508,9 +508,17 @@ func init() {
 func (st *mathState) math(lo, hi int) {
 	first := len(st.toks) / 2
 	st.mathTokens(lo, hi)
-	for k := first; k+1 < len(st.toks)/2; k++ {
-		st.pairs = append(st.pairs, k)
+	last := len(st.toks)/2 - 1
+	if last <= first {
+		return
 	}
+	// Written through a local slice: append through st.pairs stored and
+	// reloaded its header per pair.
+	pairs := slices.Grow(st.pairs, last-first)
+	for k := first; k < last; k++ {
+		pairs = append(pairs, k)
+	}
+	st.pairs = pairs
 }
 
 var asciiOps = [utf8.RuneSelf]string{
