@@ -135,6 +135,7 @@ def main():
           f"{size / 1e3:.1f} KB of candidate text per query")
     if len(sys.argv) > 2:
         print_ratios(sys.argv[2], medians)
+        print_load()
 
 
 # The issue's goal for both BM25 paths (issue 41): each Go median at least
@@ -157,6 +158,18 @@ def print_ratios(path, medians):
                 print(f"{name:12s} threads={threads:2s} {ms:6.3f} ms/query: "
                       f"{ratio:5.1f}x faster than rank_bm25 {ref} ({medians[ref]:.2f} ms); "
                       f"goal >= {GOAL}x: {'met' if ratio >= GOAL else 'below'}")
+
+
+def print_load():
+    """The load the ratios were measured under. On a busy machine they
+    overstate ours: a rank_bm25 query (5-25 ms) is preempted more often than
+    a Go one (0.2-1 ms), so its median grows more (docs/benchmarks.md)."""
+    load, cpus = os.getloadavg()[0], os.cpu_count()
+    print(f"load average {load:.1f} on {cpus} CPUs", end="")
+    if load > 0.75 * cpus:
+        print(": busy, the ratios are inflated; compare on an idle machine")
+    else:
+        print()
 
 
 if __name__ == "__main__":
