@@ -537,7 +537,8 @@ var controlSymbols = [utf8.RuneSelf]string{
 }
 
 // mathTokens appends the tokens of the math part s[lo:hi]. A control
-// sequence or a non-ASCII rune takes a branch of its own (command), but
+// sequence or a non-ASCII rune takes a branch of its own (command,
+// mathRune), but
 // every other byte, most of a math part, is one step without a branch on
 // its class (whose mispredictions cost more than the rest of the loop):
 // mathStep says whether it makes a token (a letter, an operator, a digit
@@ -555,7 +556,7 @@ func (st *mathState) mathTokens(lo, hi int) {
 	for i := lo; i < hi; {
 		c := s[i]
 		e := mathStep[c]
-		if e&stepSlow != 0 {
+		if e>>stepSlow&1 != 0 {
 			st.toks = toks[:n]
 			if c == '\\' {
 				i = st.command(i, hi)
@@ -614,7 +615,7 @@ func (st *mathState) mathRune(i, hi int) int {
 var mathStep [256]uint64
 
 const (
-	stepSlow  = 1 << 0
+	stepSlow  = 0  // bit
 	stepEmit  = 8  // bit
 	stepDigit = 16 // bit
 	stepOp    = 24 // bit
@@ -641,6 +642,9 @@ func addConst(tok string) constTok {
 	if k, ok := constOf[tok]; ok {
 		return k
 	}
+	if len(mathConsts)+len(tok) > math.MaxUint16 || len(tok) > math.MaxUint8 {
+		panic("text: mathConsts outgrew constTok")
+	}
 	k := constTok{off: uint16(len(mathConsts)), n: uint8(len(tok))}
 	mathConsts += tok
 	constOf[tok] = k
@@ -658,7 +662,7 @@ func init() {
 		case c == '.':
 			e = 1 << stepLen // inside a number only
 		case c == '\\':
-			e = stepSlow
+			e = 1 << stepSlow
 		case asciiOps[c] != "":
 			k := addConst(asciiOps[c])
 			e = 1<<stepEmit | 1<<stepOp | uint64(k.n)<<stepLen | uint64(k.off)<<stepOff
@@ -669,7 +673,7 @@ func init() {
 		}
 	}
 	for c := utf8.RuneSelf; c < 256; c++ {
-		mathStep[c] = stepSlow
+		mathStep[c] = 1 << stepSlow
 	}
 }
 
@@ -689,11 +693,11 @@ const (
 type cmdInfo struct {
 	kind  cmdKind
 	alias string   // for cmdToken: the token when it is not the command itself
-	tok   constTok // alias in mathConsts
+	tok   constTok // alias's span of mathConsts, which the tokeniser appends
 }
 
-// commands holds every control word that is not simply its own token; one
-// map lookup per command keeps the tokeniser fast.
+// commands holds every control word that is not simply its own token. The
+// tokeniser looks them up in cmdTable, made from it.
 var commands = map[string]cmdInfo{
 	`\operatorname`: {kind: cmdOperatorname}, `\begin`: {kind: cmdBegin}, `\end`: {kind: cmdEnd},
 }

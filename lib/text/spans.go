@@ -108,7 +108,7 @@ func (sp *Spans) Tokenize(t Tokenizer, s string) {
 		}
 		b = append(b, s...)
 		own := st.arena
-		st.arena = b[len(b):len(b)]
+		st.arena = b[len(b):]
 		st.run()
 		if nc+len(s)+len(st.arena) > math.MaxInt32 {
 			// Not reached within MaxSpansText (see there).
