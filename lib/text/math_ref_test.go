@@ -449,6 +449,16 @@ func FuzzMathFast(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	// Prose parts of 63, 64 and 65 bytes that end in a word, before math
+	// and at the end (asciiWordsShort reads 64 bytes from a part's start),
+	// and a short part followed, within those 64 bytes, by non-ASCII.
+	for _, n := range []int{63, 64, 65} {
+		word := strings.Repeat("Ab ", n)[:n-1] + "Z"
+		f.Add(word + "$x$" + strings.Repeat(" pad", 20))
+		f.Add("$x$" + word + "$y+1$ " + word)
+		f.Add(word)
+	}
+	f.Add("Let $a$ be the Root of $x ≤ y$, and Naïve $b$.")
 	f.Fuzz(func(t *testing.T, s string) {
 		want := refMath(s)
 		if got := Tokens(Math, s); !slices.Equal(got, want) && len(got)+len(want) > 0 {
