@@ -47,9 +47,10 @@ bench: build
 	@echo; echo "Full-pool deduplication ranking, exact, against numpy (OpenBLAS sgemm and the target ranks) on the same work, interleaved (1,000 queries × 71K documents × 1,024 dims, 2 threads each; goal ≤ 2× numpy's time):"; sh lib/poolrank/testdata/bench.sh $(GO) $(PY) $(BIN)
 	@echo; echo "GPU-hours forecast by saber plan --measure against the time the server was busy (fake server at 50 ms a call, tag, summarize, judge; goal within 25%):"; $(GO) test -run '^$$' -bench 'BenchmarkForecastGPUHours' -benchtime 1x ./jobs/forecast | grep -E 'GPU-hours|^ok|FAIL'
 	@echo; echo "rank_bm25's BM25Okapi (lib/lexical/testdata/gen.py's copy) on this machine, same protocol and queries (median: compare with median-ms/query), then the ratios:"
-	@if [ -f $(MATH_TEST) ] && $(PY) -c 'import numpy' 2>/dev/null; then \
+	@# time_rank_bm25.py imports gen.py, which imports scikit-learn and scipy too.
+	@if [ -f $(MATH_TEST) ] && $(PY) -c 'import numpy, scipy, sklearn' 2>/dev/null; then \
 		cd lib/lexical && $(PY) testdata/time_rank_bm25.py $(abspath $(MATH_TEST)) $(abspath $(BIN)/bench-go.txt); \
-	else echo "skipped: needs $(MATH_TEST) and $(PY) with numpy (apt-get install python3-numpy)"; fi
+	else echo "skipped: needs $(MATH_TEST) and $(PY) with numpy, scipy and scikit-learn (apt-get install python3-sklearn)"; fi
 
 # staticcheck comes from the module proxy, not go.mod: it is installed once
 # per version and Go release under SABER_TOOLS (cache that directory in CI),

@@ -257,15 +257,18 @@ func (x *index) intern(d int32) {
 	// append's capacity check per token costs as much as a hash step.
 	cur := slices.Grow(x.cur[:0], len(bounds)/2+len(sp.Pairs))[:len(bounds)/2+len(sp.Pairs)]
 	x.internWords(b, bounds, cur)
-	j := len(bounds) / 2
-	for _, k := range sp.Pairs {
+	// The pairs' ids, from the table of pairs. Its slots and mask live in
+	// locals, reloaded only after an insert (which may rehash): through
+	// x.pairs, Go reloaded the slice header at every probe.
+	pc := cur[len(bounds)/2:]
+	slots := x.pairs.slots
+	pmask := uint64(len(slots) - 1)
+	for j, k := range sp.Pairs {
 		p := uint64(cur[k])<<32 | uint64(uint32(cur[k+1]))
 		h := mixPair(p)
-		t := &x.pairs
 		id := int32(-1)
-		pmask := uint64(len(t.slots) - 1)
 		for i := h & pmask; ; i = (i + 1) & pmask {
-			sl := t.slots[i]
+			sl := slots[i]
 			if sl.meta == 0 {
 				break
 			}
@@ -276,9 +279,10 @@ func (x *index) intern(d int32) {
 		}
 		if id < 0 {
 			id = x.insertPair(p, h)
+			slots = x.pairs.slots
+			pmask = uint64(len(slots) - 1)
 		}
-		cur[j] = id
-		j++
+		pc[j] = id
 	}
 
 	// Count the occurrences: cur holds the text's ids, singles then pairs.

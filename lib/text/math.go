@@ -100,9 +100,12 @@ type mathState struct {
 	s     string
 	arena []byte // bytes of the tokens that are not substrings of s
 	// toks holds the single tokens, in order, as bounds in one space: token
-	// k is s[toks[2k]:toks[2k+1]] when toks[2k] < len(s), else the arena's
-	// bytes at those offsets less len(s) (a token is never empty). It is
-	// the layout of Spans, which then only narrows it to int32.
+	// k is s[toks[2k]:toks[2k+1]] when 0 ≤ toks[2k] < len(s), the arena's
+	// bytes at those offsets less len(s) when toks[2k] ≥ len(s), and a
+	// constant token (an operator, an alias) of mathConsts at those
+	// offsets plus len(mathConsts) when toks[2k] < 0; a token is never
+	// empty. It is the layout of Spans less len(mathConsts), which Spans
+	// adds as it narrows the bounds to int32.
 	toks   []int
 	pairs  []int    // k: tokens k and k+1 form a pair
 	bounds []int32  // asciiWords' scratch
@@ -133,10 +136,13 @@ func (st *mathState) emit(dst []string) []string {
 	}
 	arena := string(st.arena)
 	for k := 0; k+1 < len(st.toks); k += 2 {
-		if lo, hi := st.toks[k], st.toks[k+1]; lo >= n {
+		switch lo, hi := st.toks[k], st.toks[k+1]; {
+		case lo >= n:
 			dst = append(dst, arena[lo-n:hi-n])
-		} else {
+		case lo >= 0:
 			dst = append(dst, st.s[lo:hi])
+		default:
+			dst = append(dst, mathConsts[lo+len(mathConsts):hi+len(mathConsts)])
 		}
 	}
 	return dst
@@ -145,13 +151,16 @@ func (st *mathState) emit(dst []string) []string {
 // appendTok appends the bytes of token k to b.
 func (st *mathState) appendTok(b []byte, k int) []byte {
 	n := len(st.s)
-	if lo, hi := st.toks[2*k], st.toks[2*k+1]; lo >= n {
+	switch lo, hi := st.toks[2*k], st.toks[2*k+1]; {
+	case lo >= n:
 		// b may be st.arena itself; the token lies before its end, so
 		// append copies from memory that stays valid (append reallocates
 		// by copying).
 		return append(b, b[lo-n:hi-n]...)
-	} else {
+	case lo >= 0:
 		return append(b, st.s[lo:hi]...)
+	default:
+		return append(b, mathConsts[lo+len(mathConsts):hi+len(mathConsts)]...)
 	}
 }
 
@@ -170,6 +179,15 @@ func (st *mathState) lit(parts ...string) {
 		st.arena = append(st.arena, p...)
 	}
 	st.arenaTok(lo)
+}
+
+// konst appends the constant token k (an operator or an alias), a span of
+// mathConsts, below 0 in toks' space: copying every operator's bytes into
+// the arena, as lit does, cost more than finding them, and so did a copy
+// of mathConsts per text.
+func (st *mathState) konst(k constTok) {
+	lo := int(k.off) - len(mathConsts)
+	st.toks = append(st.toks, lo, lo+int(k.n))
 }
 
 // run splits st.s into text and math parts.
@@ -432,6 +450,9 @@ func (st *mathState) words(lo, hi int) {
 // the same pass, without a branch per byte (see scanBounds). It reports
 // false, having done nothing, when s[lo:hi] is not ASCII.
 func (st *mathState) asciiWords(lo, hi int) bool {
+	if hi-lo <= 64 && st.asciiWordsShort(lo, hi) {
+		return true
+	}
 	s := st.s[lo:hi]
 	if len(st.arena)+len(s) > math.MaxInt32 {
 		return false
@@ -450,6 +471,45 @@ func (st *mathState) asciiWords(lo, hi int) bool {
 	for _, v := range bounds {
 		st.toks = append(st.toks, off+int(v))
 	}
+	return true
+}
+
+// asciiWordsShort is asciiWords for a text part of at most 64 bytes that
+// has 64 bytes of st.s from its start, as most have (MATH's prose between
+// two math parts is 35 bytes on average): one classify of those 64 bytes
+// in place, no padded copy, and the bounds taken from the bitmap's
+// changes below the part's end. It reports false, having done nothing,
+// where it does not apply or some byte of the 64 is not ASCII (asciiWords
+// then looks at the part alone).
+func (st *mathState) asciiWordsShort(lo, hi int) bool {
+	n := hi - lo
+	if !haveClassify || lo+64 > len(st.s) || len(st.arena)+64 > math.MaxInt32 {
+		return false
+	}
+	if n == 0 {
+		return true
+	}
+	base := len(st.arena)
+	st.arena = slices.Grow(st.arena, 64)
+	var m [1]uint64
+	if !classify(st.arena[base:base+64], st.s[lo:lo+64], m[:], alnumScan) {
+		return false
+	}
+	st.arena = st.arena[:base+n]
+	// t has a bit where the part's bytes change between separator and
+	// token (the byte before the part, and those after its end, are
+	// separators): bit n when a token runs to the end, unless n is 64.
+	w := m[0] & (^uint64(0) >> (64 - uint(n)))
+	t := w ^ w<<1
+	off := len(st.s) + base
+	toks := st.toks
+	for ; t != 0; t &= t - 1 {
+		toks = append(toks, off+bits.TrailingZeros64(t))
+	}
+	if n == 64 && w>>63 != 0 {
+		toks = append(toks, off+64)
+	}
+	st.toks = toks
 	return true
 }
 
@@ -490,9 +550,17 @@ func init() {
 func (st *mathState) math(lo, hi int) {
 	first := len(st.toks) / 2
 	st.mathTokens(lo, hi)
-	for k := first; k+1 < len(st.toks)/2; k++ {
-		st.pairs = append(st.pairs, k)
+	last := len(st.toks)/2 - 1
+	if last <= first {
+		return
 	}
+	// Written through a local slice: append through st.pairs stored and
+	// reloaded its header per pair.
+	pairs := slices.Grow(st.pairs, last-first)
+	for k := first; k < last; k++ {
+		pairs = append(pairs, k)
+	}
+	st.pairs = pairs
 }
 
 var asciiOps = [utf8.RuneSelf]string{
@@ -510,47 +578,144 @@ var controlSymbols = [utf8.RuneSelf]string{
 	'$': "op:dollar", '#': "op:hash", '&': "op:amp", '_': "op:underscore",
 }
 
+// mathTokens appends the tokens of the math part s[lo:hi]. A control
+// sequence or a non-ASCII rune takes a branch of its own (command,
+// mathRune), but
+// every other byte, most of a math part, is one step without a branch on
+// its class (whose mispredictions cost more than the rest of the loop):
+// mathStep says whether it makes a token (a letter, an operator, a digit
+// that starts a number) and where its bytes are, and a digit or "." that
+// goes on a number only moves the number's end.
 func (st *mathState) mathTokens(lo, hi int) {
 	s := st.s
+	base := -len(mathConsts) // where mathConsts is in toks' space
+	// Each byte writes two bounds at n, taken only when it makes a token;
+	// toks has room for a token per byte and the two scratch slots.
+	toks := slices.Grow(st.toks, 2*(hi-lo)+2)
+	n := len(toks)
+	toks = toks[:cap(toks)]
+	inNum, dotUsed := 0, 0 // 1 while s[i-1] is in a number; 1 once it has its "."
 	for i := lo; i < hi; {
 		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:hi])
-			switch {
-			case r == utf8.RuneError && size == 1:
-			case unicode.IsLetter(r), unicode.IsDigit(r):
-				st.sub(i, i+size)
-			case unicode.IsSymbol(r), unicode.IsPunct(r):
-				st.lit("op:", s[i:i+size])
+		e := mathStep[c]
+		if e>>stepSlow&1 != 0 {
+			st.toks = toks[:n]
+			if c == '\\' {
+				i = st.command(i, hi)
+			} else {
+				i = st.mathRune(i, hi)
 			}
-			i += size
+			toks = slices.Grow(st.toks, 2*(hi-i)+2)
+			n = len(toks)
+			toks = toks[:cap(toks)]
+			inNum, dotUsed = 0, 0
 			continue
 		}
-		switch {
-		case isASCIILetter(c):
-			st.sub(i, i+1)
-			i++
-		case isDigit(c):
-			j := i + 1
-			for j < hi && isDigit(s[j]) {
-				j++
-			}
-			if j+1 < hi && s[j] == '.' && isDigit(s[j+1]) {
-				j += 2
-				for j < hi && isDigit(s[j]) {
-					j++
-				}
-			}
-			st.sub(i, j)
-			i = j
-		case c == '\\':
-			i = st.command(i, hi)
-		default:
-			if op := asciiOps[c]; op != "" {
-				st.lit(op)
-			}
-			i++
+		d := int(e >> stepDigit & 1)
+		cont := inNum & d
+		if c == '.' && inNum&^dotUsed != 0 && i+1 < hi && isDigit(s[i+1]) {
+			cont, dotUsed = 1, 1 // the decimal point of a number
 		}
+		start := d &^ inNum
+		// An operator's bytes are in mathConsts, any other token's in s:
+		// at is one or the other without a branch.
+		op := -int(e >> stepOp & 1)
+		at := i ^ (i^(base+int(e>>stepOff&0xffff)))&op
+		toks[n] = at
+		toks[n+1-2*cont] = at + int(e>>stepLen&0xff) // a number's end moves to i+1
+		n += 2 * (int(e>>stepEmit&1) - d + start)
+		inNum = start | cont
+		dotUsed &= inNum
+		i++
+	}
+	st.toks = toks[:n]
+}
+
+// mathRune appends the token of the non-ASCII rune at s[i] in a math part
+// ending at hi and returns the position after it.
+func (st *mathState) mathRune(i, hi int) int {
+	s := st.s
+	r, size := utf8.DecodeRuneInString(s[i:hi])
+	switch {
+	case r == utf8.RuneError && size == 1:
+	case unicode.IsLetter(r), unicode.IsDigit(r):
+		st.sub(i, i+size)
+	case unicode.IsSymbol(r), unicode.IsPunct(r):
+		st.lit("op:", s[i:i+size])
+	}
+	return i + size
+}
+
+// mathStep says what mathTokens does with an ASCII byte of a math part, in
+// one word (a struct's fields, copied to the stack by Go, stalled every
+// step on store forwarding): stepSlow, a backslash or a byte of a
+// non-ASCII rune, goes through command or mathRune; otherwise stepEmit
+// says whether the byte makes a single token (a letter, an operator, a
+// digit, stepDigit, which makes one only when it starts a number), of
+// stepLen bytes: the byte itself, or with stepOp an operator's, at stepOff
+// in mathConsts.
+var mathStep [256]uint64
+
+const (
+	stepSlow  = 0  // bit
+	stepEmit  = 8  // bit
+	stepDigit = 16 // bit
+	stepOp    = 24 // bit
+	stepLen   = 32 // byte
+	stepOff   = 40 // 16 bits
+)
+
+// A constTok is a constant token, s[off:off+n] of mathConsts.
+type constTok struct {
+	off uint16
+	n   uint8
+}
+
+// mathConsts holds the bytes of every operator and alias token, each once;
+// constOf gives their spans, mathStep and controlSymbolTok those of the
+// single characters.
+var (
+	mathConsts       string
+	constOf          = map[string]constTok{}
+	controlSymbolTok [utf8.RuneSelf]constTok
+)
+
+func addConst(tok string) constTok {
+	if k, ok := constOf[tok]; ok {
+		return k
+	}
+	if len(mathConsts)+len(tok) > math.MaxUint16 || len(tok) > math.MaxUint8 {
+		panic("text: mathConsts outgrew constTok")
+	}
+	k := constTok{off: uint16(len(mathConsts)), n: uint8(len(tok))}
+	mathConsts += tok
+	constOf[tok] = k
+	return k
+}
+
+func init() {
+	for c := range utf8.RuneSelf {
+		var e uint64
+		switch {
+		case isASCIILetter(byte(c)):
+			e = 1<<stepEmit | 1<<stepLen
+		case isDigit(byte(c)):
+			e = 1<<stepEmit | 1<<stepDigit | 1<<stepLen
+		case c == '.':
+			e = 1 << stepLen // inside a number only
+		case c == '\\':
+			e = 1 << stepSlow
+		case asciiOps[c] != "":
+			k := addConst(asciiOps[c])
+			e = 1<<stepEmit | 1<<stepOp | uint64(k.n)<<stepLen | uint64(k.off)<<stepOff
+		}
+		mathStep[c] = e
+		if controlSymbols[c] != "" {
+			controlSymbolTok[c] = addConst(controlSymbols[c])
+		}
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		mathStep[c] = 1 << stepSlow
 	}
 }
 
@@ -569,11 +734,12 @@ const (
 
 type cmdInfo struct {
 	kind  cmdKind
-	alias string // for cmdToken: the token when it is not the command itself
+	alias string   // for cmdToken: the token when it is not the command itself
+	tok   constTok // alias's span of mathConsts, which the tokeniser appends
 }
 
-// commands holds every control word that is not simply its own token; one
-// map lookup per command keeps the tokeniser fast.
+// commands holds every control word that is not simply its own token. The
+// tokeniser looks them up in cmdTable, made from it.
 var commands = map[string]cmdInfo{
 	`\operatorname`: {kind: cmdOperatorname}, `\begin`: {kind: cmdBegin}, `\end`: {kind: cmdEnd},
 }
@@ -609,7 +775,51 @@ func init() {
 		`\lbrack`: "op:lbrack", `\rbrack`: "op:rbrack",
 		`\colon`: "op:colon",
 	} {
-		commands[c] = cmdInfo{kind: cmdToken, alias: alias}
+		commands[c] = cmdInfo{kind: cmdToken, alias: alias, tok: addConst(alias)}
+	}
+	for name, info := range commands {
+		cmdTable.put(name, info)
+	}
+}
+
+// cmdTable is commands as an open-addressing table probed by a hash of a
+// few bytes: most control words in MATH (\frac, \cdot, \sqrt) are in no
+// table, and a Go map hashed every byte of each and cost twice as much.
+var cmdTable commandTable
+
+type commandTable struct {
+	names [256]string
+	infos [256]cmdInfo
+}
+
+// cmdHash hashes a control word (with its backslash, ≥ 2 bytes) by its
+// length and three of its letters.
+func cmdHash(w string) uint {
+	n := len(w)
+	h := uint(n)*0x9e37 ^ uint(w[1])<<8 ^ uint(w[n-1])<<16 ^ uint(w[n>>1])
+	h *= 0x9e3779b1
+	return h >> 15
+}
+
+func (t *commandTable) put(name string, info cmdInfo) {
+	for i := cmdHash(name); ; i++ {
+		if t.names[i&255] == "" {
+			t.names[i&255], t.infos[i&255] = name, info
+			return
+		}
+	}
+}
+
+// get is commands[w] for a control word w.
+func (t *commandTable) get(w string) (cmdInfo, bool) {
+	for i := cmdHash(w); ; i++ {
+		name := t.names[i&255]
+		if name == "" {
+			return cmdInfo{}, false
+		}
+		if name == w {
+			return t.infos[i&255], true
+		}
 	}
 }
 
@@ -625,8 +835,8 @@ func (st *mathState) command(i, hi int) int {
 			_, size := utf8.DecodeRuneInString(s[i+1 : hi])
 			return i + 1 + size
 		}
-		if tok := controlSymbols[c]; tok != "" {
-			st.lit(tok)
+		if k := controlSymbolTok[c]; k.n != 0 {
+			st.konst(k)
 		}
 		if c == '\\' {
 			return skipOptional(s, i+2, hi)
@@ -637,7 +847,7 @@ func (st *mathState) command(i, hi int) int {
 	for j < hi && isASCIILetter(s[j]) {
 		j++
 	}
-	info, ok := commands[s[i:j]]
+	info, ok := cmdTable.get(s[i:j])
 	if !ok {
 		st.sub(i, j)
 		return j
@@ -689,7 +899,7 @@ func (st *mathState) command(i, hi int) int {
 		_, _, end := braced(s, j, hi)
 		return end
 	}
-	st.lit(info.alias)
+	st.konst(info.tok)
 	return j
 }
 

@@ -25,6 +25,9 @@ type Spans struct {
 	Pairs  []int32
 
 	masks []uint64 // scanBounds' scratch
+	// consts reports that Bytes starts with mathConsts, as the Math
+	// tokeniser left it; the other tokenisers write Bytes from its start.
+	consts bool
 }
 
 // MaxSpansText is the longest text Tokenize accepts: offsets are int32,
@@ -50,6 +53,9 @@ func (sp *Spans) Tokenize(t Tokenizer, s string) {
 		panic(fmt.Sprintf("text: Spans.Tokenize of %d bytes (max %d)", len(s), MaxSpansText))
 	}
 	sp.Pairs = sp.Pairs[:0]
+	if _, ok := t.(mathTokenizer); !ok {
+		sp.consts = false
+	}
 	switch t.(type) {
 	case plainTokenizer, sklearnTokenizer:
 		_, plain := t.(plainTokenizer)
@@ -86,17 +92,37 @@ func (sp *Spans) Tokenize(t Tokenizer, s string) {
 	case mathTokenizer:
 		st := mathPool.Get().(*mathState)
 		st.reset(s)
+		// The tokens are substrings of mathConsts, of s or of the arena:
+		// Bytes is the three in a row, which is the space of st.toks's
+		// bounds shifted by len(mathConsts). mathConsts stays at the start
+		// of Bytes from one math text to the next. The arena is Bytes' own
+		// spare capacity after s, so that its bytes (the lower-cased prose)
+		// are not copied a second time; only when it outgrew that capacity
+		// do they move.
+		nc := len(mathConsts)
+		b := sp.Bytes[:0]
+		if sp.consts && cap(b) >= nc {
+			b = b[:nc]
+		} else {
+			b = append(b, mathConsts...)
+		}
+		b = append(b, s...)
+		own := st.arena
+		st.arena = b[len(b):]
 		st.run()
-		if len(s)+len(st.arena) > math.MaxInt32 {
+		if nc+len(s)+len(st.arena) > math.MaxInt32 {
 			// Not reached within MaxSpansText (see there).
 			panic(fmt.Sprintf("text: Spans.Tokenize: %d bytes of math tokens", len(s)+len(st.arena)))
 		}
-		// The tokens are substrings of s or of the arena: Bytes is both,
-		// which is the space st.toks's bounds are in.
-		b := append(append(sp.Bytes[:0], s...), st.arena...)
+		if spare := b[len(b):cap(b)]; len(st.arena) > 0 && (len(spare) == 0 || &spare[0] != &st.arena[0]) {
+			b = append(b, st.arena...)
+		} else {
+			b = b[:len(b)+len(st.arena)]
+		}
+		st.arena = own
 		bounds := slices.Grow(sp.Bounds[:0], len(st.toks))[:len(st.toks)]
 		for k, v := range st.toks {
-			bounds[k] = int32(v)
+			bounds[k] = int32(v + nc)
 		}
 		pairs := sp.Pairs
 		for _, k := range st.pairs {
@@ -105,6 +131,9 @@ func (sp *Spans) Tokenize(t Tokenizer, s string) {
 		sp.Bytes, sp.Bounds, sp.Pairs = b, bounds, pairs
 		st.s = ""
 		mathPool.Put(st)
+		sp.Bytes = slices.Grow(sp.Bytes, 8)
+		sp.consts = true
+		return
 	default:
 		b, bounds := sp.Bytes[:0], sp.Bounds[:0]
 		for _, tok := range t.Append(nil, s) {
