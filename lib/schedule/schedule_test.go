@@ -357,3 +357,42 @@ func TestRefinePairsNeighbours(t *testing.T) {
 		t.Errorf("mean index gap: refine rounds %v (%v games), Swiss rounds %v: want under 90%% of it", refineGap/refineN, refineN, swissGap/swissN)
 	}
 }
+
+// TestHalfTheCallsCannotMatchSwissInformation is why issue 41's goal (half
+// of Swiss R = 20's calls, no more inversions) is out of reach under the
+// logistic judge of the scheduling study: a comparison carries Fisher
+// information p(1−p) ≤ 1/4 about its two θ, and Swiss R = 20's games over
+// 150 candidates at the study's noise already average more than 1/8 — so
+// their total exceeds what any schedule of half as many comparisons can
+// collect, even were every one an even match.
+func TestHalfTheCallsCannotMatchSwissInformation(t *testing.T) {
+	const n, noise, trials = 150, ForecastNoise, 4
+	for trial := range trials {
+		rng := rand.New(rand.NewPCG(uint64(trial), 9))
+		latent := make([]float64, n)
+		for i := range latent {
+			latent[i] = rng.NormFloat64()
+		}
+		p := func(a, b int) float64 { return 1 / (1 + math.Exp(-(latent[a]-latent[b])/noise)) }
+		tr := play(t, Config{Kind: Swiss}, n, 0)
+		if err := Run(tr, 20, func(m swiss.Match) int {
+			if rng.Float64() < p(m.First, m.Second) {
+				return m.First
+			}
+			return m.Second
+		}); err != nil {
+			t.Fatal(err)
+		}
+		js := tr.Judgments()
+		info := 0.0
+		for _, j := range js {
+			q := p(j.First, j.Second)
+			info += q * (1 - q)
+		}
+		t.Logf("trial %d: %d games, information %.3f a game", trial, len(js), info/float64(len(js)))
+		if ceiling := float64(len(js)) / 2 * 0.25; !(info > ceiling) {
+			t.Errorf("trial %d: Swiss R=20's %d games carry information %.1f (%.3f a game), half as many at best %.1f",
+				trial, len(js), info, info/float64(len(js)), ceiling)
+		}
+	}
+}
