@@ -1,5 +1,5 @@
 // Package schedule chooses which comparisons a query's tournament asks the
-// judge for, round by round (issue 24). Three schedulers share one
+// judge for, round by round (issues 24, 41). Four schedulers share one
 // interface, Tournament:
 //
 //   - swiss: the paper's Swiss rule (lib/swiss, App. B.3), every one of
