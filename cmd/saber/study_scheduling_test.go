@@ -41,3 +41,31 @@ func TestStudyScheduling(t *testing.T) {
 		t.Errorf("no input: exit %d, %s", code, stderr.String())
 	}
 }
+
+// TestStudySchedulingSweep: --sweep prints one row per scheduler with the
+// spread over its studies; a bad list or a second input is bad input.
+func TestStudySchedulingSweep(t *testing.T) {
+	ctx := context.Background()
+	var stdout, stderr bytes.Buffer
+	code := cmdStudy(ctx, []string{"scheduling", "--sweep", "--seeds", "1,2", "--noises", "0.5", "--query-counts", "1", "--n", "20", "--retrievers", "2"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, w := range []string{"2 simulated studies", "seeds 1,2", "refine", "swiss R=10", "inversions ×", "0/2"} {
+		if !strings.Contains(stdout.String(), w) {
+			t.Errorf("output lacks %q:\n%s", w, stdout.String())
+		}
+	}
+	for _, args := range [][]string{
+		{"--sweep", "--noises", "x"},
+		{"--sweep", "--seeds", ""},
+		{"--sweep", "--simulate"},
+		{"--sweep", "--noises", "0", "--query-counts", "1"},
+	} {
+		stdout.Reset()
+		stderr.Reset()
+		if code := cmdStudy(ctx, append([]string{"scheduling"}, args...), &stdout, &stderr); code != stage.ExitBadInput {
+			t.Errorf("%v: exit %d, want %d (%s)", args, code, stage.ExitBadInput, stderr.String())
+		}
+	}
+}

@@ -52,7 +52,9 @@ type Config struct {
 	// stops a query's tournament once its top-K Bradley–Terry ranking has
 	// been stable for stable_rounds rounds; kind active does too, and pairs
 	// its rounds after swiss_rounds by how uncertain and how near the top
-	// each pair is. Rounds still caps every tournament.
+	// each pair is; kind refine spends a budget of games per candidate on
+	// pairs near each other in the ranking. Rounds still caps every
+	// tournament.
 	Scheduler *Scheduler `yaml:"scheduler" json:"scheduler,omitempty"`
 	// Workers is the comparisons in flight (default: the LLM concurrency
 	// with the llm backend, the cores otherwise).
@@ -62,7 +64,7 @@ type Config struct {
 
 // Scheduler is `judge.scheduler`; zero fields take lib/schedule's defaults.
 type Scheduler struct {
-	// Kind is swiss, swiss-adaptive or active.
+	// Kind is swiss, swiss-adaptive, active or refine.
 	Kind string `yaml:"kind" json:"kind"`
 	// TopK is the part of the ranking whose stability stops a tournament
 	// (default 10, what nDCG@10 reads).
@@ -83,6 +85,17 @@ type Scheduler struct {
 	// PerCandidate (active) is the most comparisons of one candidate in an
 	// information-driven round (default 3).
 	PerCandidate int `yaml:"per_candidate" json:"per_candidate"`
+	// Games (refine) is the call budget: at most ⌊games·n/2⌋ comparisons
+	// per query, the Swiss opening included (default 9.9, under half of
+	// Swiss R = 20's). Games, Window and TopWeight are pointers so that
+	// the other kinds' configs, and their hashes, do not change.
+	Games *float64 `yaml:"games" json:"games,omitempty"`
+	// Window (refine) is how far apart in the current ranking two
+	// candidates may be to be paired (default 30).
+	Window *int `yaml:"window" json:"window,omitempty"`
+	// TopWeight (refine) is the extra weight of pairs at the top of the
+	// ranking (default 1).
+	TopWeight *float64 `yaml:"top_weight" json:"top_weight,omitempty"`
 }
 
 // Schedule is the lib/schedule config of the judge's scheduler.
@@ -91,8 +104,18 @@ func (j *Config) Schedule() schedule.Config {
 	if s == nil {
 		return schedule.Config{Kind: schedule.Swiss}
 	}
-	return schedule.Config{Kind: s.Kind, TopK: s.TopK, StableRounds: s.StableRounds, Epsilon: s.Epsilon, MinRounds: s.MinRounds,
+	c := schedule.Config{Kind: s.Kind, TopK: s.TopK, StableRounds: s.StableRounds, Epsilon: s.Epsilon, MinRounds: s.MinRounds,
 		SwissRounds: s.SwissRounds, Matches: s.Matches, PerCandidate: s.PerCandidate}
+	if s.Games != nil {
+		c.Games = *s.Games
+	}
+	if s.Window != nil {
+		c.Window = *s.Window
+	}
+	if s.TopWeight != nil {
+		c.TopWeight = *s.TopWeight
+	}
+	return c
 }
 
 // Defaults implements config.Section.
@@ -120,7 +143,12 @@ func (j *Config) Defaults(*config.Config) {
 		} else if s.Kind != "" && s.Kind != schedule.Swiss {
 			d := j.Schedule().WithDefaults()
 			*s = Scheduler{Kind: d.Kind, TopK: d.TopK, StableRounds: d.StableRounds, Epsilon: d.Epsilon, MinRounds: d.MinRounds,
-				SwissRounds: d.SwissRounds, Matches: d.Matches, PerCandidate: d.PerCandidate}
+				SwissRounds: d.SwissRounds, Matches: d.Matches, PerCandidate: d.PerCandidate, Games: s.Games, Window: s.Window, TopWeight: s.TopWeight}
+			if d.Kind == schedule.Refine {
+				// Written out, as the other parameters are, so that the
+				// config says (and hashes) the budget it ran with.
+				s.Games, s.Window, s.TopWeight = &d.Games, &d.Window, &d.TopWeight
+			}
 		}
 	}
 }
@@ -152,6 +180,8 @@ func (j *Config) Validate(core *config.Config, bad func(string, ...any)) {
 		switch {
 		case s.Kind == "" || s.Kind == schedule.Swiss:
 			bad("judge.scheduler: kind swiss takes no parameters (they tune swiss-adaptive and active); set kind or remove them")
+		case s.Kind != schedule.Refine && (s.Games != nil || s.Window != nil || s.TopWeight != nil):
+			bad("judge.scheduler: games, window and top_weight tune kind refine only, not %s", s.Kind)
 		default:
 			if err := j.Schedule().Validate(); err != nil {
 				bad("%v", err)

@@ -39,10 +39,10 @@ func TestSchedulingSimulated(t *testing.T) {
 			t.Errorf("%s: τ %v, ρ %v", r.Name, r.TopTau, r.SpearmanRef)
 		}
 	}
-	if want := []string{"swiss R=20", "swiss R=13", "swiss-adaptive", "swiss-adaptive loose", "active"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"swiss R=20", "swiss R=13", "swiss R=10", "swiss-adaptive", "swiss-adaptive loose", "active", "refine"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("schedulers %v, want %v", names, want)
 	}
-	ref, cut, active := res.Rows[0], res.Rows[1], res.Rows[4]
+	ref, cut, active, refine := res.Rows[0], res.Rows[1], res.Rows[5], res.Rows[6]
 	if ref.Share != 1 || ref.SpearmanRef != 1 || ref.Goal || ref.Rounds != 20 {
 		t.Errorf("reference row %+v", ref)
 	}
@@ -52,6 +52,14 @@ func TestSchedulingSimulated(t *testing.T) {
 	if !(active.Comparisons < ref.Comparisons) {
 		t.Errorf("active makes %v comparisons, Swiss R=20 %v", active.Comparisons, ref.Comparisons)
 	}
+	if refine.Share > GoalShare {
+		t.Errorf("refine makes %v of Swiss R=20's comparisons, want ≤ %v", refine.Share, GoalShare)
+	}
+	for _, r := range res.Rows {
+		if r.Goal != (r.Name != ref.Name && MeetsGoal(r, ref)) {
+			t.Errorf("%s: goal column %v disagrees with MeetsGoal", r.Name, r.Goal)
+		}
+	}
 	again, err := Scheduling(ctx, qs, c)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +68,7 @@ func TestSchedulingSimulated(t *testing.T) {
 		t.Error("two runs of the study differ")
 	}
 	rows, err := csv.NewReader(bytes.NewReader(res.CSV())).ReadAll()
-	if err != nil || len(rows) != 6 || !reflect.DeepEqual(rows[0], schedCSVHeader) {
+	if err != nil || len(rows) != 8 || !reflect.DeepEqual(rows[0], schedCSVHeader) {
 		t.Errorf("scheduling.csv: %d rows, header %v, err %v", len(rows), rows[0], err)
 	}
 	text := res.Text()
@@ -127,7 +135,7 @@ func TestSchedulingReplaysARun(t *testing.T) {
 	if ref.Charged != 0 || ref.Inversions != 0 {
 		t.Errorf("Swiss R=20 on its own run: %v charged, %v inversions; want 0 and 0", ref.Charged, ref.Inversions)
 	}
-	if active := res.Rows[4]; active.Charged == 0 {
+	if active := res.Rows[5]; active.Charged == 0 {
 		t.Errorf("active charged nothing on a Swiss run's record: %+v", active)
 	}
 }
@@ -151,5 +159,73 @@ func TestSchedulingBadInput(t *testing.T) {
 	qs, _ := SimulateBiased(SchedSimConfig{N: 10, Queries: 1, Noise: 0.4})
 	if _, err := Scheduling(context.Background(), qs, SchedConfig{Retrievers: 1}); err == nil || !strings.Contains(err.Error(), "--retrievers") {
 		t.Errorf("one retriever: err %v", err)
+	}
+}
+
+// TestMeetsGoal is issue 41's goal column: half the reference's calls or
+// fewer, and against the exhaustive ranking no more inversions, no larger
+// |ΔnDCG@10| and no lower top-10 τ; the leaderboard ρ does not enter.
+func TestMeetsGoal(t *testing.T) {
+	ref := SchedRow{Comparisons: 1500, Inversions: 700, NDCGError: 0.034, TopTau: 0.58, SpearmanRef: 1}
+	ok := SchedRow{Comparisons: 750, Inversions: 700, NDCGError: 0.034, TopTau: 0.58, SpearmanRef: 0.5}
+	for _, tt := range []struct {
+		name string
+		mut  func(*SchedRow)
+		want bool
+	}{
+		{"ties the reference at half the calls", func(*SchedRow) {}, true},
+		{"better everywhere", func(r *SchedRow) { r.Comparisons, r.Inversions, r.NDCGError, r.TopTau = 600, 500, 0.02, 0.7 }, true},
+		{"low leaderboard ρ does not matter", func(r *SchedRow) { r.SpearmanRef = 0 }, true},
+		{"one call over half", func(r *SchedRow) { r.Comparisons = 751 }, false},
+		{"more inversions", func(r *SchedRow) { r.Inversions = 700.5 }, false},
+		{"larger |ΔnDCG@10|", func(r *SchedRow) { r.NDCGError = 0.0341 }, false},
+		{"lower top-10 τ", func(r *SchedRow) { r.TopTau = 0.579 }, false},
+		{"active's old win: fewer calls, better τ, 2× inversions", func(r *SchedRow) { r.Comparisons, r.TopTau, r.Inversions = 810, 0.61, 1560 }, false},
+	} {
+		r := ok
+		tt.mut(&r)
+		if got := MeetsGoal(r, ref); got != tt.want {
+			t.Errorf("%s: MeetsGoal %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestSchedulingSweep: the sweep runs one study per cell, reports each
+// scheduler relative to the reference (share 1, ratios 1 and τ difference
+// 0 for the reference itself, which never meets the goal), counts the
+// cells where the goal held, and spreads cover the cells' figures.
+func TestSchedulingSweep(t *testing.T) {
+	c := SchedSweepConfig{
+		Sim:     SchedSimConfig{N: 30, Bias: 0.2, InvalidRate: 0.02},
+		Study:   SchedConfig{Retrievers: 4, Workers: 1},
+		Seeds:   []uint64{1, 2},
+		Noises:  []float64{0.39, 0.6},
+		Queries: []int{1},
+	}
+	res, err := SchedulingSweep(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rows) != len(DefaultSchedulers()) {
+		t.Fatalf("%d rows", len(res.Rows))
+	}
+	ref := res.Rows[0]
+	if ref.Cells != 4 || ref.GoalCells != 0 || ref.MeanGoal || ref.Share != (SchedSpread{1, 0, 1, 1}) || ref.Inv.Mean != 1 || ref.Tau.Max != 0 {
+		t.Errorf("reference row %+v", ref)
+	}
+	for _, r := range res.Rows[1:] {
+		if r.Cells != 4 || r.GoalCells > 4 || !(r.Share.Min <= r.Share.Mean && r.Share.Mean <= r.Share.Max) || !(r.Inv.Min <= r.Inv.Mean && r.Inv.Mean <= r.Inv.Max) {
+			t.Errorf("%s: %+v", r.Name, r)
+		}
+	}
+	// The R = 10 cut makes half the calls in every cell.
+	if cut := res.Rows[2]; math.Abs(cut.Share.Mean-0.5) > 0.02 {
+		t.Errorf("swiss R=10: share %+v, want 0.5", cut.Share)
+	}
+	if text := res.Text(); !strings.Contains(text, "4 simulated studies") || !strings.Contains(text, "goal on means") {
+		t.Errorf("sweep text:\n%s", text)
+	}
+	if _, err := SchedulingSweep(context.Background(), SchedSweepConfig{Seeds: []uint64{1}}); err == nil {
+		t.Error("a sweep without noises and query counts ran")
 	}
 }
