@@ -425,11 +425,14 @@ func firstLine(s string) string {
 func (rep *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "run %s at %s (logs: %s)\n", rep.Run, rep.Root, rep.LogDir)
 	if r := rep.LastLocalRun; r != nil && rep.Executor == "local" {
+		// A run that starts no shard and ends as the one before does not
+		// rewrite the record: the outcome is the last run's, the time that
+		// of the last run that changed it.
 		how := fmt.Sprintf("exit %d", r.Exit)
 		if r.Error != "" {
-			how += ": " + r.Error
+			how += ", " + r.Error
 		}
-		fmt.Fprintf(w, "last saber run ended %s on %s, %s\n", r.Finished.Format(time.RFC3339), r.Host, how)
+		fmt.Fprintf(w, "last saber run: %s (recorded %s on %s)\n", how, r.Finished.Format(time.RFC3339), r.Host)
 	}
 	for _, n := range rep.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)

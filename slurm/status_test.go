@@ -208,7 +208,7 @@ func TestStatusOfAFailedLocalRun(t *testing.T) {
 	rep.Print(&buf)
 	for _, want := range []string{
 		"(logs: " + logDir + ")\n",
-		"last saber run ended 2026-12-06T01:02:03Z on node1, exit 2: ingest map shard 1/2 failed (exit 2)\n",
+		"last saber run: exit 2, ingest map shard 1/2 failed (exit 2) (recorded 2026-12-06T01:02:03Z on node1)\n",
 		"stage      step     done/total  stale  last saber run\n",
 		"ingest     map         1/2          -  failed 1\n",
 		"\ningest map shard 1/2 failed at its last attempt, 2026-12-06T01:02:03Z (exit 2: " + ExitMeaning(2) + ")\n  log " + log + "\n  | starting\n  | bad row 7: no statement\n",

@@ -56,7 +56,7 @@ func TestStatusShowsFailedLocalRun(t *testing.T) {
 		t.Fatalf("second saber run: exit %d:\n%s", code, out)
 	}
 	out, code = saber(t, "status", "--config", cfg)
-	if code != 0 || strings.Contains(out, "failed at its last attempt") || !strings.Contains(out, "last saber run ended ") ||
+	if code != 0 || strings.Contains(out, "failed at its last attempt") || !strings.Contains(out, "last saber run: exit 0 (recorded ") ||
 		!strings.Contains(out, "resume the run with:\n  saber run --config '"+cfg+"'\n") {
 		t.Errorf("status after a run that got past the shard (exit %d):\n%s", code, out)
 	}

@@ -22,7 +22,9 @@ import (
 // in another process, must still be able to say what failed. The local
 // executor therefore records, at the end of every run it held the lease
 // for, <run>/_local.json (layout.LocalRunKey): when and how the run ended,
-// where its logs went, and every shard whose last attempt failed. The
+// where its logs went, and every shard whose last attempt failed — unless
+// the run started no shard and ended as the one before, so that a rerun of
+// a done run still writes nothing under the root. The
 // record sits beside _jobs.json and _lease.json, outside every dataset, and
 // is replaced whole (temporary object, then rename) so that a reader never
 // sees half of it.
@@ -156,13 +158,29 @@ func NextLocalRecord(prev *LocalRecord, rec LocalRecord, runs []ShardRun, runErr
 	return &rec
 }
 
-// recordLocalRun writes the record of a run that held the lease: started
-// is when it began, runs and runErr what runLocal returned. A record it
-// cannot read is replaced (its failures are lost; the manifests still say
-// what is missing).
+// recordChanged reports whether next, the record of a run that ran runs,
+// says anything prev does not: a run that started no shard and ended as
+// the one before (a rerun of a done run) leaves the record as it was, so
+// that it writes nothing under the root. Such a run can only drop failures
+// (of shards it found done), never add one, so counting them suffices.
+func recordChanged(prev, next *LocalRecord, runs []ShardRun) bool {
+	if prev == nil || prev.Exit != next.Exit || prev.Error != next.Error || len(prev.Failures) != len(next.Failures) {
+		return true
+	}
+	return slices.ContainsFunc(runs, func(r ShardRun) bool { return !r.Skipped })
+}
+
+// recordLocalRun writes the record of a run that held the lease, when it
+// changed (recordChanged): started is when the run began, runs and runErr
+// what runLocal returned. A record it cannot read is replaced (its
+// failures are lost; the manifests still say what is missing).
 func recordLocalRun(ctx context.Context, st store.Store, run string, opt LocalOptions, started time.Time, runs []ShardRun, runErr error) error {
 	prev, _ := ReadLocalRecord(ctx, st, run)
 	host, _ := os.Hostname()
 	rec := LocalRecord{Run: run, Host: host, Command: opt.Lease.Command, Started: started.UTC(), Finished: time.Now().UTC(), LogDir: opt.LogDir}
-	return WriteLocalRecord(ctx, st, NextLocalRecord(prev, rec, runs, runErr))
+	next := NextLocalRecord(prev, rec, runs, runErr)
+	if !recordChanged(prev, next, runs) {
+		return nil
+	}
+	return WriteLocalRecord(ctx, st, next)
 }

@@ -125,6 +125,33 @@ func TestNextLocalRecord(t *testing.T) {
 	}
 }
 
+// TestRecordChanged: only a run that started a shard or ended otherwise
+// than the one before rewrites the record.
+func TestRecordChanged(t *testing.T) {
+	f := ShardFailure{Stage: "ingest", Step: "map", Shard: 1, Shards: 2, ExitCode: 2}
+	skipped := []ShardRun{{Stage: "ingest", Step: "map", Shard: shard.Spec{Index: 0, Count: 2}, Skipped: true}}
+	started := []ShardRun{{Stage: "ingest", Step: "map", Shard: shard.Spec{Index: 0, Count: 2}}}
+	tests := []struct {
+		name       string
+		prev, next *LocalRecord
+		runs       []ShardRun
+		want       bool
+	}{
+		{"no record yet", nil, &LocalRecord{}, skipped, true},
+		{"a rerun of a done run", &LocalRecord{}, &LocalRecord{}, skipped, false},
+		{"a refusal again, nothing started", &LocalRecord{Exit: 2, Error: "stale"}, &LocalRecord{Exit: 2, Error: "stale"}, nil, false},
+		{"a refusal after a success", &LocalRecord{}, &LocalRecord{Exit: 2, Error: "stale"}, nil, true},
+		{"another refusal", &LocalRecord{Exit: 2, Error: "stale"}, &LocalRecord{Exit: 2, Error: "bad input"}, nil, true},
+		{"a failure found done since", &LocalRecord{Failures: []ShardFailure{f}}, &LocalRecord{}, skipped, true},
+		{"a shard ran", &LocalRecord{}, &LocalRecord{}, started, true},
+	}
+	for _, tt := range tests {
+		if got := recordChanged(tt.prev, tt.next, tt.runs); got != tt.want {
+			t.Errorf("%s: recordChanged = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
 // TestLocalRecordRoundTrip: the record reads back as written, and a run
 // never recorded reads as nil.
 func TestLocalRecordRoundTrip(t *testing.T) {
