@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pipeline"
@@ -46,18 +47,55 @@ type StepStatus struct {
 	// CodeChanged counts the current shards other code built; Code is old → new.
 	CodeChanged int    `json:"code_changed,omitempty"`
 	Code        string `json:"code,omitempty"`
+	// Failed are the shards still missing whose last attempt by saber run
+	// failed (of a run the local executor ran last).
+	Failed []LocalFailure `json:"failed,omitempty"`
+}
+
+// LocalFailure is a shard's failed attempt by saber run, from the run's
+// record (pipeline.LocalRecord), with what its exit code asks of the
+// operator and the end of its log.
+type LocalFailure struct {
+	pipeline.ShardFailure
+	Meaning string   `json:"meaning"`
+	Tail    []string `json:"tail,omitempty"`
+}
+
+// ExitMeaning says what a shard's exit code asks of the operator (SPEC §2,
+// jobs/stage/errors.go).
+func ExitMeaning(code int) string {
+	switch code {
+	case stage.ExitBadInput:
+		return "bad input: fix the config or data its log names, then resume"
+	case stage.ExitTempFail:
+		return "interrupted or transient: resuming runs it again"
+	case stage.ExitBug:
+		return "a bug: it fails the same way until the code is fixed"
+	}
+	return fmt.Sprintf("not an exit code of saber's (%d fix the input, %d retry, %d bug)", stage.ExitBadInput, stage.ExitTempFail, stage.ExitBug)
 }
 
 // Report is `saber status`.
 type Report struct {
-	Run        string       `json:"run"`
-	Root       string       `json:"root"`
+	Run  string `json:"run"`
+	Root string `json:"root"`
+	// Executor is the one that worked on the run last: "local" (saber
+	// run, by its record) or "slurm" (saber submit, by _jobs.json); ""
+	// when neither has.
+	Executor string `json:"executor,omitempty"`
+	// LogDir is the last executor's: executor.log_dir's for a local run.
 	LogDir     string       `json:"log_dir"`
 	Squeue     bool         `json:"squeue"`
 	Accounting bool         `json:"accounting"`
 	Notes      []string     `json:"notes,omitempty"`
 	Steps      []StepStatus `json:"steps"`
-	Resubmit   string       `json:"resubmit,omitempty"`
+	// LastLocalRun is the record of the last saber run, when one ran.
+	LastLocalRun *pipeline.LocalRecord `json:"last_local_run,omitempty"`
+	// Resume runs the missing shards locally (with --rerun-stale where
+	// stale shards would refuse it); Resubmit on Slurm. A run that neither
+	// executor has worked on gets both.
+	Resume   string `json:"resume,omitempty"`
+	Resubmit string `json:"resubmit,omitempty"`
 	// Rerun recomputes the stale shards and everything downstream.
 	Rerun string `json:"rerun,omitempty"`
 }
@@ -213,6 +251,22 @@ func Status(ctx context.Context, cfg *config.Config, g *pipeline.Graph, r Runner
 		return nil, err
 	}
 	rep := &Report{Run: cfg.Run, Root: root.URI(cfg.Run), LogDir: LogDir(cfg)}
+	local, err := pipeline.ReadLocalRecord(ctx, root, cfg.Run)
+	if err != nil {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the record of the last saber run is unreadable, so its failures are not shown: %v", err))
+	}
+	var submitted time.Time
+	for _, s := range jobs.Submissions {
+		if s.Submitted.After(submitted) {
+			submitted = s.Submitted
+		}
+	}
+	switch {
+	case local != nil && local.Finished.After(submitted):
+		rep.Executor, rep.LogDir, rep.LastLocalRun = "local", local.LogDir, local
+	case len(jobs.Submissions) > 0:
+		rep.Executor = "slurm"
+	}
 	states := map[string]TaskState{}
 	if len(jobs.Submissions) > 0 && r != nil {
 		var ids []string
@@ -314,17 +368,39 @@ func Status(ctx context.Context, cfg *config.Config, g *pipeline.Graph, r Runner
 				ss.Problems = append(ss.Problems, ts)
 			}
 		}
+		if rep.Executor == "local" {
+			for _, f := range local.Failures {
+				// A failure of another shard count is of shards that no
+				// longer exist; one of a shard done since was fixed.
+				if f.Stage == p.Stage && f.Step == p.Step && f.Shards == p.Shards && missing[f.Shard] {
+					ss.Failed = append(ss.Failed, LocalFailure{ShardFailure: f, Meaning: ExitMeaning(f.ExitCode), Tail: stage.LogTail(f.Log, 10)})
+				}
+			}
+		}
 		rep.Steps = append(rep.Steps, ss)
 	}
+	stale, missing := false, false
 	for _, s := range rep.Steps {
-		if len(s.StaleWhy) > 0 {
-			rep.Rerun = "saber run --config " + Quote(configPath) + " --rerun-stale   (or saber submit … --rerun-stale)"
+		stale = stale || len(s.StaleWhy) > 0
+		missing = missing || s.Done < s.Total
+	}
+	run := "saber run --config " + Quote(configPath)
+	if stale {
+		rep.Rerun = run + " --rerun-stale"
+		if rep.Executor != "local" {
+			rep.Rerun += "   (or saber submit … --rerun-stale)"
 		}
 	}
-	for _, s := range rep.Steps {
-		if s.Done < s.Total {
+	if missing {
+		// saber run refuses to run past stale shards: resuming recomputes them.
+		if rep.Executor != "slurm" {
+			rep.Resume = run
+			if stale {
+				rep.Resume += " --rerun-stale"
+			}
+		}
+		if rep.Executor != "local" {
 			rep.Resubmit = "saber submit --config " + Quote(configPath)
-			break
 		}
 	}
 	return rep, nil
@@ -348,10 +424,24 @@ func firstLine(s string) string {
 // Print writes the report for people.
 func (rep *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "run %s at %s (logs: %s)\n", rep.Run, rep.Root, rep.LogDir)
+	if r := rep.LastLocalRun; r != nil && rep.Executor == "local" {
+		// A run that starts no shard and ends as the one before does not
+		// rewrite the record: the outcome is the last run's, the time that
+		// of the last run that changed it.
+		how := fmt.Sprintf("exit %d", r.Exit)
+		if r.Error != "" {
+			how += ", " + r.Error
+		}
+		fmt.Fprintf(w, "last saber run: %s (recorded %s on %s)\n", how, r.Finished.Format(time.RFC3339), r.Host)
+	}
 	for _, n := range rep.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
-	fmt.Fprintf(w, "%-10s %-7s %11s %6s  %s\n", "stage", "step", "done/total", "stale", "slurm tasks")
+	tasks := "slurm tasks"
+	if rep.Executor == "local" {
+		tasks = "last saber run"
+	}
+	fmt.Fprintf(w, "%-10s %-7s %11s %6s  %s\n", "stage", "step", "done/total", "stale", tasks)
 	for _, s := range rep.Steps {
 		var parts []string
 		keys := make([]string, 0, len(s.States))
@@ -361,6 +451,9 @@ func (rep *Report) Print(w io.Writer) {
 		sort.Strings(keys)
 		for _, k := range keys {
 			parts = append(parts, fmt.Sprintf("%s %d", k, s.States[k]))
+		}
+		if len(s.Failed) > 0 {
+			parts = append(parts, fmt.Sprintf("failed %d", len(s.Failed)))
 		}
 		stale := "-"
 		if len(s.StaleWhy) > 0 {
@@ -377,7 +470,7 @@ func (rep *Report) Print(w io.Writer) {
 			code = append(code, fmt.Sprintf("%s %s (%d)", s.Stage, s.Step, s.CodeChanged))
 		}
 	}
-	if rep.Rerun != "" {
+	if rep.Rerun != "" && rep.Rerun != rep.Resume {
 		fmt.Fprintf(w, "\nstale shards are not served as current; recompute them and everything downstream with:\n  %s\n", rep.Rerun)
 	}
 	for _, s := range rep.Steps {
@@ -394,12 +487,31 @@ func (rep *Report) Print(w io.Writer) {
 				fmt.Fprintf(w, "  | %s\n", l)
 			}
 		}
+		for _, f := range s.Failed {
+			how := "failed"
+			if f.Signal != "" {
+				how = "was killed by " + f.Signal
+			}
+			fmt.Fprintf(w, "\n%s %s shard %s %s at its last attempt, %s (exit %d: %s)\n  log %s\n",
+				s.Stage, s.Step, f.Spec(), how, f.Time.Format(time.RFC3339), f.ExitCode, f.Meaning, f.Log)
+			for _, l := range f.Tail {
+				fmt.Fprintf(w, "  | %s\n", l)
+			}
+		}
 	}
-	if rep.Resubmit != "" {
+	switch {
+	case rep.Resume != "" && rep.Resubmit != "":
+		fmt.Fprintf(w, "\nmissing shards remain; run them with:\n  %s\nor on Slurm with:\n  %s\n", rep.Resume, rep.Resubmit)
+	case rep.Resume != "":
+		fmt.Fprintf(w, "\nmissing shards remain; resume the run with:\n  %s\n", rep.Resume)
+		if rep.Resume == rep.Rerun {
+			fmt.Fprintln(w, "(--rerun-stale: saber run refuses to run past the stale shards above; it recomputes them and everything downstream)")
+		}
+	case rep.Resubmit != "":
 		fmt.Fprintf(w, "\nmissing shards remain; once nothing of the run is queued, resubmit them with:\n  %s\n", rep.Resubmit)
-	} else if rep.Rerun != "" {
+	case rep.Rerun != "":
 		fmt.Fprintln(w, "\nevery shard has run, but the stale ones above are not current")
-	} else {
+	default:
 		fmt.Fprintln(w, "\nevery shard is done")
 	}
 }

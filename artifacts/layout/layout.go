@@ -13,6 +13,7 @@
 //	<run>/_jobs.json                               Slurm job ids of `saber submit`
 //	<run>/_lease.json                              the lease of the `saber run` working on the run
 //	<run>/_lease-heartbeat.<id>.json               its holder's heartbeat
+//	<run>/_local.json                              what the last `saber run` did: how it ended, the shards that failed
 //	<run>/<dataset>/part-<i>-of-<n>.<sha>.parquet  a measurement dataset's part (timings), named by its bytes
 //
 // A shard is done when the manifest of every dataset its step writes
@@ -97,6 +98,12 @@ func LeaseKey(run string) string { return run + "/_lease.json" }
 // its heartbeat: an object of its own, so that a holder whose lease was
 // broken and taken by another can never overwrite the new holder's.
 func LeaseHeartbeatKey(run, id string) string { return run + "/_lease-heartbeat." + id + ".json" }
+
+// LocalRunKey is the record of the local executor's last run on the run
+// (jobs/pipeline/localrecord.go): when it ended, how, and each shard whose
+// last attempt failed, with its exit code and log, so that `saber status`,
+// another process, can show a local failure as it shows a Slurm one.
+func LocalRunKey(run string) string { return run + "/_local.json" }
 
 // MeasurementKey is the key of shard s's part of a measurement dataset
 // (timings, whose bytes no rerun reproduces), named by the first 16 hex

@@ -80,12 +80,16 @@ stale shards, naming them and what changed; --rerun-stale recomputes them and
 everything downstream of them (and nothing upstream). Shards another build of
 saber made are reported but still served; --rerun-code rebuilds them too.
 
-Each shard logs to <log_dir>/<stage>-<step>-part-<i>-of-<n>.log. On the first
-failed shard, saber starts no new shard and sends SIGTERM to the running ones,
-which stop at a clean point without a manifest (shards already done stay done;
-the judge keeps its last round's checkpoint); it then prints the failed
-shard's last log lines and the command that re-runs it alone, and exits with
-that shard's code. A rerun resumes with the shards still missing. On a terminal a progress
+Each shard logs to <log_dir>/<run>-<stage>-<step>-part-<i>-of-<n>.log
+(executor.log_dir, default logs/<run> beside the config; the run's name in the
+file's keeps runs sharing a log_dir apart). On the first failed shard, saber
+starts no new shard and sends SIGTERM to the running ones, which stop at a
+clean point without a manifest (shards already done stay done; the judge keeps
+its last round's checkpoint); it then prints the failed shard's last log lines
+and the command that re-runs it alone, and exits with that shard's code. It
+records how the run ended in <root>/<run>/_local.json, so that saber status
+shows the failed shard, its exit code and log later. A rerun resumes with the
+shards still missing. On a terminal a progress
 line below the shards' lines counts the shards done and the ETA. At the end
 a summary from the manifests says what the run produced, with warnings for
 what must not be missed (a selection shortfall, domains with few queries,

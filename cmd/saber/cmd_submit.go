@@ -98,6 +98,12 @@ accounting is on, squeue for queued and running ones). Failed, cancelled,
 timed-out or requeued tasks of shards still missing are listed with their
 log path and last lines, then the commands that recompute what is stale and
 resubmit what is missing. Works without Slurm (manifests only).
+
+When saber run worked on the run last (after any saber submit), its record
+(<root>/<run>/_local.json) gives instead each missing shard whose last attempt
+failed: its exit code and what it asks (2: fix the input; 75: resuming runs it
+again; 1: a bug), its log and last lines; and the saber run command that
+resumes the run, with --rerun-stale where stale shards would refuse it.
 `, stderr)
 	cfgPath := fs.String("config", "", "run config `FILE`")
 	asJSON := fs.Bool("json", false, "print the report as JSON")

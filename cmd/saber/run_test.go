@@ -8,16 +8,23 @@ import (
 	"testing"
 )
 
-// fakeIngest writes a config whose executor runs a shell script in place
-// of the ingest binary, and returns the config's path.
+// fakeIngest writes a config of run r whose executor runs a shell script
+// in place of the ingest binary, logging to dir/logs, and returns the
+// config's path.
 func fakeIngest(t *testing.T, dir, script string) string {
+	t.Helper()
+	return fakeIngestRun(t, dir, "r", filepath.Join(dir, "logs"), script)
+}
+
+// fakeIngestRun is fakeIngest for a run of another name and log_dir.
+func fakeIngestRun(t *testing.T, dir, run, logDir, script string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "bin")
 	os.MkdirAll(bin, 0o755)
 	if err := os.WriteFile(filepath.Join(bin, "ingest"), []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	y := fmt.Sprintf(`run: r
+	y := fmt.Sprintf(`run: %s
 root: %s
 executor: {bin_dir: %s, log_dir: %s}
 ingest:
@@ -26,7 +33,7 @@ ingest:
     - name: a
       paths: [a.jsonl]
       fields: {id: id, statement: statement, solution: solution}
-`, filepath.Join(dir, "data"), bin, filepath.Join(dir, "logs"))
+`, run, filepath.Join(dir, "data"), bin, logDir)
 	p := filepath.Join(dir, "run.yaml")
 	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
 		t.Fatal(err)

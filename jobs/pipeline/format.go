@@ -75,6 +75,7 @@ defines every dataset, one Go struct each.
     <root>/<run>/_checkpoints/<stage>/part-<i>-of-<n>/  a running shard's checkpoints (judge's rounds)
     <root>/<run>/_jobs.json                             Slurm job ids of saber submit
     <root>/<run>/_lease.json                            the lease of the saber run working on the run
+    <root>/<run>/_local.json                            the last saber run: how it ended, its failed shards
     <root>/<run>/<dataset>/part-<i>-of-<n>.<sha>.parquet  a measurement dataset's part, named by the
                                                         first 16 hex digits of its SHA-256
 

@@ -392,7 +392,9 @@ func BreakLease(ctx context.Context, st store.Store, run string, staleAfter time
 // (see runLocal) and releases it, also after a failure or a signal. A run
 // whose lease another holds fails with a *LeaseHeldError (exit 75), or
 // waits for it with opt.Lease.Wait; a run whose lease is broken while it
-// runs stops its shards and fails with a *LeaseLostError.
+// runs stops its shards and fails with a *LeaseLostError. Before releasing
+// the lease it records how the run ended in <run>/_local.json
+// (localrecord.go), for saber status.
 func (g *Graph) RunLocal(ctx context.Context, cfg *config.Config, stages []stage.Stage, opt LocalOptions) ([]ShardRun, error) {
 	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
 	if err != nil {
@@ -405,6 +407,21 @@ func (g *Graph) RunLocal(ctx context.Context, cfg *config.Config, stages []stage
 	if err != nil {
 		return nil, err
 	}
+	started := time.Now()
 	runs, err := g.runLocal(l.Context(), cfg, stages, opt)
+	// The record is written while the lease is still held, so that two runs
+	// never write it at once; a run whose lease was taken over leaves it to
+	// the new holder. A signal cancelled the run's context, not the record's
+	// write, which is bounded as Release's is.
+	var lost *LeaseLostError
+	if !errors.As(context.Cause(l.Context()), &lost) {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(l.Context()), time.Minute)
+		if rerr := recordLocalRun(rctx, root, cfg.Run, opt, started, runs, err); rerr != nil && opt.Out != nil {
+			// The record only helps saber status explain a failure; the
+			// manifests still say what is done, so the run's outcome stands.
+			fmt.Fprintf(opt.Out, "note: saber status will not show how this run ended: %v\n", rerr)
+		}
+		cancel()
+	}
 	return runs, l.Release(err)
 }

@@ -31,7 +31,7 @@ type LocalOptions struct {
 	Parallel int
 	// BinDir holds the stage binaries.
 	BinDir string
-	// LogDir gets one log file per shard.
+	// LogDir gets one log file per shard, named by the run (LogFile).
 	LogDir string
 	// Force redoes done shards.
 	Force bool
@@ -65,6 +65,8 @@ type ShardError struct {
 	Signal  syscall.Signal
 	Command string
 	Tail    []string
+	// At is when the shard ended.
+	At time.Time
 }
 
 // ExitCode is the shard's own code, so that `saber run` exits as the shard
@@ -82,16 +84,22 @@ func (e *ShardError) ExitCode() int {
 	return stage.ExitTempFail
 }
 
-func (e *ShardError) Error() string {
-	var b strings.Builder
+// Summary is the failure in one line: which shard, and how it ended.
+func (e *ShardError) Summary() string {
 	how := fmt.Sprintf("failed (exit %d)", e.Code)
 	if e.Signal != 0 {
 		how = fmt.Sprintf("was killed by signal %d (%s)", int(e.Signal), e.Signal)
-		if e.Signal == syscall.SIGKILL {
-			how += ", by an operator or the kernel's OOM killer (dmesg says; fewer shards at once, --parallel or executor.parallel, need less memory)"
-		}
 	}
-	fmt.Fprintf(&b, "%s %s shard %s %s; last lines of %s:\n", e.Run.Stage, e.Run.Step, e.Run.Shard, how, e.Run.Log)
+	return fmt.Sprintf("%s %s shard %s %s", e.Run.Stage, e.Run.Step, e.Run.Shard, how)
+}
+
+func (e *ShardError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Summary())
+	if e.Signal == syscall.SIGKILL {
+		b.WriteString(", by an operator or the kernel's OOM killer (dmesg says; fewer shards at once, --parallel or executor.parallel, need less memory)")
+	}
+	fmt.Fprintf(&b, "; last lines of %s:\n", e.Run.Log)
 	for _, l := range e.Tail {
 		b.WriteString("  | " + l + "\n")
 	}
@@ -196,7 +204,7 @@ func (g *Graph) runLocal(ctx context.Context, cfg *config.Config, stages []stage
 		for k, d := range todo {
 			specs[k] = shard.Spec{Index: d, Count: sp.Shards}
 		}
-		done, err := runShards(ctx, bin, n.Stage, n.Step, specs, opt)
+		done, err := runShards(ctx, cfg.Run, bin, n.Stage, n.Step, specs, opt)
 		runs = append(runs, done...)
 		p.Forget(i)
 		if err != nil {
@@ -344,7 +352,7 @@ func (g *Graph) invalidate(ctx context.Context, p *Planner, stale []*StepPlan, r
 	return nil
 }
 
-func runShards(ctx context.Context, bin string, st stage.Stage, step stage.Step, todo []shard.Spec, opt LocalOptions) ([]ShardRun, error) {
+func runShards(ctx context.Context, run, bin string, st stage.Stage, step stage.Step, todo []shard.Spec, opt LocalOptions) ([]ShardRun, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -366,7 +374,7 @@ func runShards(ctx context.Context, bin string, st stage.Stage, step stage.Step,
 		parallel.Go(func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			r, err := runShard(ctx, bin, st, step, spec, opt)
+			r, err := runShard(ctx, run, bin, st, step, spec, opt)
 			mu.Lock()
 			defer mu.Unlock()
 			runs = append(runs, r)
@@ -383,7 +391,7 @@ func runShards(ctx context.Context, bin string, st stage.Stage, step stage.Step,
 	return runs, first
 }
 
-func runShard(ctx context.Context, bin string, st stage.Stage, step stage.Step, spec shard.Spec, opt LocalOptions) (ShardRun, error) {
+func runShard(ctx context.Context, run, bin string, st stage.Stage, step stage.Step, spec shard.Spec, opt LocalOptions) (ShardRun, error) {
 	args := []string{"--config", opt.ConfigPath}
 	if step.Sharded() {
 		args = append(args, "--shard", spec.String())
@@ -393,7 +401,7 @@ func runShard(ctx context.Context, bin string, st stage.Stage, step stage.Step, 
 	if opt.Force {
 		args = append(args, "--force")
 	}
-	logPath := filepath.Join(opt.LogDir, fmt.Sprintf("%s-%s-%s.log", st.Name, step.Name, layout.PartName(spec, "")))
+	logPath := LogFile(opt.LogDir, run, st.Name, step.Name, spec)
 	r := ShardRun{Stage: st.Name, Step: step.Name, Shard: spec, Log: logPath}
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -427,7 +435,7 @@ func runShard(ctx context.Context, bin string, st stage.Stage, step stage.Step, 
 		r.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	if err != nil {
-		se := &ShardError{Run: r, Code: -1, Command: bin + " " + strings.Join(args, " "), Tail: stage.LogTail(logPath, 15)}
+		se := &ShardError{Run: r, Code: -1, Command: bin + " " + strings.Join(args, " "), Tail: stage.LogTail(logPath, 15), At: time.Now().UTC()}
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
 			return r, fmt.Errorf("wait for %s: %w", se.Command, err)

@@ -379,6 +379,21 @@ func TestFailedShardReportsLogAndCommand(t *testing.T) {
 		!strings.Contains(msg, "--shard") || !strings.Contains(msg, cfgPath) {
 		t.Errorf("message:\n%s", msg)
 	}
+	// The run's record keeps the failure for saber status, another process:
+	// the shard, its exit code and its log, named by the run.
+	rec, err := ReadLocalRecord(context.Background(), openRoot(t, cfg.RootURI()), "math")
+	if err != nil || rec == nil || len(rec.Failures) != 1 {
+		t.Fatalf("record %+v, %v: want one failure", rec, err)
+	}
+	f := rec.Failures[0]
+	wantLog := LogFile(filepath.Join(dir, "logs"), "math", "ingest", "map", f.Spec())
+	if f.Stage != "ingest" || f.Step != "map" || f.Shards != 2 || f.ExitCode != stage.ExitBadInput || f.Log != wantLog ||
+		f.Spec() != se.Run.Shard || rec.Exit != stage.ExitBadInput || rec.Error != se.Summary() {
+		t.Errorf("record %+v\nfailure %+v\nwant ingest map shard %s, exit 2, log %s", rec, f, se.Run.Shard, wantLog)
+	}
+	if log, err := os.ReadFile(f.Log); err != nil || !strings.Contains(string(log), "matched no files") {
+		t.Errorf("the recorded log %s: %v\n%s", f.Log, err, log)
+	}
 }
 
 // TestStageBinaryBadConfig: an unknown config key exits 2 naming the key.
