@@ -23,6 +23,8 @@ var testSchedulers = []struct{ name, yaml string }{
 	// Both orders feed the tournament a tie when they disagree: the replay
 	// must rebuild the same fits, and so the same stops and pairings.
 	{"active both orders", "both_orders: true, scheduler: {kind: active, top_k: 3, stable_rounds: 2, min_rounds: 5, swiss_rounds: 2, matches: 3, per_candidate: 2}"},
+	// A budget of 4 games a candidate: the tournament ends before the rounds do.
+	{"refine", "scheduler: {kind: refine, swiss_rounds: 2, games: 4, window: 4}"},
 }
 
 // TestSchedulersResumeWithoutRepeatingACall is the bar: under each
@@ -153,6 +155,7 @@ func TestSchedulerConfig(t *testing.T) {
 		{"scheduler: {kind: active, epsilon: 1.5}", "judge.scheduler.epsilon"},
 		{"scheduler: {kind: swiss-adaptive, stable_rounds: -1}", "judge.scheduler.stable_rounds"},
 		{"scheduler: {kind: active, matches: -2}", "judge.scheduler.matches"},
+		{"scheduler: {kind: active, games: 4}", "games, window and top_weight tune kind refine only"},
 	} {
 		_, err := parse(tt.yaml)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
