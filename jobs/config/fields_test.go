@@ -11,10 +11,12 @@ import (
 type shared struct {
 	Shards  int    `yaml:"shards" json:"shards" hash:"-"`
 	Backend string `yaml:"backend" json:"backend"`
-	Nested  struct {
-		Model   string `yaml:"model" json:"model"`
-		Timeout int    `yaml:"timeout" json:"timeout" hash:"-"`
-	} `yaml:"nested" json:"nested"`
+	Nested  nested `yaml:"nested" json:"nested"`
+}
+
+type nested struct {
+	Model   string `yaml:"model" json:"model"`
+	Timeout int    `yaml:"timeout" json:"timeout" hash:"-"`
 }
 
 // embedding declares shared's keys through the embedded block, flat
@@ -25,13 +27,10 @@ type embedding struct {
 }
 
 type flat struct {
-	Shards  int    `yaml:"shards" json:"shards" hash:"-"`
-	Backend string `yaml:"backend" json:"backend"`
-	Nested  struct {
-		Model   string `yaml:"model" json:"model"`
-		Timeout int    `yaml:"timeout" json:"timeout" hash:"-"`
-	} `yaml:"nested" json:"nested"`
-	Own float64 `yaml:"own" json:"own"`
+	Shards  int     `yaml:"shards" json:"shards" hash:"-"`
+	Backend string  `yaml:"backend" json:"backend"`
+	Nested  nested  `yaml:"nested" json:"nested"`
+	Own     float64 `yaml:"own" json:"own"`
 }
 
 func (*embedding) Defaults(*Config)                       {}
