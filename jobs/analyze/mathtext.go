@@ -7,7 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"gonum.org/v1/plot/vg"
+
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/jobs/stage"
@@ -17,7 +20,6 @@ import (
 	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/prompts"
 	"github.com/saber-math/saber/lib/text"
-	"gonum.org/v1/plot/vg"
 )
 
 // Why a query is left out of the maths-vs-words analysis.
@@ -66,21 +68,19 @@ func (rulesNormaliser) normalise(_ context.Context, s string) (string, string, e
 
 // llmNormaliser asks with prompt F.5 and takes the last \boxed{…}.
 type llmNormaliser struct {
-	client  *llm.Client
-	prompt  prompts.Prompt
-	retries int
+	client *llmstage.Client
 }
 
 var errNoBoxed = errors.New(`no \boxed{…} in the answer`)
 
 func (n *llmNormaliser) normalise(ctx context.Context, s string) (string, string, error) {
-	out, err := stage.Ask(ctx, n.client, n.prompt, prompts.FormatData{Text: s}, n.retries, func(raw string) (string, error) {
+	out, err := llmstage.Ask(ctx, n.client, prompts.FormatData{Text: s}, func(raw string) (string, error) {
 		if b, ok := text.LastBoxed(raw); ok && strings.TrimSpace(b) != "" {
 			return strings.TrimSpace(b), nil
 		}
 		return "", errNoBoxed
 	})
-	var un *stage.UnparseableError
+	var un *llmstage.UnparseableError
 	switch {
 	case err == nil:
 		return out, "", nil
@@ -114,16 +114,11 @@ func newNormaliser(env *stage.Env) (normaliser, func(), string, error) {
 	if cfg.Backend != BackendLLM {
 		return rulesNormaliser{}, func() {}, "", nil
 	}
-	lcfg := env.Config.LLMFor(cfg.LLM)
-	client, err := env.LLMClient(lcfg)
+	c, record, err := llmstage.NewFor(env, env.Config.LLMFor(cfg.LLM), cfg.ParseRetries, prompts.Format)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	p, err := prompts.Get(prompts.Format)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	return &llmNormaliser{client: client, prompt: p, retries: cfg.ParseRetries}, func() { env.RecordLLM(client) }, p.Version, nil
+	return &llmNormaliser{client: c}, record, c.PromptVersion(), nil
 }
 
 // mathText runs the analysis over every configured retriever.
@@ -136,7 +131,7 @@ func mathText(ctx context.Context, env *stage.Env, b *bench) (*mathTextResult, e
 	res := &mathTextResult{dropped: map[string][]string{}, perQuery: map[string][]analysis.MathTextQuery{}, backend: cfg.Backend, version: version}
 	splits := make([]split, len(b.queries))
 	drops := make([]string, len(b.queries))
-	nw := stage.Workers(cfg.Workers, cfg.Backend == BackendLLM, env.Config.LLMFor(cfg.LLM))
+	nw := llmstage.Workers(cfg.Workers, cfg.Backend == BackendLLM, env.Config.LLMFor(cfg.LLM))
 	err = parallel.For(ctx, len(b.queries), nw, func(ctx context.Context, i int) error {
 		q := b.queries[i]
 		m, w, ratio, drop, err := Split(ctx, norm, b.texts[q.ID].Statement)
@@ -207,7 +202,7 @@ func scoreRetriever(ctx context.Context, env *stage.Env, reg *retrievers.Registr
 	out, err := scoreSides(ctx, ret, kept, docs, workers(configured, reg.Workers(name)))
 	if rec, ok := ret.(retrievers.LLMRecorder); ok {
 		for _, c := range rec.LLMClients() {
-			env.RecordLLM(c)
+			llmstage.Record(env, c)
 		}
 	}
 	return out, err

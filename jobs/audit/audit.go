@@ -43,6 +43,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/parallel"
@@ -58,7 +59,7 @@ var Stage = stage.Stage{
 	Summary: "duplicate-leakage audit of each query's top documents under the final ratings (App. A.5; prompt A.1 or the offline near-duplicate test): queries, ratings, corpus → audit, leaks, reports/audit.md",
 	Section: Section,
 	Uses: func(c *config.Config) []string {
-		if Section.Of(c).Backend == "llm" {
+		if Section.Of(c).UsesLLM() {
 			return []string{"llm"}
 		}
 		return nil
@@ -83,19 +84,14 @@ var Stage = stage.Stage{
 // its statistics when the shard is done.
 func newAuditor(env *stage.Env) (Auditor, func(), error) {
 	cfg := Section.Of(env.Config)
-	if cfg.Backend != "llm" {
+	if !cfg.UsesLLM() {
 		return &LexicalAuditor{Rule: cfg.Lexical.Rule()}, func() {}, nil
 	}
-	lcfg := env.Config.LLMFor(cfg.LLM)
-	client, err := env.LLMClient(lcfg)
+	c, record, err := llmstage.New(env, &cfg.Options, prompts.Audit)
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := prompts.Get(prompts.Audit)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &LLMAuditor{Client: client, Prompt: p, ModelID: lcfg.Model, Retries: cfg.ParseRetries}, func() { env.RecordLLM(client) }, nil
+	return &LLMAuditor{c}, record, nil
 }
 
 // TopDocuments orders a query's ratings by rating descending, ties by
@@ -167,7 +163,7 @@ func runMap(ctx context.Context, env *stage.Env) error {
 	}
 	defer record()
 
-	workers := stage.Workers(cfg.Workers, cfg.Backend == "llm", env.Config.LLMFor(cfg.LLM))
+	workers := cfg.InFlight(env.Config)
 	prog := env.Progress("pairs", int64(len(pairs)))
 	verdicts := make([]Verdict, len(pairs))
 	err = parallel.For(ctx, len(pairs), workers, func(ctx context.Context, i int) error {
@@ -203,7 +199,7 @@ func runMap(ctx context.Context, env *stage.Env) error {
 			Backend: auditor.Backend(), Model: auditor.Model(), PromptVersion: auditor.PromptVersion(),
 		}
 		if v.Reason != ReasonRefused { // a refusal has no answer
-			rows[i].AnswerSHA256 = stage.AnswerHash(v.Raw)
+			rows[i].AnswerSHA256 = llmstage.AnswerHash(v.Raw)
 		}
 		env.Count(v.Verdict, 1)
 		switch v.Verdict {
@@ -214,7 +210,7 @@ func runMap(ctx context.Context, env *stage.Env) error {
 				if v.Detail != "" {
 					sample += ": " + v.Detail
 				} else {
-					sample += ", answer " + stage.Excerpt(v.Raw)
+					sample += ", answer " + llmstage.Excerpt(v.Raw)
 				}
 			}
 			env.Count("invalid_"+v.Reason, 1)
@@ -227,7 +223,7 @@ func runMap(ctx context.Context, env *stage.Env) error {
 	env.Count("queries_under_top", int64(short))
 	env.Count("pairs", int64(len(rows)))
 	env.Log.Info().Int("queries", len(qs)).Int("pairs", len(rows)).Str("backend", auditor.Backend()).Msg("pairs audited")
-	if err := env.RecordInvalidShare("pairs with an invalid answer", invalid, int64(len(rows)), "audit.max_invalid_share", cfg.MaxInvalidShare, sample); err != nil {
+	if err := llmstage.RecordInvalidShare(env, "pairs with an invalid answer", invalid, int64(len(rows)), "audit.max_invalid_share", cfg.MaxInvalidShare, sample); err != nil {
 		return err
 	}
 	return stage.WriteOutput(ctx, env, dataset.Audit, rows)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/readers"
-	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/leak"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/prompts"
@@ -74,20 +74,13 @@ func ParseVerdict(s string) string {
 
 var errNoVerdict = errors.New(`no \boxed{equivalent} or \boxed{distinct}`)
 
-// LLMAuditor asks a model with prompt A.1.
+// LLMAuditor asks a model with prompt A.1; Retries are the re-asks after
+// an answer without a verdict.
 type LLMAuditor struct {
-	Client  *llm.Client
-	Prompt  prompts.Prompt
-	ModelID string
-	// Retries is the re-asks after an answer without a verdict.
-	Retries int
+	*llmstage.Client
 }
 
-func (a *LLMAuditor) Backend() string       { return "llm" }
-func (a *LLMAuditor) Model() string         { return a.ModelID }
-func (a *LLMAuditor) PromptVersion() string { return a.Prompt.Version }
-
-// Audit renders A.1 and asks until an answer has a verdict (stage.Ask: a
+// Audit renders A.1 and asks until an answer has a verdict (llmstage.Ask: a
 // re-ask has its own cache entry, so a cached bad answer is never served
 // again). An answer still without one after the re-asks is Invalid
 // (unparseable), a refusal of this request (llm.ErrPermanent: 400, 422)
@@ -100,7 +93,7 @@ func (a *LLMAuditor) Audit(ctx context.Context, query, doc *readers.Doc) (Verdic
 	var v Verdict
 	data := prompts.AuditData{QueryProblem: query.Statement, QuerySolution: query.Solution,
 		DocumentProblem: doc.Statement, DocumentSolution: doc.Solution}
-	got, err := stage.Ask(ctx, a.Client, a.Prompt, data, a.Retries, func(raw string) (string, error) {
+	got, err := llmstage.Ask(ctx, a.Client, data, func(raw string) (string, error) {
 		v.Asks++
 		v.Raw = raw
 		if w := ParseVerdict(raw); w != "" {
@@ -108,7 +101,7 @@ func (a *LLMAuditor) Audit(ctx context.Context, query, doc *readers.Doc) (Verdic
 		}
 		return "", errNoVerdict
 	})
-	var un *stage.UnparseableError
+	var un *llmstage.UnparseableError
 	switch {
 	case err == nil:
 		v.Verdict, v.Reason = got, "answered "+got

@@ -327,27 +327,9 @@ func dropOperational(n *yaml.Node, t reflect.Type) {
 	switch {
 	case n.Kind == yaml.MappingNode && t.Kind() == reflect.Struct:
 		fields := map[string]reflect.StructField{}
-		var walk func(t reflect.Type)
-		walk = func(t reflect.Type) {
-			for i := 0; i < t.NumField(); i++ {
-				f := t.Field(i)
-				tag := f.Tag.Get("yaml")
-				if f.Anonymous && (tag == "" || strings.Contains(tag, "inline")) {
-					ft := f.Type
-					for ft.Kind() == reflect.Pointer {
-						ft = ft.Elem()
-					}
-					if ft.Kind() == reflect.Struct {
-						walk(ft)
-						continue
-					}
-				}
-				if name := yamlName(f); name != "" {
-					fields[name] = f
-				}
-			}
+		for _, f := range yamlFields(t) {
+			fields[f.Name] = f.Field
 		}
-		walk(t)
 		kept := n.Content[:0]
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			f, ok := fields[n.Content[i].Value]

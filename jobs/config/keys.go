@@ -25,16 +25,8 @@ func unknownKeys(n *yaml.Node, t reflect.Type, path string) []string {
 			return nil // the decoder reports type errors itself
 		}
 		fields := map[string]reflect.Type{}
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			name := strings.Split(f.Tag.Get("yaml"), ",")[0]
-			if name == "" || name == "-" {
-				continue
-			}
-			fields[name] = f.Type
+		for _, f := range yamlFields(t) {
+			fields[f.Name] = f.Field.Type
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]

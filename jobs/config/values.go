@@ -85,14 +85,11 @@ func flatten(path string, v reflect.Value, out map[string]string) {
 	}
 	switch v.Kind() {
 	case reflect.Struct:
-		t := v.Type()
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			name := yamlName(f)
-			if name == "" || !f.IsExported() || f.Tag.Get("hash") == "-" {
+		for _, f := range yamlFields(v.Type()) {
+			if f.Field.Tag.Get("hash") == "-" {
 				continue
 			}
-			flatten(path+"."+name, v.Field(i), out)
+			flatten(path+"."+f.Name, v.FieldByIndex(f.Index), out)
 		}
 	case reflect.Map:
 		if v.Len() == 0 {

@@ -50,6 +50,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/parallel"
@@ -181,7 +182,7 @@ func runMap(ctx context.Context, env *stage.Env) error {
 	}
 	if rec, ok := ret.(retrievers.LLMRecorder); ok {
 		for _, c := range rec.LLMClients() {
-			env.RecordLLM(c)
+			llmstage.Record(env, c)
 		}
 	}
 	env.Count("rows", int64(len(rows)))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/shard"
@@ -101,7 +102,7 @@ func runEmbed(ctx context.Context, env *stage.Env) error {
 	prog.Finish()
 	if rec, ok := emb.(retrievers.LLMRecorder); ok {
 		for _, c := range rec.LLMClients() {
-			env.RecordLLM(c)
+			llmstage.Record(env, c)
 		}
 	}
 	env.Count("documents", int64(len(rows)))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/jobs/stage"
@@ -68,7 +69,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	// cores they leave go to each query's documents (C.5: documents in
 	// flight), so that workers: 1 times each query in isolation on every
 	// core, as the paper does.
-	workers := stage.Workers(cfg.Evaluate.Workers, false, cfg.LLM)
+	workers := stage.Workers(cfg.Evaluate.Workers)
 	threads := runtime.GOMAXPROCS(0) / workers
 	reg := retrievers.NewRegistry(cfg.Retrievers, retrievers.Options{Dir: cfg.Dir(), LexicalThreads: threads})
 	ret, err := reg.Build(ctx, task.Retriever)
@@ -120,7 +121,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	}
 	if rec, ok := ret.(retrievers.LLMRecorder); ok {
 		for _, c := range rec.LLMClients() {
-			env.RecordLLM(c)
+			llmstage.Record(env, c)
 		}
 	}
 	if cnt, ok := ret.(retrievers.Counter); ok {

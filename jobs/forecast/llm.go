@@ -13,6 +13,7 @@ import (
 	"github.com/saber-math/saber/artifacts/kvcache"
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/plan"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/tag"
@@ -46,13 +47,13 @@ type work struct {
 }
 
 // inFlight is the requests a shard of the stage keeps at the server: its
-// workers (stage.Workers), at most the client's llm.concurrency.
+// workers (llmstage.Workers), at most the client's llm.concurrency.
 func inFlight(workers int, lcfg llm.Config) int {
 	limit := lcfg.Concurrency
 	if limit <= 0 {
 		limit = llm.DefaultConcurrency
 	}
-	return min(stage.Workers(workers, true, lcfg), limit)
+	return min(llmstage.Workers(workers, true, lcfg), limit)
 }
 
 // llmStep fills out.LLM for calls calls of the prompt, measuring on the
@@ -435,7 +436,7 @@ func ignoreRowError(err error) error {
 	if err == nil {
 		return nil
 	}
-	if _, rerr := stage.Reject("plan", "", err); rerr == nil {
+	if _, rerr := llmstage.Reject("plan", "", err); rerr == nil {
 		return nil
 	}
 	if errors.Is(err, topics.ErrTooManyCalls) {

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/readers"
-	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/prompts"
 	"github.com/saber-math/saber/lib/summtok"
@@ -64,21 +64,14 @@ func ParseAnswer(s string) int {
 	return int(m[len(m)-1][1][0] - '0')
 }
 
-// LLMJudge asks a model with prompt F.3.
+// LLMJudge asks a model with prompt F.3; Retries are the re-asks after
+// an answer without a verdict.
 type LLMJudge struct {
-	Client  *llm.Client
-	Prompt  prompts.Prompt
-	ModelID string
-	// Retries is the re-asks after an answer without a verdict.
-	Retries int
+	*llmstage.Client
 }
 
-func (j *LLMJudge) Backend() string       { return "llm" }
-func (j *LLMJudge) Model() string         { return j.ModelID }
-func (j *LLMJudge) PromptVersion() string { return j.Prompt.Version }
-
 // Compare renders F.3 and asks until an answer names a sample. A re-ask
-// is the conversation stage.Reask makes (the bad answer, then a
+// is the conversation llmstage.Reask makes (the bad answer, then a
 // correction), so a deterministic server answers it anew, and it carries
 // its number in the prompt version: its own cache entry, and a cached bad
 // answer is never served again. A refusal of this request
@@ -101,9 +94,9 @@ func (j *LLMJudge) Compare(ctx context.Context, target, s1, s2 *readers.Doc) (Ve
 	ask := msgs
 	for attempt := 0; attempt <= j.Retries; attempt++ {
 		if attempt > 0 {
-			ask = stage.Reask(ask, v.Raw, errNoWinner) // the conversation so far (stage.Ask)
+			ask = llmstage.Reask(ask, v.Raw, errNoWinner) // the conversation so far (llmstage.Ask)
 		}
-		resp, err := j.Client.Chat(ctx, llm.Request{PromptVersion: stage.ReaskVersion(j.Prompt.Version, attempt), Messages: ask})
+		resp, err := j.Client.Chat(ctx, llm.Request{PromptVersion: llmstage.ReaskVersion(j.Prompt.Version, attempt), Messages: ask})
 		v.Asks++
 		v.Latency += resp.Latency
 		v.Attempts += resp.Attempts

@@ -2,8 +2,7 @@ package judge
 
 import (
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/stage"
-	"github.com/saber-math/saber/lib/llm"
+	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/lib/schedule"
 )
 
@@ -13,23 +12,17 @@ var Section = config.SectionOf[Config]{Name: "judge"}
 // Config configures the Swiss tournament of pairwise judgments (paper §3.5,
 // App. B.3, prompt F.3).
 type Config struct {
-	Shards int `yaml:"shards" json:"shards" hash:"-"`
-	// Backend is lexical (offline: the sample whose statement and solution
-	// share more content words with the query's wins; the default) or llm
-	// (prompt F.3).
-	Backend string `yaml:"backend" json:"backend"`
+	// Options: shards, backend, parse_retries, max_invalid_share, workers
+	// (the comparisons in flight) and llm. Backend is lexical (offline:
+	// the sample whose statement and solution share more content words
+	// with the query's wins; the default) or llm (prompt F.3). An answer
+	// with no \boxed{1} or \boxed{2} after the re-asks, or a refusal, is
+	// kept as an invalid judgment. max_invalid_share is checked after
+	// every round (a judge that never boxes an answer stops after round 1,
+	// not after every round was paid for).
+	llmstage.Options `yaml:",inline"`
 	// Rounds of the tournament (paper: 20).
 	Rounds int `yaml:"rounds" json:"rounds"`
-	// ParseRetries re-asks the model when its answer has no \boxed{1} or
-	// \boxed{2}; after them the judgment is kept as invalid.
-	ParseRetries int `yaml:"parse_retries" json:"parse_retries"`
-	// MaxInvalidShare is the largest share of the shard's judgments that
-	// may be invalid (no verdict after the re-asks, refusals); it is
-	// checked after every round, and above it the shard fails with exit 2
-	// and writes nothing (a judge that never boxes an answer stops after
-	// round 1, not after every round was paid for). Default 0.5; 1 never
-	// fails.
-	MaxInvalidShare float64 `yaml:"max_invalid_share" json:"max_invalid_share" hash:"-"`
 	// PositionAudit is the share of the tournament's comparisons, in
 	// [0, 1], that are judged a second time with the samples swapped, to
 	// measure the judge's position bias (paper App. D.4 validates the
@@ -56,10 +49,6 @@ type Config struct {
 	// pairs near each other in the ranking. Rounds still caps every
 	// tournament.
 	Scheduler *Scheduler `yaml:"scheduler" json:"scheduler,omitempty"`
-	// Workers is the comparisons in flight (default: the LLM concurrency
-	// with the llm backend, the cores otherwise).
-	Workers int         `yaml:"workers" json:"workers" hash:"-"`
-	LLM     *llm.Config `yaml:"llm" json:"llm,omitempty"`
 }
 
 // Scheduler is `judge.scheduler`; zero fields take lib/schedule's defaults.
@@ -120,20 +109,9 @@ func (j *Config) Schedule() schedule.Config {
 
 // Defaults implements config.Section.
 func (j *Config) Defaults(*config.Config) {
-	if j.Shards == 0 {
-		j.Shards = 1
-	}
-	if j.Backend == "" {
-		j.Backend = "lexical"
-	}
+	j.SetDefaults("lexical")
 	if j.Rounds == 0 {
 		j.Rounds = 20
-	}
-	if j.ParseRetries == 0 {
-		j.ParseRetries = 2
-	}
-	if j.MaxInvalidShare == 0 {
-		j.MaxInvalidShare = stage.DefaultMaxInvalidShare
 	}
 	if s := j.Scheduler; s != nil {
 		if (*s == Scheduler{} || *s == Scheduler{Kind: schedule.Swiss}) {
@@ -155,23 +133,9 @@ func (j *Config) Defaults(*config.Config) {
 
 // Validate implements config.Section.
 func (j *Config) Validate(core *config.Config, bad func(string, ...any)) {
-	if j.Shards < 1 {
-		bad("judge.shards: must be ≥ 1")
-	}
-	switch j.Backend {
-	case "lexical":
-	case "llm":
-		if err := core.LLMFor(j.LLM).Validate(); err != nil {
-			bad("judge.llm (with llm): %v", err)
-		}
-	default:
-		bad("judge.backend: %q is not one of lexical, llm", j.Backend)
-	}
+	j.Check(core, Section.Name, []string{"lexical", llmstage.BackendLLM}, bad)
 	if j.Rounds < 1 || j.Rounds > 1000 {
 		bad("judge.rounds: %d must be in [1, 1000]", j.Rounds)
-	}
-	if j.ParseRetries < 0 || j.Workers < 0 {
-		bad("judge: parse_retries and workers must be ≥ 0")
 	}
 	if !(j.PositionAudit >= 0 && j.PositionAudit <= 1) {
 		bad("judge.position_audit: %v must be a share in [0, 1] (0: no audit)", j.PositionAudit)
@@ -187,8 +151,5 @@ func (j *Config) Validate(core *config.Config, bad func(string, ...any)) {
 				bad("%v", err)
 			}
 		}
-	}
-	if !(j.MaxInvalidShare > 0 && j.MaxInvalidShare <= 1) {
-		bad("judge.max_invalid_share: %v must be in (0, 1]", j.MaxInvalidShare)
 	}
 }

@@ -110,7 +110,7 @@ func run(ctx context.Context, env *stage.Env) error {
 		return err
 	}
 	defer cw.Abort()
-	workers := stage.Workers(Section.Of(cfg).Workers, false, cfg.LLM)
+	workers := stage.Workers(Section.Of(cfg).Workers)
 	prog := env.Progress("queries", int64(hi-lo))
 	var (
 		pairs  [][]relevance.Pair

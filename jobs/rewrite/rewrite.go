@@ -30,6 +30,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/llm"
@@ -52,7 +53,7 @@ var Stage = stage.Stage{
 	Optional: true,
 	Enabled:  config.DownstreamEnabled,
 	Uses: func(c *config.Config) []string {
-		if Section.Of(c).Backend == "llm" {
+		if Section.Of(c).UsesLLM() {
 			return []string{"llm"}
 		}
 		return []string{"seed"}
@@ -94,12 +95,10 @@ func (Offline) Backend() string       { return "offline" }
 func (Offline) Model() string         { return "" }
 func (Offline) PromptVersion() string { return "" }
 
-// LLM asks a model with prompt B.4.
+// LLM asks a model with prompt B.4; Retries are the re-asks after an
+// answer without <rewrite>…</rewrite>.
 type LLM struct {
-	Client  *llm.Client
-	Prompt  prompts.Prompt
-	ModelID string
-	Retries int
+	*llmstage.Client
 }
 
 var tagRE = regexp.MustCompile(`(?s)<rewrite>(.*?)</rewrite>`)
@@ -121,14 +120,14 @@ var errNoTag = errors.New("no <rewrite>…</rewrite> in the answer")
 
 func (l *LLM) Rewrite(ctx context.Context, _ string, statement string) (Answer, error) {
 	var a Answer
-	got, err := stage.Ask(ctx, l.Client, l.Prompt, prompts.RewriteData{Problem: statement}, l.Retries, func(raw string) (string, error) {
+	got, err := llmstage.Ask(ctx, l.Client, prompts.RewriteData{Problem: statement}, func(raw string) (string, error) {
 		a.Raw = raw
 		if s, ok := ParseAnswer(raw); ok {
 			return s, nil
 		}
 		return "", errNoTag
 	})
-	var un *stage.UnparseableError
+	var un *llmstage.UnparseableError
 	switch {
 	case err == nil:
 		a.Text = got
@@ -141,25 +140,17 @@ func (l *LLM) Rewrite(ctx context.Context, _ string, statement string) (Answer, 
 	}
 	return a, nil
 }
-func (l *LLM) Backend() string       { return "llm" }
-func (l *LLM) Model() string         { return l.ModelID }
-func (l *LLM) PromptVersion() string { return l.Prompt.Version }
 
 func newRewriter(env *stage.Env) (Rewriter, func(), error) {
 	cfg := Section.Of(env.Config)
-	if cfg.Backend != "llm" {
+	if !cfg.UsesLLM() {
 		return Offline{Seed: env.Seed}, func() {}, nil
 	}
-	lcfg := env.Config.LLMFor(cfg.LLM)
-	client, err := env.LLMClient(lcfg)
+	c, record, err := llmstage.New(env, &cfg.Options, prompts.Rewrite)
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := prompts.Get(prompts.Rewrite)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &LLM{Client: client, Prompt: p, ModelID: lcfg.Model, Retries: cfg.ParseRetries}, func() { env.RecordLLM(client) }, nil
+	return &LLM{c}, record, nil
 }
 
 func run(ctx context.Context, env *stage.Env) error {
@@ -179,7 +170,7 @@ func run(ctx context.Context, env *stage.Env) error {
 		return err
 	}
 	defer record()
-	workers := stage.Workers(cfg.Workers, cfg.Backend == "llm", env.Config.LLMFor(cfg.LLM))
+	workers := cfg.InFlight(env.Config)
 	rows := make([]dataset.RewriteRow, len(qs))
 	prog := env.Progress("queries", int64(len(qs)))
 	err = parallel.For(ctx, len(qs), workers, func(ctx context.Context, i int) error {
@@ -194,7 +185,7 @@ func run(ctx context.Context, env *stage.Env) error {
 		row := dataset.RewriteRow{Query: q.ID, Statement: a.Text, Reason: a.Reason,
 			Backend: rw.Backend(), Model: rw.Model(), PromptVersion: rw.PromptVersion()}
 		if a.Reason != ReasonRefused {
-			row.AnswerSHA256 = stage.AnswerHash(a.Raw)
+			row.AnswerSHA256 = llmstage.AnswerHash(a.Raw)
 		}
 		if row.Reason == "" {
 			row.Reason = librewrite.Check(orig, a.Text, cfg.MinRatio, cfg.MaxRatio)
@@ -229,7 +220,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	env.Count("queries", int64(len(rows)))
 	env.Count("invalid", invalid)
 	env.Log.Info().Int("queries", len(rows)).Int64("invalid", invalid).Str("backend", rw.Backend()).Msg("queries rewritten")
-	if err := env.RecordInvalidShare("queries with an invalid rewrite", invalid, int64(len(rows)), "rewrite.max_invalid_share", cfg.MaxInvalidShare, sample); err != nil {
+	if err := llmstage.RecordInvalidShare(env, "queries with an invalid rewrite", invalid, int64(len(rows)), "rewrite.max_invalid_share", cfg.MaxInvalidShare, sample); err != nil {
 		return err
 	}
 	return stage.WriteOutput(ctx, env, dataset.Rewrites, rows)

@@ -32,7 +32,6 @@ import (
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/seed"
 	"github.com/saber-math/saber/shard"
@@ -181,7 +180,7 @@ type Env struct {
 	writers map[string]*layout.Manifest
 	outputs []layout.Object
 	stats   map[string]int64
-	llm     []*llm.Client // RecordLLM's clients, whose servers the manifest describes
+	llm     []func(context.Context) (layout.LLMServer, bool) // AddLLMServer's: the servers the manifest describes
 }
 
 // NewEnv makes the Env of one shard of a step, for RunShard and for tests

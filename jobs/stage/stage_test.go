@@ -282,7 +282,7 @@ func TestUndeclaredUseIsABug(t *testing.T) {
 	if _, err := env.CheckpointPrefix(); !errors.As(err, &ue) {
 		t.Errorf("undeclared checkpoints: %v", err)
 	}
-	if _, err := env.LLMClient(llm.Config{Model: "m"}); !errors.As(err, &ue) {
+	if _, err := env.LLMCache(); !errors.As(err, &ue) {
 		t.Errorf("undeclared cache: %v", err)
 	}
 	func() {

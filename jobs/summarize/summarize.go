@@ -12,9 +12,9 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
-	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/prompts"
 	"github.com/saber-math/saber/lib/summary"
@@ -28,7 +28,7 @@ var Stage = stage.Stage{
 	Section: Section,
 	Uses: func(c *config.Config) []string {
 		switch Section.Of(c).Backend {
-		case "llm":
+		case llmstage.BackendLLM:
 			return []string{"llm"}
 		case BackendSynthetic:
 			return []string{"seed", "benchmark.ontology"} // the core ideas are drawn from them
@@ -68,25 +68,19 @@ func run(ctx context.Context, env *stage.Env) error {
 			return stage.BadInput(fmt.Errorf("summarize.backend synthetic: %w (it draws from the default ontology's domains)", err))
 		}
 	}
-	useLLM := cfg.Backend == "llm"
-	lcfg := env.Config.LLMFor(cfg.LLM)
-	var (
-		client *llm.Client
-		prompt prompts.Prompt
-	)
+	useLLM := cfg.UsesLLM()
+	var client *llmstage.Client
 	backend, model, version := "extractive", "", ""
 	if synthetic != nil {
 		backend = BackendSynthetic
 	}
 	if useLLM {
-		if client, err = env.LLMClient(lcfg); err != nil {
+		var record func()
+		if client, record, err = llmstage.New(env, &cfg.Options, prompts.Summary); err != nil {
 			return err
 		}
-		defer env.RecordLLM(client)
-		if prompt, err = prompts.Get("summary"); err != nil {
-			return err
-		}
-		backend, model, version = "llm", lcfg.Model, prompt.Version
+		defer record()
+		backend, model, version = client.Backend(), client.Model(), client.PromptVersion()
 	}
 	rows := make([]*dataset.Summary, len(docs))
 	rejs := make([]*dataset.Reject, len(docs))
@@ -95,14 +89,14 @@ func run(ctx context.Context, env *stage.Env) error {
 	reasons := make([]string, len(docs))
 	cut := make([]bool, len(docs))
 	prog := env.Progress("summaries", int64(len(docs)))
-	err = parallel.For(ctx, len(docs), stage.Workers(cfg.Workers, useLLM, lcfg), func(ctx context.Context, i int) error {
+	err = parallel.For(ctx, len(docs), cfg.InFlight(env.Config), func(ctx context.Context, i int) error {
 		d := docs[i]
 		var s summary.Summary
 		if useLLM {
 			var err error
-			s, err = stage.Ask(ctx, client, prompt, map[string]string{"Problem": d.Statement, "Solution": d.Solution}, cfg.ParseRetries, summary.Parse)
+			s, err = llmstage.Ask(ctx, client, map[string]string{"Problem": d.Statement, "Solution": d.Solution}, summary.Parse)
 			if err != nil {
-				rej, err := stage.Reject("summarize", d.ID, err)
+				rej, err := llmstage.Reject("summarize", d.ID, err)
 				if err != nil {
 					return fmt.Errorf("document %s: %w", d.ID, err)
 				}
@@ -179,7 +173,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	if len(rejects) > 0 {
 		sample = "document " + rejects[0].ID + ": " + rejects[0].Reason + ": " + rejects[0].Detail
 	}
-	if err := env.RecordInvalidShare("documents rejected", int64(len(rejects)), int64(len(docs)), "summarize.max_invalid_share", cfg.MaxInvalidShare, sample); err != nil {
+	if err := llmstage.RecordInvalidShare(env, "documents rejected", int64(len(rejects)), int64(len(docs)), "summarize.max_invalid_share", cfg.MaxInvalidShare, sample); err != nil {
 		return err
 	}
 	if err := stage.WriteOutput(ctx, env, dataset.Summaries, out); err != nil {

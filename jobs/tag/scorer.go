@@ -3,6 +3,7 @@ package tag
 import (
 	"strings"
 
+	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/prompts"
 	"github.com/saber-math/saber/lib/topics"
@@ -13,11 +14,11 @@ import (
 // plan --measure` sends a sample through the same prompts and parsing the
 // stage uses, so that its calls per document are the stage's.
 func NewLLMScorer(c *llm.Client, retries int) (topics.Scorer, error) {
-	p, err := prompts.Get("topics")
+	p, err := prompts.Get(prompts.Topics)
 	if err != nil {
 		return nil, err
 	}
-	return &llmScorer{client: c, prompt: p, retries: retries}, nil
+	return &llmScorer{client: &llmstage.Client{Client: c, Prompt: p, Retries: retries}}, nil
 }
 
 // PromptData is F.1's template data for a text and the labels offered:

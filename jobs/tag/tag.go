@@ -13,9 +13,9 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
-	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/llmjson"
 	"github.com/saber-math/saber/lib/ontology"
 	"github.com/saber-math/saber/lib/parallel"
@@ -32,7 +32,7 @@ var Stage = stage.Stage{
 	Uses: func(c *config.Config) []string {
 		uses := []string{"benchmark.ontology"}
 		switch Section.Of(c).Backend {
-		case "llm":
+		case llmstage.BackendLLM:
 			uses = append(uses, "llm")
 		case BackendSynthetic:
 			uses = append(uses, "seed") // the labels are drawn from it
@@ -63,9 +63,7 @@ func budgetReject(id string, maxCalls int, err error) *dataset.Reject {
 
 // llmScorer asks the model (prompt F.1) to score a node's tags.
 type llmScorer struct {
-	client  *llm.Client
-	prompt  prompts.Prompt
-	retries int
+	client *llmstage.Client
 }
 
 // Score implements topics.Scorer. Tags the model was not offered are
@@ -76,7 +74,7 @@ func (s *llmScorer) Score(ctx context.Context, text topics.Text, tags []topics.T
 	for i, t := range tags {
 		labels[i] = t.Label
 	}
-	return stage.Ask(ctx, s.client, s.prompt, PromptData(text, labels), s.retries, func(raw string) ([]float64, error) {
+	return llmstage.Ask(ctx, s.client, PromptData(text, labels), func(raw string) ([]float64, error) {
 		return ParseScores(raw, labels)
 	})
 }
@@ -124,32 +122,26 @@ func run(ctx context.Context, env *stage.Env) error {
 	if cfg.Backend == BackendSynthetic {
 		return runSynthetic(ctx, env, docs, tree)
 	}
-	useLLM := cfg.Backend == "llm"
-	if !useLLM {
+	if !cfg.UsesLLM() {
 		if err := labelOnlyGate(tree, cfg); err != nil {
 			return err
 		}
 	}
-	lcfg := env.Config.LLMFor(cfg.LLM)
 	var scorer topics.Scorer = topics.NewLexical(tree)
 	backend, model, version := "lexical", "", ""
-	if useLLM {
-		client, err := env.LLMClient(lcfg)
+	if cfg.UsesLLM() {
+		client, record, err := llmstage.New(env, &cfg.Options, prompts.Topics)
 		if err != nil {
 			return err
 		}
-		defer env.RecordLLM(client)
-		p, err := prompts.Get("topics")
-		if err != nil {
-			return err
-		}
-		scorer = &llmScorer{client: client, prompt: p, retries: cfg.ParseRetries}
-		backend, model, version = "llm", lcfg.Model, p.Version
+		defer record()
+		scorer = &llmScorer{client: client}
+		backend, model, version = client.Backend(), client.Model(), client.PromptVersion()
 	}
 	rows := make([]*dataset.TopicRow, len(docs))
 	rejs := make([]*dataset.Reject, len(docs))
 	prog := env.Progress("documents", int64(len(docs)))
-	err = parallel.For(ctx, len(docs), stage.Workers(cfg.Workers, useLLM, lcfg), func(ctx context.Context, i int) error {
+	err = parallel.For(ctx, len(docs), cfg.InFlight(env.Config), func(ctx context.Context, i int) error {
 		d := docs[i]
 		a, err := topics.Assign(ctx, tree, scorer, topics.Text{Statement: d.Statement, Solution: d.Solution}, cfg.Tau, cfg.MaxCalls)
 		if errors.Is(err, topics.ErrTooManyCalls) {
@@ -158,7 +150,7 @@ func run(ctx context.Context, env *stage.Env) error {
 			return nil
 		}
 		if err != nil {
-			rej, err := stage.Reject("tag", d.ID, err)
+			rej, err := llmstage.Reject("tag", d.ID, err)
 			if err != nil {
 				return fmt.Errorf("document %s: %w", d.ID, err)
 			}
@@ -258,7 +250,7 @@ func finish(ctx context.Context, env *stage.Env, tree *ontology.Tree, docs []rea
 	if len(rejects) > 0 {
 		sample = "document " + rejects[0].ID + ": " + rejects[0].Reason + ": " + rejects[0].Detail
 	}
-	if err := env.RecordInvalidShare("documents rejected", int64(len(rejects)), int64(len(docs)), "tag.max_invalid_share", cfg.MaxInvalidShare, sample); err != nil {
+	if err := llmstage.RecordInvalidShare(env, "documents rejected", int64(len(rejects)), int64(len(docs)), "tag.max_invalid_share", cfg.MaxInvalidShare, sample); err != nil {
 		return err
 	}
 	if err := stage.WriteOutput(ctx, env, dataset.Topics, out); err != nil {
@@ -303,7 +295,7 @@ func runSynthetic(ctx context.Context, env *stage.Env, docs []readers.Doc, tree 
 	}
 	rows := make([]*dataset.TopicRow, len(docs))
 	prog := env.Progress("documents", int64(len(docs)))
-	err = parallel.For(ctx, len(docs), stage.Workers(Section.Of(env.Config).Workers, false, env.Config.LLM), func(_ context.Context, i int) error {
+	err = parallel.For(ctx, len(docs), stage.Workers(Section.Of(env.Config).Workers), func(_ context.Context, i int) error {
 		d := gen.DocFor(docs[i].ID)
 		a := topics.Assignment{Topics: d.Topics, Scores: make([]float64, len(d.Topics))}
 		for k := range a.Scores {

@@ -1,4 +1,4 @@
-package stage
+package llmstage
 
 import (
 	"context"
@@ -89,7 +89,7 @@ func TestReaskChangesTheRequest(t *testing.T) {
 		return m, nil
 	}
 	ctx := context.Background()
-	got, err := Ask(ctx, c, p, data, 2, parse)
+	got, err := Ask(ctx, &Client{Client: c, Prompt: p, Retries: 2}, data, parse)
 	if err != nil || got["Algebra"] != 3 {
 		t.Fatalf("Ask = %v, %v; want the re-ask's answer", got, err)
 	}
@@ -110,7 +110,7 @@ func TestReaskChangesTheRequest(t *testing.T) {
 	if len(cache.m) != 2 {
 		t.Errorf("%d cache entries; want 2 (the ask and the re-ask)", len(cache.m))
 	}
-	if _, err := Ask(ctx, c, p, data, 2, parse); err != nil || len(bodies()) != 2 {
+	if _, err := Ask(ctx, &Client{Client: c, Prompt: p, Retries: 2}, data, parse); err != nil || len(bodies()) != 2 {
 		t.Errorf("rerun: %v after %d requests; want the cache's answers and no request", err, len(bodies())-2)
 	}
 }
@@ -142,7 +142,7 @@ func TestReasksAccumulate(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := prompts.Get(prompts.Topics)
-	_, err = Ask(context.Background(), c, p, prompts.TopicsData{ProblemAndSolution: "Solve x+1=2.", Tags: "Algebra"}, 2,
+	_, err = Ask(context.Background(), &Client{Client: c, Prompt: p, Retries: 2}, prompts.TopicsData{ProblemAndSolution: "Solve x+1=2.", Tags: "Algebra"},
 		func(raw string) (int, error) { return 0, errors.New("not a JSON object") })
 	var ue *UnparseableError
 	if !errors.As(err, &ue) || len(bodies) != 3 {

@@ -1,4 +1,4 @@
-package stage
+package llmstage
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/llm"
 )
 
@@ -37,7 +38,7 @@ func TestCheckInvalidShare(t *testing.T) {
 			continue
 		}
 		var ise *InvalidShareError
-		if !errors.As(err, &ise) || ExitCode(fmt.Errorf("shard: %w", err)) != ExitBadInput {
+		if !errors.As(err, &ise) || stage.ExitCode(fmt.Errorf("shard: %w", err)) != stage.ExitBadInput {
 			t.Errorf("err %v: want an InvalidShareError, exit 2", err)
 		}
 		for _, w := range []string{fmt.Sprintf("%d of %d documents rejected", tc.invalid, tc.total), "tag.max_invalid_share", "document d1: unparseable_answer", "%"} {
@@ -58,8 +59,8 @@ func TestRejectStopsOnConfigError(t *testing.T) {
 	}
 	ce := &llm.ConfigError{Setting: "llm.api_key_env", Status: 401, Op: "chat", Msg: "refused"}
 	rej, err = Reject("tag", "d1", fmt.Errorf("document d1: %w", ce))
-	if rej != nil || !errors.As(err, &ce) || ExitCode(err) != ExitBadInput {
-		t.Errorf("config error: %+v, %v (exit %d); want the error back, exit 2", rej, err, ExitCode(err))
+	if rej != nil || !errors.As(err, &ce) || stage.ExitCode(err) != stage.ExitBadInput {
+		t.Errorf("config error: %+v, %v (exit %d); want the error back, exit 2", rej, err, stage.ExitCode(err))
 	}
 }
 

@@ -1,4 +1,4 @@
-package stage
+package llmstage
 
 import (
 	"bytes"
@@ -48,7 +48,7 @@ func TestRealServerReaskAtProxy(t *testing.T) {
 	}
 	p, _ := prompts.Get(prompts.Topics)
 	var answers []string
-	_, err = Ask(context.Background(), c, p, prompts.TopicsData{ProblemAndSolution: "Solve $x+1=2$. Solution: $x=1$.", Tags: "Algebra, Geometry"}, 2,
+	_, err = Ask(context.Background(), &Client{Client: c, Prompt: p, Retries: 2}, prompts.TopicsData{ProblemAndSolution: "Solve $x+1=2$. Solution: $x=1$.", Tags: "Algebra, Geometry"},
 		func(raw string) (map[string]float64, error) {
 			answers = append(answers, raw)
 			var m map[string]float64
