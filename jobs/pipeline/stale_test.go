@@ -147,12 +147,19 @@ func (r *staleRun) run(stages string, rerun Rerun) (map[string]int, string, erro
 	return ran, out.String(), err
 }
 
-// tree lists every file under the run's data with its size and mtime.
+// tree lists every file under the run's data with its size and mtime,
+// but the record of the local executor's last run (layout.LocalRunKey):
+// a refused run updates it on purpose, so that saber status shows the
+// refusal, and it is no dataset a stage reads.
 func (r *staleRun) tree() map[string]string {
 	m := map[string]string{}
-	filepath.WalkDir(filepath.Join(r.dir, "data"), func(p string, d fs.DirEntry, err error) error {
+	data := filepath.Join(r.dir, "data")
+	filepath.WalkDir(data, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
+		}
+		if rel, _ := filepath.Rel(data, p); filepath.Base(rel) == filepath.Base(layout.LocalRunKey("")) && strings.Count(filepath.ToSlash(rel), "/") == 1 {
+			return nil
 		}
 		fi, _ := d.Info()
 		m[p] = fmt.Sprintf("%d %d", fi.Size(), fi.ModTime().UnixNano())
