@@ -67,6 +67,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/saber-math/saber/lib/bt"
@@ -473,19 +474,14 @@ func (t *adaptive) activePair(r int) swiss.Round {
 	for i, x := range rating {
 		weight[i] = math.Exp2(x)
 	}
-	type cand struct {
-		a, b  int
-		score float64
-		tie   uint64
-	}
-	cs := make([]cand, 0, n*(n-1)/2)
+	cs := make([]pairCand, 0, n*(n-1)/2)
 	for a := range n {
 		for b := a + 1; b < n; b++ {
 			if t.met[a*n+b] {
 				continue
 			}
 			p := 1 / (1 + math.Exp(theta[b]-theta[a]))
-			cs = append(cs, cand{a, b, p * (1 - p) * (weight[a] + weight[b]), 0})
+			cs = append(cs, pairCand{a, b, p * (1 - p) * (weight[a] + weight[b]), 0})
 		}
 	}
 	// One draw per candidate pair, in a fixed order, so ties are broken at
@@ -493,40 +489,9 @@ func (t *adaptive) activePair(r int) swiss.Round {
 	for i := range cs {
 		cs[i].tie = rng.Uint64()
 	}
-	slices.SortFunc(cs, func(x, y cand) int {
-		if c := cmp.Compare(y.score, x.score); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.tie, y.tie)
-	})
 	// Never more than a Swiss round's ⌊n/2⌋: active pairing is there to
 	// save calls, also on a query with few candidates.
-	limit := min(t.c.Matches, n/2)
-	round := swiss.Round{Number: r}
-	placed := make([]int, n)
-	for _, c := range cs {
-		if len(round.Matches) == limit {
-			break
-		}
-		if placed[c.a] == t.c.PerCandidate || placed[c.b] == t.c.PerCandidate {
-			continue
-		}
-		placed[c.a]++
-		placed[c.b]++
-		round.Matches = append(round.Matches, swiss.Match{Round: r, First: c.a, Second: c.b})
-	}
-	for i := range round.Matches {
-		if rng.IntN(2) == 1 {
-			m := &round.Matches[i]
-			m.First, m.Second = m.Second, m.First
-		}
-	}
-	for i, p := range placed {
-		if p == 0 {
-			round.Byes = append(round.Byes, i)
-		}
-	}
-	return round
+	return greedyRound(r, n, cs, min(t.c.Matches, n/2), t.c.PerCandidate, rng)
 }
 
 // refinePair schedules refinement round r (see the package doc).
@@ -548,19 +513,14 @@ func (t *adaptive) refinePair(r int) swiss.Round {
 	for i, x := range rating {
 		weight[i] = 1 + t.c.TopWeight*math.Exp2(x-bt.RatingMax)
 	}
-	type cand struct {
-		a, b  int
-		score float64
-		tie   uint64
-	}
-	var cs []cand
+	var cs []pairCand
 	for i, a := range order {
 		for _, b := range order[i+1 : min(n, i+1+t.c.Window)] {
 			if t.met[a*n+b] {
 				continue
 			}
 			p := 1 / (1 + math.Exp(theta[b]-theta[a]))
-			cs = append(cs, cand{min(a, b), max(a, b), p * (1 - p) * (weight[a] + weight[b]), 0})
+			cs = append(cs, pairCand{min(a, b), max(a, b), p * (1 - p) * (weight[a] + weight[b]), 0})
 		}
 	}
 	for i := range cs {
@@ -573,23 +533,39 @@ func (t *adaptive) refinePair(r int) swiss.Round {
 		u := (float64(cs[i].tie>>11) + 0.5) / (1 << 53)
 		cs[i].score = math.Log(cs[i].score) - refineJitter*math.Log(-math.Log(u))
 	}
-	slices.SortFunc(cs, func(x, y cand) int {
+	return greedyRound(r, n, cs, min(n/2, t.budget-len(t.history)), 1, rng)
+}
+
+// pairCand is a pair not yet met, scored by how much its judgment is
+// worth; tie is its draw from the round's generator.
+type pairCand struct {
+	a, b  int
+	score float64
+	tie   uint64
+}
+
+// greedyRound takes the candidate pairs by score (ties by their draw)
+// until limit matches, each candidate in at most perCandidate of them,
+// then lets one coin per match decide Sample 1, as in lib/swiss: the
+// pairing of active (several matches a candidate) and refine (one).
+func greedyRound(r, n int, cs []pairCand, limit, perCandidate int, rng *rand.Rand) swiss.Round {
+	slices.SortFunc(cs, func(x, y pairCand) int {
 		if c := cmp.Compare(y.score, x.score); c != 0 {
 			return c
 		}
 		return cmp.Compare(x.tie, y.tie)
 	})
-	limit := min(n/2, t.budget-len(t.history))
 	round := swiss.Round{Number: r}
-	placed := make([]bool, n)
+	placed := make([]int, n)
 	for _, c := range cs {
 		if len(round.Matches) >= limit {
 			break
 		}
-		if placed[c.a] || placed[c.b] {
+		if placed[c.a] == perCandidate || placed[c.b] == perCandidate {
 			continue
 		}
-		placed[c.a], placed[c.b] = true, true
+		placed[c.a]++
+		placed[c.b]++
 		round.Matches = append(round.Matches, swiss.Match{Round: r, First: c.a, Second: c.b})
 	}
 	for i := range round.Matches {
@@ -599,7 +575,7 @@ func (t *adaptive) refinePair(r int) swiss.Round {
 		}
 	}
 	for i, p := range placed {
-		if !p {
+		if p == 0 {
 			round.Byes = append(round.Byes, i)
 		}
 	}
