@@ -11,7 +11,6 @@ import (
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/parallel"
 )
 
@@ -115,7 +114,7 @@ func ExitCode(err error) int {
 		errors.As(err, &notpq), errors.As(err, &inc), errors.As(err, &stale):
 		return ExitBadInput
 	case errors.Is(err, ErrInterrupted), errors.Is(err, context.Canceled),
-		errors.Is(err, context.DeadlineExceeded), errors.Is(err, llm.ErrExhausted):
+		errors.Is(err, context.DeadlineExceeded):
 		return ExitTempFail
 	case errors.Is(err, fs.ErrPermission):
 		// EACCES and EPERM (Errno.Is), and the sentinel itself.

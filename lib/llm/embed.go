@@ -85,9 +85,9 @@ func (c *Client) EmbedWith(ctx context.Context, inputs []string, o EmbedOptions)
 		// if they were the model's truncated ones.
 		if o.Dimensions > 0 && len(v) != o.Dimensions {
 			c.failures.Add(1)
-			ce := &ConfigError{Setting: c.cfg.key("dimensions"), Op: "embed",
+			ce := &ConfigError{Setting: c.cfg.Key("dimensions"), Op: "embed",
 				Msg: fmt.Sprintf("%s is %d but the server at %s returned vectors of %d dimensions (it ignores `dimensions`): set %s to %d, or to 0 for the model's full size",
-					c.cfg.key("dimensions"), o.Dimensions, c.cfg.BaseURL, len(v), c.cfg.key("dimensions"), len(v))}
+					c.cfg.Key("dimensions"), o.Dimensions, c.cfg.BaseURL, len(v), c.cfg.Key("dimensions"), len(v))}
 			c.broken.CompareAndSwap(nil, ce)
 			return nil, ce
 		}

@@ -45,25 +45,19 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // honours it.
 func (e *ConfigError) ExitCode() int { return 2 }
 
-// DefaultMaxConsecutiveRejects is how many requests in a row the server may
-// reject (a permanent 4xx other than 401, 403 and 404) before the client
-// takes it for a setting the server refuses rather than a few odd
-// documents (a prompt over the context length is one such document).
-const DefaultMaxConsecutiveRejects = 10
-
 // configError says which setting a failure's status points at, or nil
 // when the status is one a single request can deserve (400, 422, ...).
 func (c *Client) configError(op string, f failure, err error) *ConfigError {
 	status := f.status
 	e := &ConfigError{Op: op, Status: status, Err: err}
-	keyEnv, model, baseURL := c.cfg.key("api_key_env"), c.cfg.key("model"), c.cfg.key("base_url")
+	keyEnv, model, baseURL := c.cfg.Key("api_key_env"), c.cfg.Key("model"), c.cfg.Key("base_url")
 	if f.tooLarge {
 		// The server's limit (llama.cpp's physical batch, -ub; a context
 		// length) is below what the inputs need: shorter inputs or a
 		// larger limit, both configuration.
 		hint := "shorten the inputs"
 		if op != "chat" { // a retriever's texts are split by its max_input
-			e.Setting = c.cfg.key("max_input")
+			e.Setting = c.cfg.Key("max_input")
 			hint = "lower " + e.Setting + " (words per piece of a long text)"
 		}
 		e.Msg = fmt.Sprintf("the server at %s says an input is too large to process (HTTP %d), which no retry changes: %s, or start the server with a larger batch or context (llama-server -b/-ub/-c, vLLM --max-model-len)",
@@ -101,7 +95,7 @@ func (c *Client) configError(op string, f failure, err error) *ConfigError {
 // rejectStreakError is the ConfigError of a server that rejected n
 // requests in a row.
 func (c *Client) rejectStreakError(op string, status int, n int64, err error) *ConfigError {
-	k := c.cfg.key
+	k := c.cfg.Key
 	return &ConfigError{
 		Setting: k("max_consecutive_rejects"), Op: op, Status: status, Err: err,
 		Msg: fmt.Sprintf("the server rejected %d requests in a row (last: HTTP %d) and accepted none in between: a setting it refuses, not a few odd documents; check %s, %s, %s, %s and %s against what %s accepts (or raise %s, default %d)",

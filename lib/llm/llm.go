@@ -36,6 +36,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/saber-math/saber/lib/llm/internal/dialhook"
+	"github.com/saber-math/saber/lib/llmconf"
 )
 
 // ErrPermanent is wrapped by errors that retrying cannot fix but that
@@ -48,8 +49,17 @@ var ErrPermanent = errors.New("llm: permanent failure")
 
 // ErrExhausted marks a transient failure (5xx, 429, timeout, a broken
 // answer) that was still failing after MaxAttempts: worth a later rerun,
-// not a bug, so stages exit 75 on it.
-var ErrExhausted = errors.New("llm: transient failure outlived the retries")
+// not a bug, so stages exit 75 on it. Test with errors.Is.
+var ErrExhausted error = exhausted{}
+
+type exhausted struct{}
+
+func (exhausted) Error() string { return "llm: transient failure outlived the retries" }
+
+// ExitCode is 75 (SPEC §2: temporary, a rerun resumes); stage.ExitCode
+// honours it, as it does ConfigError's 2, so the stage runtime need not
+// link this client to classify its errors.
+func (exhausted) ExitCode() int { return 75 }
 
 // Roles of a Message.
 const (
@@ -178,7 +188,7 @@ const (
 // unset or empty the base URL must be a loopback address (a local vLLM needs
 // no key). cache may be nil.
 func New(cfg Config, cache Cache) (*Client, error) {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -186,7 +196,7 @@ func New(cfg Config, cache Cache) (*Client, error) {
 		return nil, fmt.Errorf("llm: no base URL: set base_url in the config or $%s", BaseURLEnv)
 	}
 	key := strings.TrimSpace(os.Getenv(cfg.APIKeyEnv))
-	if key == "" && !isLoopback(cfg.BaseURL) {
+	if key == "" && !llmconf.IsLoopback(cfg.BaseURL) {
 		return nil, fmt.Errorf("llm: environment variable %s is unset or empty; it must hold the API key for %s (only a loopback base_url may go without one)", cfg.APIKeyEnv, cfg.BaseURL)
 	}
 
@@ -216,7 +226,7 @@ func New(cfg Config, cache Cache) (*Client, error) {
 		cfg:         cfg,
 		cache:       cache,
 		apiKey:      key,
-		timeout:     cfg.timeout(),
+		timeout:     cfg.Timeout(),
 		transport:   tr,
 		chat:        openai.NewChatCompletionService(opts...),
 		embed:       openai.NewEmbeddingService(opts...),

@@ -26,10 +26,6 @@ const (
 	DefaultScorePath  = "score"
 )
 
-// MaxTopLogprobs is the largest Request.TopLogprobs: OpenAI's limit and
-// vLLM's default --max-logprobs.
-const MaxTopLogprobs = 20
-
 // TokenLogprob is one generated token with its natural-log probability and
 // the most likely alternatives at its position (the chosen token is usually
 // among them).
