@@ -4,6 +4,9 @@
 // under reports/. See `analyze --help`.
 package main
 
-import "github.com/saber-math/saber/jobs/pipeline"
+import (
+	"github.com/saber-math/saber/jobs/analyze"
+	"github.com/saber-math/saber/jobs/pipeline"
+)
 
-func main() { pipeline.Main("analyze") }
+func main() { pipeline.Main(analyze.Stage) }

@@ -5,6 +5,9 @@
 // to `leaks` and reports/audit.md. See `audit --help`.
 package main
 
-import "github.com/saber-math/saber/jobs/pipeline"
+import (
+	"github.com/saber-math/saber/jobs/audit"
+	"github.com/saber-math/saber/jobs/pipeline"
+)
 
-func main() { pipeline.Main("audit") }
+func main() { pipeline.Main(audit.Stage) }

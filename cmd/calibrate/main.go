@@ -3,6 +3,9 @@
 // See `calibrate --help`.
 package main
 
-import "github.com/saber-math/saber/jobs/pipeline"
+import (
+	"github.com/saber-math/saber/jobs/calibrate"
+	"github.com/saber-math/saber/jobs/pipeline"
+)
 
-func main() { pipeline.Main("calibrate") }
+func main() { pipeline.Main(calibrate.Stage) }

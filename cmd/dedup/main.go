@@ -3,6 +3,9 @@
 // See `dedup --help`.
 package main
 
-import "github.com/saber-math/saber/jobs/pipeline"
+import (
+	"github.com/saber-math/saber/jobs/dedup"
+	"github.com/saber-math/saber/jobs/pipeline"
+)
 
-func main() { pipeline.Main("dedup") }
+func main() { pipeline.Main(dedup.Stage) }

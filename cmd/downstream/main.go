@@ -5,6 +5,9 @@
 // reports/downstream.{md,csv,tex}. See `downstream --help`.
 package main
 
-import "github.com/saber-math/saber/jobs/pipeline"
+import (
+	"github.com/saber-math/saber/jobs/downstream"
+	"github.com/saber-math/saber/jobs/pipeline"
+)
 
-func main() { pipeline.Main("downstream") }
+func main() { pipeline.Main(downstream.Stage) }

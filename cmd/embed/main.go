@@ -4,6 +4,9 @@
 // `embed --help`.
 package main
 
-import "github.com/saber-math/saber/jobs/pipeline"
+import (
+	"github.com/saber-math/saber/jobs/downstream"
+	"github.com/saber-math/saber/jobs/pipeline"
+)
 
-func main() { pipeline.Main("embed") }
+func main() { pipeline.Main(downstream.EmbedStage) }

@@ -2,6 +2,9 @@
 // retriever in each text setting. See `evaluate --help`.
 package main
 
-import "github.com/saber-math/saber/jobs/pipeline"
+import (
+	"github.com/saber-math/saber/jobs/evaluate"
+	"github.com/saber-math/saber/jobs/pipeline"
+)
 
-func main() { pipeline.Main("evaluate") }
+func main() { pipeline.Main(evaluate.Stage) }

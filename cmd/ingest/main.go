@@ -2,6 +2,9 @@
 // Parquet) into the problems and rejects datasets. See `ingest --help`.
 package main
 
-import "github.com/saber-math/saber/jobs/pipeline"
+import (
+	"github.com/saber-math/saber/jobs/ingest"
+	"github.com/saber-math/saber/jobs/pipeline"
+)
 
-func main() { pipeline.Main("ingest") }
+func main() { pipeline.Main(ingest.Stage) }

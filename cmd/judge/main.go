@@ -2,6 +2,9 @@
 // checkpointing after every round. See `judge --help`.
 package main
 
-import "github.com/saber-math/saber/jobs/pipeline"
+import (
+	"github.com/saber-math/saber/jobs/judge"
+	"github.com/saber-math/saber/jobs/pipeline"
+)
 
-func main() { pipeline.Main("judge") }
+func main() { pipeline.Main(judge.Stage) }

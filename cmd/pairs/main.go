@@ -3,6 +3,9 @@
 // See `pairs --help`.
 package main
 
-import "github.com/saber-math/saber/jobs/pipeline"
+import (
+	"github.com/saber-math/saber/jobs/pairs"
+	"github.com/saber-math/saber/jobs/pipeline"
+)
 
-func main() { pipeline.Main("pairs") }
+func main() { pipeline.Main(pairs.Stage) }

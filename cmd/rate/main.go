@@ -2,6 +2,9 @@
 // ratings (qrels). See `rate --help`.
 package main
 
-import "github.com/saber-math/saber/jobs/pipeline"
+import (
+	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/rate"
+)
 
-func main() { pipeline.Main("rate") }
+func main() { pipeline.Main(rate.Stage) }

@@ -4,6 +4,9 @@
 // `saber release verify` checks a folder, `saber publish` uploads it.
 package main
 
-import "github.com/saber-math/saber/jobs/pipeline"
+import (
+	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/release"
+)
 
-func main() { pipeline.Main("release") }
+func main() { pipeline.Main(release.Stage) }

@@ -3,6 +3,9 @@
 // leaderboard and the `results` dataset. See `report --help`.
 package main
 
-import "github.com/saber-math/saber/jobs/pipeline"
+import (
+	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/report"
+)
 
-func main() { pipeline.Main("report") }
+func main() { pipeline.Main(report.Stage) }

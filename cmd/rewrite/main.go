@@ -4,6 +4,9 @@
 // the deduplication experiment. See `rewrite --help`.
 package main
 
-import "github.com/saber-math/saber/jobs/pipeline"
+import (
+	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/rewrite"
+)
 
-func main() { pipeline.Main("rewrite") }
+func main() { pipeline.Main(rewrite.Stage) }

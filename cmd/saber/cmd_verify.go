@@ -71,7 +71,7 @@ manifest says. Exit 0 when all match, 2 listing those that do not.
 		}
 		return stage.ExitOK
 	}
-	st, err := pipeline.Lookup(*stageName)
+	st, err := implementation(*stageName)
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}

@@ -2,6 +2,9 @@
 // ones and K candidates per category for each. See `select --help`.
 package main
 
-import "github.com/saber-math/saber/jobs/pipeline"
+import (
+	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/selection"
+)
 
-func main() { pipeline.Main("select") }
+func main() { pipeline.Main(selection.Stage) }

@@ -2,6 +2,9 @@
 // an LLM (prompt F.2) or the offline extractive backend. See `summarize --help`.
 package main
 
-import "github.com/saber-math/saber/jobs/pipeline"
+import (
+	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/summarize"
+)
 
-func main() { pipeline.Main("summarize") }
+func main() { pipeline.Main(summarize.Stage) }

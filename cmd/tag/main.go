@@ -3,6 +3,9 @@
 // lexical scorer. See `tag --help`.
 package main
 
-import "github.com/saber-math/saber/jobs/pipeline"
+import (
+	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/tag"
+)
 
-func main() { pipeline.Main("tag") }
+func main() { pipeline.Main(tag.Stage) }

@@ -175,7 +175,7 @@ func mathText(ctx context.Context, env *stage.Env, b *bench) (*mathTextResult, e
 		}
 	}
 	reg := retrievers.NewRegistry(env.Config.Retrievers, retrievers.Options{Dir: env.Config.Dir()})
-	res.retrievers = cfg.retrieversOf(env.Config)
+	res.retrievers = cfg.RetrieversOf(env.Config)
 	for _, name := range res.retrievers {
 		per, err := scoreRetriever(ctx, env, reg, name, res.kept, docs, cfg.Workers)
 		if err != nil {

@@ -25,7 +25,7 @@ import (
 	"sync/atomic"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/dedup/decl"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/minhash"
 	"github.com/saber-math/saber/lib/parallel"
@@ -33,32 +33,8 @@ import (
 	"github.com/saber-math/saber/lib/unionfind"
 )
 
-// Stage is the dedup stage.
-var Stage = stage.Stage{
-	Name:    "dedup",
-	Summary: "MinHash LSH near-duplicate removal: problems → corpus, duplicates",
-	Section: Section,
-	Uses:    func(*config.Config) []string { return []string{"seed"} },
-	Steps: []stage.Step{
-		{
-			Name:    "map",
-			Inputs:  []string{dataset.Problems.Name},
-			Outputs: []string{dataset.Signatures.Name},
-			Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
-			// Signatures depend on the statements, the seed, ngram, bands
-			// and rows only: a new threshold or guard reruns the reduce.
-			Ignores: []string{"dedup.threshold", "dedup.guard", "dedup.clustering", "dedup.priority"},
-			Run:     signatures,
-		},
-		{
-			Name:    "reduce",
-			Inputs:  []string{dataset.Signatures.Name, dataset.Problems.Name},
-			Outputs: []string{dataset.Corpus.Name, dataset.Duplicates.Name},
-			Reports: []string{ReportDedup},
-			Run:     reduce,
-		},
-	},
-}
+// Stage is the stage declared in decl, with its steps' work.
+var Stage = stage.Implement(decl.Stage, map[string]stage.RunFunc{"map": signatures, "reduce": reduce})
 
 // statementRow is the projection of `problems` the map step needs.
 type statementRow struct {

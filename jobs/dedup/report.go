@@ -12,9 +12,6 @@ import (
 	"github.com/saber-math/saber/lib/minhash"
 )
 
-// ReportDedup is the report the dedup reduce writes under <run>/reports/.
-const ReportDedup = "dedup.md"
-
 // reportLimits: how many clusters and pairs the report shows.
 const (
 	reportClusters = 10

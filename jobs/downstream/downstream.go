@@ -50,6 +50,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/downstream/decl"
 	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/jobs/stage"
@@ -58,36 +59,8 @@ import (
 	"github.com/saber-math/saber/shard"
 )
 
-// Report files the reduce writes under <run>/reports/.
-const (
-	ReportMD  = "downstream.md"
-	ReportCSV = "downstream.csv"
-	ReportTeX = "downstream.tex"
-)
-
-// Stage is the downstream stage.
-var Stage = stage.Stage{
-	Name:     "downstream",
-	Summary:  "deduplication retrieval (App. B.4, D.11): each retriever searches with a query's rewrite for its original over the whole pool and within its candidates: rewrites, queries, candidates, corpus, pool_embeddings → dedup_ranks; with results → dedup_results, reports/downstream.{md,csv,tex}",
-	Section:  Section,
-	Optional: true,
-	Enabled:  Enabled,
-	Off:      Off,
-	Uses:     func(c *config.Config) []string { return retrieverKeys(c, Section.Of(c).Retrievers) },
-	Steps: []stage.Step{{
-		Name:    "map",
-		Inputs:  []string{dataset.Rewrites.Name, dataset.Queries.Name, dataset.Candidates.Name, dataset.Corpus.Name, dataset.PoolEmbeddings.Name},
-		Outputs: []string{dataset.DedupRanks.Name},
-		Shards:  func(c *config.Config) int { return Section.Of(c).Shards * max(1, len(Section.Of(c).Retrievers)) },
-		Run:     runMap,
-	}, {
-		Name:    "reduce",
-		Inputs:  []string{dataset.DedupRanks.Name, dataset.Results.Name, dataset.Rewrites.Name, dataset.Queries.Name},
-		Outputs: []string{dataset.DedupResults.Name},
-		Reports: []string{ReportMD, ReportCSV, ReportTeX},
-		Run:     runReduce,
-	}},
-}
+// Stage is the stage declared in decl, with its steps' work.
+var Stage = stage.Implement(decl.Stage, map[string]stage.RunFunc{"map": runMap, "reduce": runReduce})
 
 // query is one query of the shard with a valid rewrite.
 type query struct {

@@ -7,48 +7,15 @@ import (
 	"slices"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/downstream/decl"
 	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/shard"
 )
 
-// EmbedStage embeds the deduplication pool once per bi-encoder: every
-// unique benchmark document's statement, as a document (the model's
-// document template), into `pool_embeddings` (retriever, model, document,
-// vector). Its bytes depend on the pool (queries, candidates, corpus) and
-// on each bi-encoder's retrievers.<name> entry only: a change of rewrites,
-// scales or lexical retrievers leaves them current, so downstream's reruns
-// reuse them; a changed model or pool makes them stale.
-var EmbedStage = stage.Stage{
-	Name:     "embed",
-	Summary:  "the deduplication pool (every unique query and candidate) embedded once per bi-encoder of downstream.retrievers: queries, candidates, corpus → pool_embeddings",
-	Optional: true,
-	Enabled:  Enabled,
-	Uses: func(c *config.Config) []string {
-		// With no bi-encoder there is no key the (empty) output depends
-		// on, but a manifest with no configuration reads as one made by
-		// an older saber, which is never current: record the seed.
-		if keys := retrieverKeys(c, BiEncoders(c)); len(keys) > 0 {
-			return keys
-		}
-		return []string{"seed"}
-	},
-	Steps: []stage.Step{{
-		Name:    "map",
-		Inputs:  []string{dataset.Queries.Name, dataset.Candidates.Name, dataset.Corpus.Name},
-		Outputs: []string{dataset.PoolEmbeddings.Name},
-		Shards:  embedShards,
-		Run:     runEmbed,
-	}},
-}
-
-// embedShards is EmbedShards document ranges per bi-encoder, model-major;
-// one task (writing nothing) when there is none.
-func embedShards(c *config.Config) int {
-	return max(1, len(BiEncoders(c))) * Section.Of(c).EmbedShards
-}
+// EmbedStage is the stage declared in decl, with its steps' work.
+var EmbedStage = stage.Implement(decl.EmbedStage, map[string]stage.RunFunc{"map": runEmbed})
 
 // embedBatch is the documents handed to a bi-encoder per call: the client
 // splits them into its own requests (batch_size, in_flight); this only

@@ -15,7 +15,7 @@ import (
 	"runtime"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/evaluate/decl"
 	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/retrievers"
@@ -24,23 +24,8 @@ import (
 	"github.com/saber-math/saber/shard"
 )
 
-// Stage is the evaluate stage.
-var Stage = stage.Stage{
-	Name:    "evaluate",
-	Summary: "each retriever ranks every query's candidates, per text setting: queries, candidates, corpus → runs, timings",
-	// The evaluate: section is shared with report, which scores exactly
-	// the systems it lists.
-	Uses: func(c *config.Config) []string { return append([]string{"evaluate"}, c.RetrieverKeys()...) },
-	// It needs only the benchmark, not the ratings: it runs beside judge
-	// and rate.
-	Steps: []stage.Step{{
-		Name:    "map",
-		Inputs:  []string{dataset.Queries.Name, dataset.Candidates.Name, dataset.Corpus.Name},
-		Outputs: []string{dataset.Runs.Name, dataset.Timings.Name},
-		Shards:  func(c *config.Config) int { return c.EvalTasks() },
-		Run:     run,
-	}},
-}
+// Stage is the stage declared in decl, with its steps' work.
+var Stage = stage.Implement(decl.Stage, map[string]stage.RunFunc{"map": run})
 
 func run(ctx context.Context, env *stage.Env) error {
 	cfg := env.Config

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/ingest/decl"
 	"github.com/saber-math/saber/jobs/stage"
 )
 
@@ -112,6 +113,10 @@ func FieldOf(src *Source, field string) string {
 	}
 	return ""
 }
+
+// The config's check of a source's field map is ingest's own (see
+// decl.CheckFieldMap).
+func init() { decl.CheckFieldMap = validateFieldMap }
 
 // validateFieldMap checks lists:, files:, template: and where: of the
 // source at p.

@@ -30,29 +30,12 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/ingest/decl"
 	"github.com/saber-math/saber/jobs/stage"
 )
 
-// Stage is the ingest stage.
-var Stage = stage.Stage{
-	Name:    "ingest",
-	Summary: "read raw problem sources into the problems and rejects datasets",
-	Section: Section,
-	Steps: []stage.Step{
-		{
-			Name:    "map",
-			Outputs: []string{dataset.IngestRows.Name, dataset.IngestSpans.Name},
-			Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
-			Run:     mapShard,
-		},
-		{
-			Name:    "reduce",
-			Inputs:  []string{dataset.IngestRows.Name, dataset.IngestSpans.Name},
-			Outputs: []string{dataset.Problems.Name, dataset.Rejects.Name},
-			Run:     reduce,
-		},
-	},
-}
+// Stage is the stage declared in decl, with its steps' work.
+var Stage = stage.Implement(decl.Stage, map[string]stage.RunFunc{"map": mapShard, "reduce": reduce})
 
 // validate turns a record into a problem or the reason it is rejected.
 func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Problem, *dataset.Reject) {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/pairs/decl"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/parallel"
@@ -28,51 +29,12 @@ import (
 	"github.com/saber-math/saber/lib/thresholds"
 )
 
-// Stage is the pairs stage.
-var Stage = stage.Stage{
-	Name:    "pairs",
-	Summary: "every (query, document) pair over the topic or summary floor, counted over the threshold grid (or listed, pairs.keep_all): topics, summaries → pair_counts, pairs",
-	Section: Section,
-	Uses: func(cfg *config.Config) []string {
-		u := []string{"benchmark.ontology", "benchmark.topic_floor", "benchmark.summ_floor"}
-		if has(cfg, Section.Name) && !Section.Of(cfg).KeepAll {
-			// The counts are made over these thresholds: a change to one
-			// makes the counts stale.
-			u = append(u, "calibrate.topic_grid", "calibrate.summ_grid")
-			if has(cfg, config.SelectSection.Name) && config.SelectSection.Of(cfg).Thresholds == config.ThresholdsFixed {
-				u = append(u, "select.thresholds", "select.tau_topic", "select.tau_summ")
-			}
-		}
-		return u
-	},
-	Steps: []stage.Step{{
-		Name:    "map",
-		Inputs:  []string{dataset.Topics.Name, dataset.Summaries.Name},
-		Outputs: []string{dataset.PairCounts.Name, dataset.Pairs.Name},
-		Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
-		Run:     run,
-	}},
-}
+// Stage is the stage declared in decl, with its steps' work.
+var Stage = stage.Implement(decl.Stage, map[string]stage.RunFunc{"map": run})
 
 // Load reads every topic and summary row (all shards) and the ontology.
 func Load(ctx context.Context, env *stage.Env) (*relevance.Corpus, error) {
 	return readers.Relevance(ctx, env)
-}
-
-func has(cfg *config.Config, section string) bool { return slices.Contains(cfg.Sections(), section) }
-
-// Edges are the thresholds the counts are made over: calibrate's grid and,
-// when select uses fixed thresholds, those, so that every threshold
-// calibrate or select asks about is a cell boundary and counts are exact.
-func Edges(cfg *config.Config) thresholds.Grid {
-	c := config.CalibrateSection.Of(cfg)
-	g := thresholds.Grid{Topic: c.TopicGrid.Values(), Summ: c.SummGrid.Values()}
-	if has(cfg, config.SelectSection.Name) {
-		if s := config.SelectSection.Of(cfg); s.Thresholds == config.ThresholdsFixed {
-			return g.Union([]float64{s.TauTopic}, []float64{s.TauSumm})
-		}
-	}
-	return g
 }
 
 // Chunk is how many queries are found between writes: the shard holds one

@@ -11,52 +11,55 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/layout"
-	"github.com/saber-math/saber/jobs/analyze"
-	"github.com/saber-math/saber/jobs/audit"
-	"github.com/saber-math/saber/jobs/calibrate"
+	analyzedecl "github.com/saber-math/saber/jobs/analyze/decl"
+	auditdecl "github.com/saber-math/saber/jobs/audit/decl"
+	calibratedecl "github.com/saber-math/saber/jobs/calibrate/decl"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/dedup"
-	"github.com/saber-math/saber/jobs/downstream"
-	"github.com/saber-math/saber/jobs/evaluate"
-	"github.com/saber-math/saber/jobs/ingest"
-	"github.com/saber-math/saber/jobs/judge"
-	"github.com/saber-math/saber/jobs/pairs"
-	"github.com/saber-math/saber/jobs/rate"
-	"github.com/saber-math/saber/jobs/release"
-	"github.com/saber-math/saber/jobs/report"
-	"github.com/saber-math/saber/jobs/rewrite"
-	"github.com/saber-math/saber/jobs/selection"
+	dedupdecl "github.com/saber-math/saber/jobs/dedup/decl"
+	downstreamdecl "github.com/saber-math/saber/jobs/downstream/decl"
+	evaluatedecl "github.com/saber-math/saber/jobs/evaluate/decl"
+	ingestdecl "github.com/saber-math/saber/jobs/ingest/decl"
+	judgedecl "github.com/saber-math/saber/jobs/judge/decl"
+	pairsdecl "github.com/saber-math/saber/jobs/pairs/decl"
+	ratedecl "github.com/saber-math/saber/jobs/rate/decl"
+	releasedecl "github.com/saber-math/saber/jobs/release/decl"
+	reportdecl "github.com/saber-math/saber/jobs/report/decl"
+	rewritedecl "github.com/saber-math/saber/jobs/rewrite/decl"
+	selectiondecl "github.com/saber-math/saber/jobs/selection/decl"
 	"github.com/saber-math/saber/jobs/stage"
-	"github.com/saber-math/saber/jobs/summarize"
-	"github.com/saber-math/saber/jobs/tag"
+	summarizedecl "github.com/saber-math/saber/jobs/summarize/decl"
+	tagdecl "github.com/saber-math/saber/jobs/tag/decl"
 	"github.com/saber-math/saber/shard"
 )
 
-// Stages is the registry: every stage, one line each. The order is only
-// the tie-break among steps that do not depend on each other; a new stage
-// needs its package, its one-line main (pipeline.Main("name")) and a line
-// here.
+// Stages is the registry: every stage's declaration, one line each — its
+// config section and what its steps read and write, not their work, so
+// that a stage binary links every declaration and only its own stage's
+// code. The order is only the tie-break among steps that do not depend on
+// each other; a new stage needs its package with its decl subpackage, its
+// one-line main (pipeline.Main(name.Stage)) and a line here.
 var Stages = []stage.Stage{
-	ingest.Stage,
-	dedup.Stage,
-	tag.Stage,
-	summarize.Stage,
-	pairs.Stage,
-	calibrate.Stage,
-	selection.Stage,
-	judge.Stage,
-	rate.Stage,
-	evaluate.Stage,
-	report.Stage,
-	audit.Stage,
-	analyze.Stage,
-	release.Stage,
-	rewrite.Stage,
-	downstream.EmbedStage,
-	downstream.Stage,
+	ingestdecl.Stage,
+	dedupdecl.Stage,
+	tagdecl.Stage,
+	summarizedecl.Stage,
+	pairsdecl.Stage,
+	calibratedecl.Stage,
+	selectiondecl.Stage,
+	judgedecl.Stage,
+	ratedecl.Stage,
+	evaluatedecl.Stage,
+	reportdecl.Stage,
+	auditdecl.Stage,
+	analyzedecl.Stage,
+	releasedecl.Stage,
+	rewritedecl.Stage,
+	downstreamdecl.EmbedStage,
+	downstreamdecl.Stage,
 }
 
 // graph is the registry's graph, checked when the package loads: a
@@ -90,15 +93,37 @@ func Lookup(name string) (stage.Stage, error) { return graph.Lookup(name) }
 // Names lists the stage names in pipeline order.
 func Names() []string { return graph.Names() }
 
-// Main is the entire main function of a stage binary: the registered stage
-// of that name, with every config section and the check that its inputs
-// are current.
-func Main(name string) {
-	st, err := graph.Lookup(name)
-	if err != nil {
+// Main is the entire main function of a stage binary: st, the stage's
+// implementation, run with every registered config section and the check
+// that its inputs are current, both from the declarations.
+func Main(st stage.Stage) {
+	if err := graph.CheckImplementation(st); err != nil {
 		panic(err)
 	}
 	stage.Main(graph.Binary(st))
+}
+
+// CheckImplementation reports whether st implements the registered
+// declaration of its name: every step with its work, and the same steps
+// reading and writing the same datasets.
+func (g *Graph) CheckImplementation(st stage.Stage) error {
+	d, err := g.Lookup(st.Name)
+	if err != nil {
+		return err
+	}
+	if !st.Implemented() {
+		return fmt.Errorf("pipeline: stage %s: a step has no work (build it with stage.Implement)", st.Name)
+	}
+	if len(d.Steps) != len(st.Steps) {
+		return fmt.Errorf("pipeline: stage %s: %d steps, its declaration %d", st.Name, len(st.Steps), len(d.Steps))
+	}
+	for i, s := range st.Steps {
+		ds := d.Steps[i]
+		if s.Name != ds.Name || !slices.Equal(s.Inputs, ds.Inputs) || !slices.Equal(s.Outputs, ds.Outputs) {
+			return fmt.Errorf("pipeline: stage %s: step %s differs from its declaration", st.Name, s.Name)
+		}
+	}
+	return nil
 }
 
 // Binary is the stage binary of st in this graph.

@@ -11,8 +11,8 @@ import (
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/release"
-	"github.com/saber-math/saber/jobs/tag"
+	releasedecl "github.com/saber-math/saber/jobs/release/decl"
+	tagdecl "github.com/saber-math/saber/jobs/tag/decl"
 )
 
 // fewQueries is the per-domain query count under which a domain's nDCG
@@ -125,7 +125,7 @@ func Summarize(ctx context.Context, cfg *config.Config) (*Summary, error) {
 	if st := stats(dataset.Leaks.Name); st != nil {
 		a := LeakageOf(st)
 		line("leakage audit", "%s (%s)", a, root.URI(layout.ReportsPrefix(cfg.Run)+"audit.md"))
-		if w := leakWarning(a, len(release.Section.Of(cfg).AcceptLeaks)); w != "" {
+		if w := leakWarning(a, len(releasedecl.Section.Of(cfg).AcceptLeaks)); w != "" {
 			s.Warnings = append(s.Warnings, w)
 		}
 	}
@@ -195,7 +195,7 @@ func leakWarning(a Leakage, accepted int) string {
 // ontology's size makes plausible is a scorer matching words every text
 // has, and the log alone is where nobody looks.
 func topicWarning(st map[string]int64) string {
-	n := st[tag.StatImplausibleTopics]
+	n := st[tagdecl.StatImplausibleTopics]
 	if n == 0 {
 		return ""
 	}

@@ -11,25 +11,14 @@ import (
 	"math"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/rate/decl"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/bt"
 )
 
-// Stage is the rate stage.
-var Stage = stage.Stage{
-	Name:    "rate",
-	Summary: "Bradley–Terry per query, ratings in [0, 5]: judgments, candidates → ratings",
-	Section: Section,
-	Steps: []stage.Step{{
-		Name:    "map",
-		Inputs:  []string{dataset.Queries.Name, dataset.Candidates.Name, dataset.Judgments.Name},
-		Outputs: []string{dataset.Ratings.Name},
-		Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
-		Run:     run,
-	}},
-}
+// Stage is the stage declared in decl, with its steps' work.
+var Stage = stage.Implement(decl.Stage, map[string]stage.RunFunc{"map": run})
 
 func run(ctx context.Context, env *stage.Env) error {
 	cfg := Section.Of(env.Config)

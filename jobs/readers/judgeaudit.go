@@ -13,10 +13,6 @@ import (
 	"github.com/saber-math/saber/lib/stats"
 )
 
-// JudgeAuditReport is the report file of the position audit, under
-// <run>/reports/ (written by the report stage from `judge_audit`).
-const JudgeAuditReport = "judge_audit.md"
-
 // AuditScope is the position audit over one domain, or over all queries.
 type AuditScope struct {
 	Scope string

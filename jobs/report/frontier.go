@@ -15,9 +15,6 @@ import (
 	"github.com/saber-math/saber/lib/ndcg"
 )
 
-// ReportFrontier is the quality–latency figure (App. D.7), .png and .svg.
-const ReportFrontier = "frontier"
-
 // Frontier families (config.Families); see retrievers.Families.
 const (
 	FamilyBiEncoder    = retrievers.FamilyBiEncoder

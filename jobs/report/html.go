@@ -23,9 +23,6 @@ import (
 	"github.com/saber-math/saber/lib/stats"
 )
 
-// ReportHTML is reports/index.html: the whole run on one static page.
-const ReportHTML = "index.html"
-
 // The page is one file with its styles, script and charts inside (charts
 // as data: URIs), so that it opens from disk, from a release folder or an
 // e-mail attachment with no server and no network. Everything it shows is

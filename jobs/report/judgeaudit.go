@@ -19,5 +19,5 @@ func writeJudgeAudit(ctx context.Context, env *stage.Env, domains []string) erro
 	if !present {
 		md += "\n(The run has no `judge_audit` dataset: it was judged by a saber before the audit. Rerun judge to audit it.)\n"
 	}
-	return stage.WriteReport(ctx, env, readers.JudgeAuditReport, []byte(md))
+	return stage.WriteReport(ctx, env, ReportJudgeAudit, []byte(md))
 }

@@ -10,9 +10,6 @@ import (
 	"github.com/saber-math/saber/lib/seed"
 )
 
-// ReportLatencyQueries is the latency sample (App. C.5), under reports/.
-const ReportLatencyQueries = "latency_queries.csv"
-
 // LatencyKey is the seed key of query id in the latency sample: a query's
 // draw is seed.Derive(run seed, "report", LatencyKey(id)).
 func LatencyKey(id string) string { return "latency\x00" + id }

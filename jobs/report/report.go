@@ -81,6 +81,7 @@ import (
 	"github.com/saber-math/saber/artifacts/trec"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/readers"
+	"github.com/saber-math/saber/jobs/report/decl"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/domains"
 	"github.com/saber-math/saber/lib/ndcg"
@@ -89,42 +90,8 @@ import (
 	"github.com/saber-math/saber/lib/stats"
 )
 
-// Stage is the report stage.
-var Stage = stage.Stage{
-	Name:    "report",
-	Summary: "nDCG@10 per retriever, setting and domain with bootstrap intervals; Tables 1, 7, 8, metric sensitivity, chart, leaderboard: runs, timings, ratings, queries (and who made topics, summaries, judgments) → results, reports/",
-	Section: Section,
-	Uses: func(c *config.Config) []string {
-		// benchmark.ontology and benchmark.domains order the domains.
-		return append([]string{"seed", "evaluate.retrievers", "evaluate.settings", "evaluate.instructions", "benchmark.ontology", "benchmark.domains"}, c.RetrieverKeys()...)
-	},
-	Steps: []stage.Step{{
-		Name: "reduce",
-		// topics, summaries, judgments: only their writers' manifests,
-		// for the provenance every report file states.
-		// thresholds, calibration, candidates, duplicates, audit, leaks:
-		// for the page (index.html) that shows the whole run.
-		Inputs: []string{dataset.Queries.Name, dataset.Ratings.Name, dataset.Runs.Name, dataset.Timings.Name,
-			dataset.Topics.Name, dataset.Summaries.Name, dataset.Judgments.Name, dataset.JudgeAudit.Name,
-			dataset.Thresholds.Name, dataset.Calibration.Name, dataset.Candidates.Name, dataset.Duplicates.Name,
-			dataset.Audit.Name, dataset.Leaks.Name},
-		Outputs: []string{dataset.Results.Name},
-		Reports: Reports(),
-		Run:     run,
-	}},
-}
-
-// Reports lists every file report may write under <run>/reports/.
-func Reports() []string {
-	var out []string
-	for _, t := range []string{Table1, Table7, Table8, Table9, TableSensitivity} {
-		for _, ext := range TableExts {
-			out = append(out, t+ext)
-		}
-	}
-	return append(out, ReportIndex, ReportPerQuery, ReportChart+".png", ReportChart+".svg",
-		ReportFrontier+".png", ReportFrontier+".svg", ReportLeaderboard, ReportLatencyQueries, ReportHTML, readers.JudgeAuditReport)
-}
+// Stage is the stage declared in decl, with its steps' work.
+var Stage = stage.Implement(decl.Stage, map[string]stage.RunFunc{"reduce": run})
 
 // ScopeOverall is the Scope of a result over all queries; see
 // dataset.ScopeOverall.

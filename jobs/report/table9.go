@@ -7,10 +7,6 @@ import (
 	"github.com/saber-math/saber/lib/ndcg"
 )
 
-// Table9 is the instructions study (App. D.9), written when
-// evaluate.instructions is set.
-const Table9 = "table9"
-
 // instructionRow is one retriever of the study: its default run and its
 // variant per instruction ("" where none was evaluated).
 type instructionRow struct {

@@ -15,22 +15,6 @@ import (
 	"github.com/saber-math/saber/lib/ndcg"
 )
 
-// Report files, under <root>/<run>/reports/. Each table comes as .md, .csv
-// and .tex (Table1 + ".md", ...).
-const (
-	ReportIndex       = "report.md"
-	Table1            = "table1"
-	Table7            = "table7"
-	Table8            = "table8"
-	TableSensitivity  = "sensitivity"
-	ReportPerQuery    = "ndcg_per_query.csv"
-	ReportChart       = "ndcg_by_domain" // .png and .svg
-	ReportLeaderboard = "leaderboard.json"
-)
-
-// TableExts are the formats every table is written in.
-var TableExts = []string{".md", ".csv", ".tex"}
-
 // format is how a table cell is written.
 type format int
 

@@ -29,9 +29,9 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/readers"
+	"github.com/saber-math/saber/jobs/rewrite/decl"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/parallel"
@@ -45,28 +45,8 @@ const (
 	ReasonRefused     = "refused"
 )
 
-// Stage is the rewrite stage.
-var Stage = stage.Stage{
-	Name:     "rewrite",
-	Summary:  "each query's statement rewritten with the same mathematics in another surface form (App. B.4; prompt B.4 or the offline rewriter): queries, corpus → rewrites",
-	Section:  Section,
-	Optional: true,
-	Enabled:  config.DownstreamEnabled,
-	Uses: func(c *config.Config) []string {
-		if Section.Of(c).UsesLLM() {
-			return []string{"llm"}
-		}
-		return []string{"seed"}
-	},
-	Steps: []stage.Step{{
-		Name:    "map",
-		Inputs:  []string{dataset.Queries.Name, dataset.Corpus.Name},
-		Outputs: []string{dataset.Rewrites.Name},
-		Cache:   true,
-		Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
-		Run:     run,
-	}},
-}
+// Stage is the stage declared in decl, with its steps' work.
+var Stage = stage.Implement(decl.Stage, map[string]stage.RunFunc{"map": run})
 
 // Rewriter restates a statement. key is the query id (the offline
 // backend's seed comes from it).

@@ -18,53 +18,20 @@ package selection
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/readers"
+	"github.com/saber-math/saber/jobs/selection/decl"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/relevance"
 	lthresholds "github.com/saber-math/saber/lib/thresholds"
 )
 
-// Stage is the select stage.
-var Stage = stage.Stage{
-	Name:    "select",
-	Summary: "the benchmark: queries per domain among the eligible, K candidates per category: pair_counts (or pairs), topics, summaries, thresholds → queries, candidates",
-	Section: Section,
-	Uses: func(*config.Config) []string {
-		return []string{"seed", "benchmark.ontology", "benchmark.k", "benchmark.domains", "benchmark.topic_floor", "benchmark.summ_floor"}
-	},
-	Steps: []stage.Step{{
-		Name: "reduce",
-		// pair_counts or pairs: whichever pairs filled (pairs.keep_all);
-		// topics and summaries: their writers' manifests, for the
-		// provenance, and with only counts stored the chosen queries'
-		// pairs are recomputed from them.
-		Inputs:  []string{dataset.PairCounts.Name, dataset.Pairs.Name, dataset.Topics.Name, dataset.Summaries.Name, dataset.Thresholds.Name},
-		Outputs: []string{dataset.Queries.Name, dataset.Candidates.Name},
-		Reports: []string{ReportMarkdown, ReportJSON},
-		Run:     run,
-	}},
-	Flags: func(fs *flag.FlagSet) func(*config.Config) {
-		allow := fs.Bool("allow-shortfall", false, "select every eligible query of a domain with fewer than wanted instead of failing (same as select.allow_shortfall: true)")
-		return func(c *config.Config) {
-			if *allow {
-				Section.Of(c).AllowShortfall = true
-			}
-		}
-	},
-}
-
-// Report files, under <root>/<run>/reports/.
-const (
-	ReportMarkdown = "select.md"
-	ReportJSON     = "select.json"
-)
+// Stage is the stage declared in decl, with its steps' work.
+var Stage = stage.Implement(decl.Stage, map[string]stage.RunFunc{"reduce": run})
 
 // Categories in report order.
 var Categories = []string{"topic", "summary", "both"}

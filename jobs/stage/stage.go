@@ -96,8 +96,49 @@ type Step struct {
 	// manifests' config, so changing one makes only the steps that read
 	// it stale (dedup's reduce, not its map).
 	Ignores []string
-	// Run does the step's work for env.Shard.
-	Run func(ctx context.Context, env *Env) error
+	// Run does the step's work for env.Shard. A declaration (the stage's
+	// decl package, which every binary links) leaves it nil; the stage's
+	// own package fills it in with Implement.
+	Run RunFunc
+}
+
+// RunFunc is a step's work for one shard.
+type RunFunc func(ctx context.Context, env *Env) error
+
+// Implement is the stage declared by decl with its steps' work: runs has
+// one function per step, by step name. The declaration — name, config,
+// what each step reads and writes — lives apart from the work so that a
+// stage binary can link every stage's declaration (to check a whole
+// config and its inputs' currency) and only its own stage's code. A step
+// without a function, or a function for no step, is a bug and panics when
+// the stage's package loads.
+func Implement(decl Stage, runs map[string]RunFunc) Stage {
+	st := decl
+	st.Steps = slices.Clone(decl.Steps)
+	for i := range st.Steps {
+		run, ok := runs[st.Steps[i].Name]
+		if !ok || run == nil {
+			panic(fmt.Sprintf("stage %s: no function for step %s", st.Name, st.Steps[i].Name))
+		}
+		st.Steps[i].Run = run
+	}
+	for name := range runs {
+		if _, ok := st.Step(name); !ok {
+			panic(fmt.Sprintf("stage %s: a function for step %s, which it does not declare", st.Name, name))
+		}
+	}
+	return st
+}
+
+// Implemented reports whether every step has its function: false for a
+// declaration.
+func (st Stage) Implemented() bool {
+	for _, s := range st.Steps {
+		if s.Run == nil {
+			return false
+		}
+	}
+	return len(st.Steps) > 0
 }
 
 // Sharded reports whether the step runs as several shards.

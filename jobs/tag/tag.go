@@ -12,10 +12,10 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/tag/decl"
 	"github.com/saber-math/saber/lib/llmjson"
 	"github.com/saber-math/saber/lib/ontology"
 	"github.com/saber-math/saber/lib/parallel"
@@ -24,30 +24,8 @@ import (
 	"github.com/saber-math/saber/lib/topics"
 )
 
-// Stage is the tag stage.
-var Stage = stage.Stage{
-	Name:    "tag",
-	Summary: "ontology topics per document (prompt F.1, offline lexical, or synthetic for benchmarks): corpus → topics",
-	Section: Section,
-	Uses: func(c *config.Config) []string {
-		uses := []string{"benchmark.ontology"}
-		switch Section.Of(c).Backend {
-		case llmstage.BackendLLM:
-			uses = append(uses, "llm")
-		case BackendSynthetic:
-			uses = append(uses, "seed") // the labels are drawn from it
-		}
-		return uses
-	},
-	Steps: []stage.Step{{
-		Name:    "map",
-		Inputs:  []string{dataset.Corpus.Name},
-		Outputs: []string{dataset.Topics.Name, dataset.TagRejects.Name},
-		Cache:   true,
-		Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
-		Run:     run,
-	}},
-}
+// Stage is the stage declared in decl, with its steps' work.
+var Stage = stage.Implement(decl.Stage, map[string]stage.RunFunc{"map": run})
 
 // ReasonCallBudget rejects a document whose traversal needed more scorer
 // calls than tag.max_calls allows: the document is kept out of `topics`
@@ -183,11 +161,6 @@ func labelOnlyGate(tree *ontology.Tree, cfg *Config) error {
 		100*share, n, 100*topics.MinKeywordShare))
 }
 
-// StatImplausibleTopics counts, in a shard's manifest, the topics on more
-// of its documents than plausible (see finish); `saber run`'s summary
-// warns when it is not 0.
-const StatImplausibleTopics = "implausible_topics"
-
 // ImplausibleTopicMsg is the log message of such a topic.
 const ImplausibleTopicMsg = "topic on more of the documents than the ontology's size makes plausible: the scorer may match words every text has (tag.backend: llm, or give the ontology's nodes keywords; tag.max_topic_share sets a fixed share instead)"
 
@@ -278,15 +251,6 @@ func topicRow(tree *ontology.Tree, id string, a topics.Assignment, backend, mode
 	}
 	return row
 }
-
-// BackendSynthetic draws each document's topics from lib/synth/corpusdist
-// (seeded by the run seed and the document's id) instead of reading it:
-// labels with the shape of a real tagged corpus, at no cost, for
-// benchmarking the CPU stages at scale (saber bench --scale) on generated
-// corpora, whose template-made texts no tagger would spread realistically.
-// summarize's synthetic backend draws the same documents' core ideas, so
-// the two correlate as corpusdist makes them. Not a tagger.
-const BackendSynthetic = "synthetic"
 
 func runSynthetic(ctx context.Context, env *stage.Env, docs []readers.Doc, tree *ontology.Tree) error {
 	gen, err := corpusdist.New(tree, env.RunSeed(), corpusdist.DefaultParams())

@@ -2,6 +2,9 @@
 // when built with -tags saber_teststage.
 package main
 
-import "github.com/saber-math/saber/jobs/pipeline"
+import (
+	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/pipeline/internal/lengths"
+)
 
-func main() { pipeline.Main("lengths") }
+func main() { pipeline.Main(lengths.Stage) }

@@ -1,0 +1,14 @@
+package dedup
+
+import "github.com/saber-math/saber/jobs/dedup/decl"
+
+// The stage's config and the names its declaration defines live in decl,
+// which every stage binary links; these keep this package's code and its
+// users reading as before.
+type Config = decl.Config
+
+var Section = decl.Section
+
+const ClusterStar = decl.ClusterStar
+const ClusterUnionFind = decl.ClusterUnionFind
+const ReportDedup = decl.ReportDedup

@@ -1,0 +1,223 @@
+package decl
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/config"
+)
+
+// Section is ingest's part of the run config, `ingest:`.
+var Section = config.SectionOf[Config]{Name: "ingest"}
+
+// Config configures the ingest stage.
+type Config struct {
+	// Shards is the number of ingest shards.
+	Shards int `yaml:"shards" json:"shards" hash:"-"`
+	// MaxTextBytes rejects statements or solutions longer than this.
+	MaxTextBytes int `yaml:"max_text_bytes" json:"max_text_bytes"`
+	// MaxLineBytes rejects a JSONL line longer than this (oversize), which
+	// is skipped as it streams past: no line costs more memory than this.
+	// Default 4 × max_text_bytes: room for a statement and a solution at
+	// the limit, JSON-escaped.
+	MaxLineBytes int `yaml:"max_line_bytes" json:"max_line_bytes"`
+	// MaxRejectShare stops ingest (exit 2) when more than this share of a
+	// source's rows are rejected; a source with no accepted row always
+	// stops. Rows listed in exclude count for neither. A gate on whether
+	// the output is written, not on its bytes, so it is not hashed.
+	MaxRejectShare float64 `yaml:"max_reject_share" json:"max_reject_share" hash:"-"`
+	// Placeholders are values that stand for a missing text: a statement
+	// or solution equal to one (after trimming white space, in any case)
+	// is a placeholder reject, as is one that is only a file path or URL
+	// (path_only). Default NONE, N/A, null, -; [] turns the check off.
+	Placeholders []string `yaml:"placeholders" json:"placeholders"`
+	// Sources are read in order; on duplicate ids the first occurrence wins.
+	Sources []Source `yaml:"sources" json:"sources"`
+	// Exclude are problem ids removed by hand after review — a leak the
+	// audit found, a broken problem: each goes to rejects (reason excluded).
+	Exclude []string `yaml:"exclude" json:"exclude"`
+}
+
+// Source is one input dataset and how its fields map onto a problem row.
+type Source struct {
+	// Name labels the source in logs and rejects.
+	Name string `yaml:"name" json:"name"`
+	// Paths are files or glob patterns (local paths or URIs).
+	Paths []string `yaml:"paths" json:"paths"`
+	// Format is auto, jsonl, json or parquet. auto tells Parquet by its
+	// extension, and one JSON array of rows (json) from JSON lines by the
+	// file's first non-blank byte ('['), whatever the name.
+	Format string `yaml:"format" json:"format"`
+	// Source is the corpus source: official, numina, aops or other.
+	Source string `yaml:"source" json:"source"`
+	// License and Origin are recorded on every row of this source. The
+	// release refuses a source without a licence.
+	License string `yaml:"license" json:"license"`
+	Origin  string `yaml:"origin" json:"origin"`
+	// NoTraining marks a source whose terms forbid training on it (AoPS,
+	// App. A.8): every row carries the flag, and the release states it.
+	NoTraining bool `yaml:"no_training" json:"no_training"`
+	// Fields maps problem fields (id, statement, solution, subject, origin)
+	// to the input's field names. Statement and solution are required.
+	Fields Fields `yaml:"fields" json:"fields"`
+	// Join is the separator a list-valued field's elements are joined with
+	// (solutions given as a list), by problem field; default a blank line
+	// ("\n\n"). One element is taken by a path instead: solutions[0].
+	Join map[string]string `yaml:"join" json:"join"`
+	// Lists chooses, by problem field, what a list-valued input field
+	// becomes: join (the default: one text, joined by join:) or explode
+	// (one row per element, ids <id>#<k>; at most one field per source).
+	// One element is taken by an index path in fields: (solutions[0]).
+	Lists map[string]string `yaml:"lists" json:"lists"`
+	// Files maps problem fields to input fields (or paths) holding the
+	// name of a side file, relative to the input file, whose text is the
+	// value: solutions shipped as one file per problem.
+	Files map[string]string `yaml:"files" json:"files"`
+	// Template builds a problem field from several input fields, each
+	// named by its path in braces: {solution: "{solution}\n\nFinal answer: {answer}"}.
+	Template map[string]string `yaml:"template" json:"template"`
+	// Where keeps only the rows that meet every condition; the others are
+	// counted per source as filtered, not rejected.
+	Where []Cond `yaml:"where" json:"where"`
+	// IDPrefix is prepended to ids read from the input, so that two sources
+	// numbering rows 1, 2, 3 do not collide.
+	IDPrefix string `yaml:"id_prefix" json:"id_prefix"`
+	// SubjectMap rewrites subject values (e.g. MATH's "Precalculus" →
+	// "Calculus and Analysis"); values not in the map are kept.
+	SubjectMap map[string]string `yaml:"subject_map" json:"subject_map"`
+	// MaxRejectShare overrides ingest.max_reject_share for this source (a
+	// source known to be dirty); 0 takes the section's.
+	MaxRejectShare float64 `yaml:"max_reject_share" json:"max_reject_share" hash:"-"`
+}
+
+// Cond is one condition of a where: filter on an input field (a path as
+// in fields:). Exactly one of is, not, in, not_in is set; values are
+// compared as text (a number as written, a list as its joined text), and
+// [] matches an empty list. An absent or null field matches no value.
+type Cond struct {
+	Field string `yaml:"field" json:"field"`
+	Is    any    `yaml:"is" json:"is"`
+	Not   any    `yaml:"not" json:"not"`
+	In    []any  `yaml:"in" json:"in"`
+	NotIn []any  `yaml:"not_in" json:"not_in"`
+	// IgnoreCase compares in any letter case ("none" matches "NONE").
+	// Without it a value no row has while some row has it in another
+	// case stops ingest (exit 2), naming both.
+	IgnoreCase bool `yaml:"ignore_case" json:"ignore_case"`
+}
+
+// DefaultPlaceholders are ingest.placeholders when unset.
+var DefaultPlaceholders = []string{"NONE", "N/A", "null", "-"}
+
+// Fields names input fields, or paths to nested ones (content.problem,
+// messages[0].content; Parquet: dotted columns only); empty means absent.
+type Fields struct {
+	ID        string `yaml:"id" json:"id"`
+	Statement string `yaml:"statement" json:"statement"`
+	Solution  string `yaml:"solution" json:"solution"`
+	Subject   string `yaml:"subject" json:"subject"`
+	Origin    string `yaml:"origin" json:"origin"`
+	// Source, when set, reads the corpus source per row (it must be one of
+	// official, numina, aops, other); else the source's constant is used.
+	Source string `yaml:"source" json:"source"`
+}
+
+// Defaults implements config.Section.
+func (c *Config) Defaults(*config.Config) {
+	if c.Shards == 0 {
+		c.Shards = 1
+	}
+	if c.MaxTextBytes == 0 {
+		c.MaxTextBytes = 1 << 20
+	}
+	if c.MaxLineBytes == 0 && c.MaxTextBytes > 0 {
+		c.MaxLineBytes = 4 * c.MaxTextBytes
+	}
+	if c.MaxRejectShare == 0 {
+		c.MaxRejectShare = 0.5
+	}
+	if c.Placeholders == nil {
+		c.Placeholders = slices.Clone(DefaultPlaceholders)
+	}
+	for i := range c.Sources {
+		s := &c.Sources[i]
+		if s.Format == "" {
+			s.Format = "auto"
+		}
+		if s.Source == "" {
+			s.Source = "other"
+		}
+		if s.Origin == "" {
+			s.Origin = s.Name
+		}
+		// A field built from a side file or a template has no input
+		// field of its own name to default to.
+		if s.Fields.Statement == "" && s.Files["statement"] == "" && s.Template["statement"] == "" {
+			s.Fields.Statement = "statement"
+		}
+		if s.Fields.Solution == "" && s.Files["solution"] == "" && s.Template["solution"] == "" {
+			s.Fields.Solution = "solution"
+		}
+		if s.MaxRejectShare == 0 {
+			s.MaxRejectShare = c.MaxRejectShare
+		}
+	}
+}
+
+// Validate implements config.Section.
+func (c *Config) Validate(_ *config.Config, bad func(string, ...any)) {
+	if c.Shards < 1 {
+		bad("ingest.shards: must be ≥ 1")
+	}
+	if c.MaxTextBytes < 1 {
+		bad("ingest.max_text_bytes: must be ≥ 1")
+	}
+	if c.MaxLineBytes < 1 {
+		bad("ingest.max_line_bytes: must be ≥ 1")
+	}
+	if !(c.MaxRejectShare > 0 && c.MaxRejectShare <= 1) {
+		bad("ingest.max_reject_share: %v is not in (0, 1] (1: only a source with no accepted row stops ingest)", c.MaxRejectShare)
+	}
+	for i, p := range c.Placeholders {
+		if strings.TrimSpace(p) == "" {
+			bad("ingest.placeholders[%d]: empty; an empty text is rejected as empty_field anyway", i)
+		}
+	}
+	names := map[string]bool{}
+	for i, s := range c.Sources {
+		p := fmt.Sprintf("ingest.sources[%d]", i)
+		if s.Name == "" {
+			bad("%s.name: required", p)
+		} else if names[s.Name] {
+			bad("%s.name: %q used twice", p, s.Name)
+		}
+		names[s.Name] = true
+		if len(s.Paths) == 0 {
+			bad("%s.paths: at least one file or glob required", p)
+		}
+		switch s.Format {
+		case "auto", "jsonl", "json", "parquet":
+		default:
+			bad("%s.format: %q is not one of auto, jsonl, json, parquet", p, s.Format)
+		}
+		if !(s.MaxRejectShare > 0 && s.MaxRejectShare <= 1) {
+			bad("%s.max_reject_share: %v is not in (0, 1]", p, s.MaxRejectShare)
+		}
+		if !slices.Contains(dataset.Sources, s.Source) {
+			bad("%s.source: %q is not one of %s", p, s.Source, strings.Join(dataset.Sources, ", "))
+		}
+		if CheckFieldMap != nil {
+			CheckFieldMap(p, &s, bad)
+		}
+	}
+}
+
+// CheckFieldMap checks a source's lists:, files:, template: and where:
+// against the fields and the syntax ingest reads them with. Package
+// ingest sets it, because the checks share ingest's own parsers: they run
+// in the binaries that link ingest (ingest, and saber, which checks a
+// whole config before it starts anything), and the other stages'
+// binaries, which never read a source, check the rest of the section.
+var CheckFieldMap func(p string, s *Source, bad func(string, ...any))

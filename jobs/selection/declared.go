@@ -1,0 +1,15 @@
+package selection
+
+import "github.com/saber-math/saber/jobs/selection/decl"
+
+// The stage's config and the names its declaration defines live in decl,
+// which every stage binary links; these keep this package's code and its
+// users reading as before.
+type Config = decl.Config
+
+var Section = decl.Section
+
+const ThresholdsCalibrated = decl.ThresholdsCalibrated
+const ThresholdsFixed = decl.ThresholdsFixed
+const ReportMarkdown = decl.ReportMarkdown
+const ReportJSON = decl.ReportJSON
