@@ -15,8 +15,8 @@
 // phrases, LaTeX command names without the backslash among them, as used by
 // the lexical topic scorer (lib/topics).
 //
-// RUNBOOK §9 ("Ontology formats") says how a run names another ontology
-// and in which formats it may be written.
+// docs/corpus.md#ontologies says how a run names another ontology and in
+// which formats it may be written.
 package ontology
 
 import (

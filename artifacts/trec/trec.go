@@ -25,7 +25,7 @@
 // non-finite number is an error naming the file and the 1-based line
 // (*ParseError). Blank lines are skipped.
 //
-// RUNBOOK §14 lists the trec/ files a release carries; README.md's
+// docs/release.md#what-the-folder-holds lists the trec/ files a release carries; README.md's
 // "Running" shows `saber eval-run`.
 package trec
 

@@ -48,7 +48,8 @@ query's record, and reports per scheduler:
                 exhaustive ranking, no more inversions, no larger
                 |ΔnDCG@10| and no lower top-10 τ than Swiss R = 20 (the
                 leaderboard ρ saturates over many queries: it is shown,
-                not judged). No scheduler meets it yet (RUNBOOK §11).
+                not judged). No scheduler meets it yet: see
+                docs/algorithms.md#scheduling-study-issues-24-41.
 
 --sweep runs the simulated study once per (query count, noise, seed) and
 prints, per scheduler, the mean and [min, max] over those studies of its

@@ -27,7 +27,8 @@ import (
 // repoRoot is the repository's root, from this package's folder.
 const repoRoot = "../.."
 
-// docFiles are the Markdown files a user reads: README, RUNBOOK and docs/.
+// docFiles are the Markdown files a user reads: README, RUNBOOK (the
+// index) and the pages under docs/.
 func docFiles(t *testing.T) []string {
 	t.Helper()
 	files := []string{"README.md", "RUNBOOK.md"}
@@ -162,7 +163,7 @@ func TestDocsYAMLBlocksValidate(t *testing.T) {
 }
 
 // inlineYAML is an inline code span holding a config fragment with a flow
-// collection, as the RUNBOOK's field-map table writes them:
+// collection, as docs/corpus.md's field-map table writes them:
 // `fields: {solution: "solutions[0]"}`.
 var inlineYAML = regexp.MustCompile("`([a-z_]+: [\\[{][^`]*)`")
 

@@ -293,7 +293,7 @@ func TestSlurmPreemptionRequeues(t *testing.T) {
 	}
 }
 
-// TestSlurmRunbookCommands runs the RUNBOOK's commands as written: change
+// TestSlurmRunbookCommands runs docs/admin.md#slurm's commands as written: change
 // a running array's throttle, list by job name, `saber cancel`, re-run one
 // shard by hand with `sbatch --array=7 <script>`, then `saber submit` for
 // the rest.
@@ -316,7 +316,7 @@ func TestSlurmRunbookCommands(t *testing.T) {
 	}
 	// scontrol exits 1 when a task has finished already (with throttle 1,
 	// task 0 may have): the update applies to the rest, which is what the
-	// RUNBOOK says to expect.
+	// docs/admin.md#watching says to expect.
 	if out, err := exec.Command("scontrol", "update", "jobid="+array, "arraytaskthrottle=2").CombinedOutput(); err != nil {
 		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 			if !strings.HasSuffix(line, "Job has already finished") && !strings.HasSuffix(line, "No error") {

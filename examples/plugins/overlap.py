@@ -3,7 +3,7 @@
 
 saber starts this program once per evaluate shard and talks JSONL over its
 stdin and stdout (the protocol is documented in jobs/retrievers/plugin.go
-and RUNBOOK.md section 13):
+and docs/algorithms.md#neural-retrievers):
 
     in:  {"id": "q1", "query": "...", "candidates": ["...", "..."]}
     out: {"id": "q1", "scores": [0.25, 0.0]}     or {"id": "q1", "error": "..."}

@@ -33,7 +33,7 @@ func unknownKeys(n *yaml.Node, t reflect.Type, path string) []string {
 			p := join(path, k.Value)
 			ft, ok := fields[k.Value]
 			if !ok && moved[p] != "" {
-				out = append(out, fmt.Sprintf("line %d: %s has moved to %s (shared by several stages; see RUNBOOK §1)", k.Line, p, moved[p]))
+				out = append(out, fmt.Sprintf("line %d: %s has moved to %s (shared by several stages; see docs/admin.md#a-run-config)", k.Line, p, moved[p]))
 				continue
 			}
 			if !ok {

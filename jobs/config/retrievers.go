@@ -5,7 +5,7 @@ import "sort"
 // The `retrievers:` section: name → retrievers.Spec, the neural and plugin
 // retrievers evaluate.retrievers may name beside the lexical built-ins
 // (SPEC §3 "Neural retrievers"; the fields are documented on
-// retrievers.Spec and in RUNBOOK.md §13). For example:
+// retrievers.Spec and in docs/algorithms.md#neural-retrievers). For example:
 //
 //	retrievers:
 //	  qwen3-emb-0.6b:

@@ -221,7 +221,7 @@ func validateSlurmStage(p string, s SlurmStage, bad func(string, ...any)) {
 	const how = "the config and the sbatch scripts rendered from it are files others may read, so credentials never go in them: " +
 		"export the variable in the shell that runs `saber submit` (sbatch passes that environment to the jobs), or put the secret in a file " +
 		"only you can read and give its path in a variable ending in _FILE, or use a credentials file the jobs read " +
-		"(AWS_PROFILE with ~/.aws/credentials) — RUNBOOK §5, Credentials"
+		"(AWS_PROFILE with ~/.aws/credentials) — docs/admin.md#credentials"
 	for k, v := range s.Env {
 		isFile := strings.HasSuffix(strings.ToUpper(k), "_FILE")
 		switch {

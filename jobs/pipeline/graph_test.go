@@ -169,7 +169,8 @@ func TestAddingAStage(t *testing.T) {
 	}
 }
 
-// TestExamplesParse keeps the configs the RUNBOOK points to valid.
+// TestExamplesParse keeps the configs the docs (docs/admin.md, docs/corpus.md)
+// point to valid.
 func TestExamplesParse(t *testing.T) {
 	files, _ := filepath.Glob("../../examples/*.yaml")
 	if len(files) == 0 {

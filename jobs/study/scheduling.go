@@ -24,7 +24,8 @@ import (
 // judge noise at which a 20-round Swiss tournament over 150 candidates has
 // about 700 inversions against the exhaustive ranking (paper App. D.2),
 // with the default position bias and invalid share; measured with
-// `saber study scheduling --simulate` (see RUNBOOK §11).
+// `saber study scheduling --simulate` (see
+// docs/benchmarks.md#judge-schedulers-saber-study-scheduling).
 const (
 	DefaultSchedNoise        = 0.39
 	DefaultSchedPositionBias = 0.2

@@ -67,7 +67,7 @@
 //
 // Everything here is pure and deterministic: no I/O, no randomness.
 //
-// RUNBOOK §14 ("The audit's settings") is the audit stage's page: its
+// docs/release.md#the-audits-settings is the audit stage's page: its
 // backends, their settings and what to do with a flag.
 package leak
 

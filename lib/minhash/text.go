@@ -15,7 +15,7 @@
 // signature computed today equals one computed on another machine, by another
 // process or by another Go version.
 //
-// RUNBOOK §8 specifies how the dedup stage uses it: the normalisation, the
+// docs/algorithms.md#dedup-details specifies how the dedup stage uses it: the normalisation, the
 // band layout, the guard and the thresholds of a run.
 package minhash
 

@@ -33,9 +33,12 @@
 // Changing a template's text therefore means a new file and a new version,
 // never an edit: the tests pin each version's SHA-256.
 //
-// RUNBOOK §9 (tag, summarize: F.1, F.2), §11 (judge: F.3, and the
-// validation studies' F.4 and C.1), §13 (rewrite: B.4; analyze: F.5) and
-// §14 (audit: A.1) say which stage sends each prompt, and when.
+// docs/algorithms.md says which stage sends each prompt, and when:
+// docs/algorithms.md#topics-and-summaries-tag-summarize (tag, summarize:
+// F.1, F.2), docs/algorithms.md#relevance-ratings-judge-rate (judge: F.3,
+// and the validation studies' F.4 and C.1), docs/algorithms.md#neural-retrievers
+// (rewrite: B.4; analyze: F.5); docs/release.md#the-audits-settings (audit:
+// A.1).
 package prompts
 
 import (

@@ -17,8 +17,8 @@
 //     lists, and each is then scored exactly. Going up from t, IC only
 //     falls, so the walk stops at the first ancestor that fails the bound.
 //
-// RUNBOOK §10 specifies the pairs stage that calls it: the floors, and
-// what it writes.
+// docs/algorithms.md#pairs-calibration-and-selection-pairs-calibrate-select
+// specifies the pairs stage that calls it: the floors, and what it writes.
 package relevance
 
 import (

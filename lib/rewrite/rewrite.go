@@ -28,8 +28,8 @@
 // names, frequent words, notation) while an equivalent problem remains,
 // which is what makes the experiment discriminate between retrievers.
 //
-// RUNBOOK §13 ("Deduplication retrieval") specifies the rewrite stage
-// that runs it, and its llm backend beside it.
+// docs/algorithms.md#deduplication-retrieval-43-app-b4-d11 specifies the
+// rewrite stage that runs it, and its llm backend beside it.
 package rewrite
 
 import (

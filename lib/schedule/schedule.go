@@ -50,7 +50,8 @@
 // left within the window). The noise matters: strictly greedy pairing
 // meets only nearest neighbours, a chain whose ends are ordered badly
 // against each other. Measured against Swiss R = 20 at half its calls,
-// refine does not reach its inversions (RUNBOOK §11): it is kept for the
+// refine does not reach its inversions
+// (docs/algorithms.md#scheduling-study-issues-24-41): it is kept for the
 // study, not recommended.
 //
 // Determinism and replay. Every decision is a function of (the round's
@@ -87,10 +88,11 @@ const (
 var Kinds = []string{Swiss, SwissAdaptive, Active, Refine}
 
 // Defaults of the adaptive schedulers' parameters, chosen with `saber
-// study scheduling --simulate` (RUNBOOK §11): the active defaults are the
-// setting that met the issue's goal there; stopping is kept cautious (five
-// stable rounds, not before round 12) because stopping Swiss early lost
-// more top-10 fidelity than it saved.
+// study scheduling --simulate`
+// (docs/benchmarks.md#judge-schedulers-saber-study-scheduling): the active
+// defaults are the setting that met the issue's goal there; stopping is
+// kept cautious (five stable rounds, not before round 12) because stopping
+// Swiss early lost more top-10 fidelity than it saved.
 const (
 	DefaultTopK         = 10
 	DefaultStableRounds = 5
@@ -104,7 +106,8 @@ const (
 
 	// Refine's defaults: 9.9 games keep it under half of Swiss R = 20's
 	// ⌊n/2⌋·20 calls; the opening, window and top weight were the best of
-	// a small grid in `saber study scheduling --simulate` (RUNBOOK §11),
+	// a small grid in `saber study scheduling --simulate`
+	// (docs/benchmarks.md#judge-schedulers-saber-study-scheduling),
 	// where refine still misses the goal (see there).
 	DefaultRefineSwissRounds = 7
 	DefaultGames             = 9.9

@@ -66,7 +66,8 @@
 // long prefix of a record of 12 is 10 tokens at t = 0.211) is a sizeable
 // fraction of N, so a whole join stays quadratic, with a small constant.
 //
-// RUNBOOK §10 specifies the pairs stage it serves (through lib/relevance).
+// docs/algorithms.md#pairs-calibration-and-selection-pairs-calibrate-select
+// specifies the pairs stage it serves (through lib/relevance).
 package simjoin
 
 import (

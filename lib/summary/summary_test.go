@@ -286,8 +286,8 @@ func displayAhead(bounds map[int]bool, end int, rest string) bool {
 var reBoundaryAhead = regexp.MustCompile(`^\s*([.!?;:]|,\s*(and so|so|then|which|hence|thus|therefore|but|since|because|where)\b|\s+which\b)`)
 
 // TestExtractiveWholeOnMATH summarises every MATH solution (beside the
-// repository; skipped when absent) and checks what SPEC §3 and RUNBOOK §9
-// promise: a summary not flagged too_long is a whole sentence or clause
+// repository; skipped when absent) and checks what SPEC §3 and
+// docs/algorithms.md#topics-and-summaries-tag-summarize promise: a summary not flagged too_long is a whole sentence or clause
 // within MaxWords, a cut one is marked and flagged, and no summary flagged
 // as having a core idea is empty. The share of cut summaries is logged.
 func TestExtractiveWholeOnMATH(t *testing.T) {

@@ -26,7 +26,8 @@
 // testdata/sklearn_stop_words.txt; TestEnglishStopWordsGolden checks the two
 // agree.
 //
-// RUNBOOK §9 specifies the summarize stage whose summaries it compares.
+// docs/algorithms.md#topics-and-summaries-tag-summarize specifies the
+// summarize stage whose summaries it compares.
 package summtok
 
 import (

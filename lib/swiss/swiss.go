@@ -33,8 +33,8 @@
 //
 // The package is pure: no I/O; all randomness comes from RoundRand.
 //
-// RUNBOOK §11 specifies the judge stage that plays these tournaments: its
-// rounds, checkpoints, and the schedulers beside this one.
+// docs/algorithms.md#relevance-ratings-judge-rate specifies the judge
+// stage that plays these tournaments: its rounds, checkpoints, and the schedulers beside this one.
 package swiss
 
 import (

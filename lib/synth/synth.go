@@ -27,7 +27,8 @@
 // a change is deliberate.
 //
 // README.md's "Running" shows `saber synth`, which writes its corpus;
-// RUNBOOK §12 measures the stages on it.
+// docs/benchmarks.md#stage-throughput-and-memory-make-bench measures the
+// stages on it.
 package synth
 
 import (

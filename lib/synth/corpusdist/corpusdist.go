@@ -84,7 +84,8 @@
 // be generated in any order, and the first k documents of an N-document corpus
 // are the k-document corpus.
 //
-// RUNBOOK §12 says how the benchmarks use it.
+// docs/benchmarks.md#stage-throughput-and-memory-make-bench says how the
+// benchmarks use it.
 package corpusdist
 
 import (
