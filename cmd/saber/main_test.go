@@ -8,27 +8,22 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/saber-math/saber/jobs/pipeline/pipelinetest"
 )
 
 var binDir string
 
-// TestMain builds saber and the stage binaries once, as `make build` does.
+// TestMain gets saber and the stage binaries as `make build` builds them,
+// built once per source tree for every test package that runs them.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "saber-cli-")
+	dir, err := pipelinetest.Binaries(nil)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	build := exec.Command("go", "build", "-o", dir+"/", "../...")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build:", err)
 		os.Exit(1)
 	}
 	binDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // saber runs bin/saber and returns its combined output and exit code.

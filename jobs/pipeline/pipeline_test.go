@@ -22,6 +22,7 @@ import (
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/artifacts/store/storetest"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/pipeline/pipelinetest"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/shard"
 )
@@ -52,26 +53,14 @@ func dedupStage(t *testing.T) stage.Stage {
 var binDir string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "saber-bin-")
+	// The same build as cmd/saber's tests: one per source tree.
+	dir, err := pipelinetest.Binaries(nil)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	// Every stage binary links the whole registry (pipeline.Main).
-	var args []string
-	for _, s := range Stages {
-		args = append(args, "../../cmd/"+s.Name)
-	}
-	cmd := exec.Command("go", append([]string{"build", "-o", dir + "/"}, args...)...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build stage binaries:", err)
 		os.Exit(1)
 	}
 	binDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 func mathDir(t *testing.T) string {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pipeline/internal/lengths"
+	"github.com/saber-math/saber/jobs/pipeline/pipelinetest"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/synth"
 	"github.com/saber-math/saber/shard"
@@ -37,18 +37,7 @@ var (
 func taggedBinaries(t *testing.T) string {
 	t.Helper()
 	tagged.Do(func() {
-		dir, err := os.MkdirTemp("", "saber-tagged-")
-		if err != nil {
-			taggedErr = err
-			return
-		}
-		taggedDir = dir
-		cmd := exec.Command("go", "build", "-tags", "saber_teststage", "-o", dir+"/", "../../cmd/...", "./internal/lengths/cmd/lengths")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			taggedErr = fmt.Errorf("build: %v\n%s", err, out.String())
-		}
+		taggedDir, taggedErr = pipelinetest.Binaries([]string{"saber_teststage"}, "jobs/pipeline/internal/lengths/cmd/lengths")
 	})
 	if taggedErr != nil {
 		t.Fatal(taggedErr)

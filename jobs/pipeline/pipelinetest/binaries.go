@@ -1,0 +1,155 @@
+// Package pipelinetest builds the binaries the end-to-end tests run, once
+// per source tree: the test packages that need them (cmd/saber,
+// jobs/pipeline) share one build, even when `go test ./...` runs them at
+// the same time, instead of each linking all of them again.
+package pipelinetest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Binaries returns a directory holding bin/saber and every stage binary,
+// built as `make build` builds them (plus the build tags given, and extra
+// main packages given by module-relative path), for the module's current
+// sources. The first caller builds them under a lock; every later caller
+// — in this process or another — with the same sources, tags and extras
+// gets the same directory. Directories of other sources older than a day
+// are removed.
+func Binaries(tags []string, extra ...string) (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	key, err := sourceKey(root, tags, extra)
+	if err != nil {
+		return "", err
+	}
+	base := filepath.Join(os.TempDir(), "saber-testbin")
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return "", err
+	}
+	dir := filepath.Join(base, key)
+	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Close()
+	// Another test package building the same tree holds the lock until
+	// its build is done; then this one finds it complete.
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", fmt.Errorf("lock %s: %w", lock.Name(), err)
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	done := filepath.Join(dir, ".complete")
+	if _, err := os.Stat(done); err == nil {
+		return dir, nil
+	}
+	os.RemoveAll(dir)
+	prune(base, key)
+	args := []string{"build", "-trimpath", "-ldflags", "-s -w", "-o", dir + "/"}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
+	args = append(args, "./cmd/...")
+	for _, e := range extra {
+		args = append(args, "./"+e)
+	}
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), args...)
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return dir, os.WriteFile(done, nil, 0o644)
+}
+
+// prune removes the builds of other trees not used for a day.
+func prune(base, keep string) {
+	entries, _ := os.ReadDir(base)
+	for _, e := range entries {
+		name := strings.TrimSuffix(e.Name(), ".lock")
+		if name == keep {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > 24*time.Hour {
+			os.RemoveAll(filepath.Join(base, e.Name()))
+		}
+	}
+}
+
+// moduleRoot is the directory of go.mod above this file.
+func moduleRoot() (string, error) {
+	_, self, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", fmt.Errorf("pipelinetest: no caller information")
+	}
+	dir := filepath.Dir(self)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("pipelinetest: no go.mod above %s", self)
+		}
+		dir = parent
+	}
+}
+
+// sourceKey hashes what the binaries are built from: the Go version, the
+// tags and extras, go.mod and go.sum, and every file of the module but
+// tests, test data and dot-directories (non-Go files too: templates and
+// YAML are embedded).
+func sourceKey(root string, tags, extra []string) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", runtime.Version(), strings.Join(tags, ","), strings.Join(extra, ","))
+	var files []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (name == "testdata" || name == "bin" || name == "docs" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(name, "_test.go") || !d.Type().IsRegular() {
+			return nil
+		}
+		files = append(files, path)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		rel, _ := filepath.Rel(root, f)
+		fmt.Fprintf(h, "%s\x00", rel)
+		r, err := os.Open(f)
+		if err != nil {
+			return "", err
+		}
+		_, err = io.Copy(h, r)
+		r.Close()
+		if err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
