@@ -12,7 +12,7 @@ import (
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/readers"
-	"github.com/saber-math/saber/jobs/retrievers"
+	"github.com/saber-math/saber/jobs/retrieval"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/analysis"
 	"github.com/saber-math/saber/lib/chart"
@@ -174,7 +174,7 @@ func mathText(ctx context.Context, env *stage.Env, b *bench) (*mathTextResult, e
 			return nil, err
 		}
 	}
-	reg := retrievers.NewRegistry(env.Config.Retrievers, retrievers.Options{Dir: env.Config.Dir()})
+	reg := retrieval.NewRegistry(env.Config.Retrievers, retrieval.Options{Dir: env.Config.Dir()})
 	res.retrievers = cfg.retrieversOf(env.Config)
 	for _, name := range res.retrievers {
 		per, err := scoreRetriever(ctx, env, reg, name, res.kept, docs, cfg.Workers)
@@ -193,14 +193,14 @@ func mathText(ctx context.Context, env *stage.Env, b *bench) (*mathTextResult, e
 
 // scoreRetriever builds a retriever and scores both sides of every kept
 // query with it.
-func scoreRetriever(ctx context.Context, env *stage.Env, reg *retrievers.Registry, name string, kept []split, docs [][]string, configured int) ([]analysis.MathTextQuery, error) {
+func scoreRetriever(ctx context.Context, env *stage.Env, reg *retrieval.Registry, name string, kept []split, docs [][]string, configured int) ([]analysis.MathTextQuery, error) {
 	ret, err := reg.Build(ctx, name)
 	if err != nil {
 		return nil, stage.BadInput(fmt.Errorf("analyze.retrievers: %s: %w", name, err))
 	}
 	defer ret.Close()
 	out, err := scoreSides(ctx, ret, kept, docs, workers(configured, reg.Workers(name)))
-	if rec, ok := ret.(retrievers.LLMRecorder); ok {
+	if rec, ok := ret.(retrieval.LLMRecorder); ok {
 		for _, c := range rec.LLMClients() {
 			llmstage.Record(env, c)
 		}
@@ -210,11 +210,11 @@ func scoreRetriever(ctx context.Context, env *stage.Env, reg *retrievers.Registr
 
 // scoreSides scores query i's maths part and its words part against
 // docs[i] and keeps each side's mean.
-func scoreSides(ctx context.Context, ret retrievers.Retriever, kept []split, docs [][]string, workers int) ([]analysis.MathTextQuery, error) {
+func scoreSides(ctx context.Context, ret retrieval.Retriever, kept []split, docs [][]string, workers int) ([]analysis.MathTextQuery, error) {
 	out := make([]analysis.MathTextQuery, len(kept))
 	err := parallel.For(ctx, len(kept), workers, func(ctx context.Context, i int) error {
 		s := kept[i]
-		qctx := retrievers.WithQueryID(ctx, s.query)
+		qctx := retrieval.WithQueryID(ctx, s.query)
 		var means [2]float64
 		for side, q := range []string{s.maths, s.words} {
 			scores, err := ret.Score(qctx, q, docs[i])
