@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/retrieval"
@@ -68,19 +69,19 @@ func (rulesNormaliser) normalise(_ context.Context, s string) (string, string, e
 
 // llmNormaliser asks with prompt F.5 and takes the last \boxed{…}.
 type llmNormaliser struct {
-	client *llmstage.Client
+	client *llmcall.Client
 }
 
 var errNoBoxed = errors.New(`no \boxed{…} in the answer`)
 
 func (n *llmNormaliser) normalise(ctx context.Context, s string) (string, string, error) {
-	out, err := llmstage.Ask(ctx, n.client, prompts.FormatData{Text: s}, func(raw string) (string, error) {
+	out, err := llmcall.Ask(ctx, n.client, prompts.FormatData{Text: s}, func(raw string) (string, error) {
 		if b, ok := text.LastBoxed(raw); ok && strings.TrimSpace(b) != "" {
 			return strings.TrimSpace(b), nil
 		}
 		return "", errNoBoxed
 	})
-	var un *llmstage.UnparseableError
+	var un *llmcall.UnparseableError
 	switch {
 	case err == nil:
 		return out, "", nil
@@ -114,7 +115,7 @@ func newNormaliser(env *stage.Env) (normaliser, func(), string, error) {
 	if cfg.Backend != BackendLLM {
 		return rulesNormaliser{}, func() {}, "", nil
 	}
-	c, record, err := llmstage.NewFor(env, env.Config.LLMFor(cfg.LLM), cfg.ParseRetries, prompts.Format)
+	c, record, err := llmcall.NewFor(env, env.Config.LLMFor(cfg.LLM), cfg.ParseRetries, prompts.Format)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -202,7 +203,7 @@ func scoreRetriever(ctx context.Context, env *stage.Env, reg *retrieval.Registry
 	out, err := scoreSides(ctx, ret, kept, docs, workers(configured, reg.Workers(name)))
 	if rec, ok := ret.(retrieval.LLMRecorder); ok {
 		for _, c := range rec.LLMClients() {
-			llmstage.Record(env, c)
+			llmcall.Record(env, c)
 		}
 	}
 	return out, err

@@ -50,7 +50,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/llmstage"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/retrieval"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/parallel"
@@ -182,7 +182,7 @@ func runMap(ctx context.Context, env *stage.Env) error {
 	}
 	if rec, ok := ret.(retrieval.LLMRecorder); ok {
 		for _, c := range rec.LLMClients() {
-			llmstage.Record(env, c)
+			llmcall.Record(env, c)
 		}
 	}
 	env.Count("rows", int64(len(rows)))

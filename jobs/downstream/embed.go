@@ -8,7 +8,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/llmstage"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/retrieval"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/jobs/stage"
@@ -103,7 +103,7 @@ func runEmbed(ctx context.Context, env *stage.Env) error {
 	prog.Finish()
 	if rec, ok := emb.(retrieval.LLMRecorder); ok {
 		for _, c := range rec.LLMClients() {
-			llmstage.Record(env, c)
+			llmcall.Record(env, c)
 		}
 	}
 	env.Count("documents", int64(len(rows)))

@@ -16,7 +16,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/llmstage"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/retrieval"
 	"github.com/saber-math/saber/jobs/retrievers"
@@ -122,7 +122,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	}
 	if rec, ok := ret.(retrieval.LLMRecorder); ok {
 		for _, c := range rec.LLMClients() {
-			llmstage.Record(env, c)
+			llmcall.Record(env, c)
 		}
 	}
 	if cnt, ok := ret.(retrieval.Counter); ok {

@@ -66,7 +66,7 @@ type Retriever interface {
 
 // LLMRecorder is implemented by retrievers that call a server: their
 // clients' statistics (calls, retries, failures, tokens, latency) go into
-// the shard's manifest (llmstage.Record).
+// the shard's manifest (llmcall.Record).
 type LLMRecorder interface {
 	LLMClients() []*llm.Client
 }
