@@ -10,7 +10,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
-	"github.com/saber-math/saber/jobs/llmstage"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/stage"
 )
@@ -98,8 +98,8 @@ prints it at its end.
 		}
 		// The LLM stages' invalid results as a share: a shard over its
 		// <stage>.max_invalid_share failed, so this is what passed.
-		if of := s.Stats[llmstage.StatInvalidShareOf]; of > 0 {
-			n := s.Stats[llmstage.StatInvalidShareCount]
+		if of := s.Stats[llmcall.StatInvalidShareOf]; of > 0 {
+			n := s.Stats[llmcall.StatInvalidShareCount]
 			fmt.Fprintf(stdout, "  %-28s %.1f%% (%d of %d; a shard fails above %s.max_invalid_share)\n", "invalid share", 100*float64(n)/float64(of), n, of, s.Stage)
 		}
 	}

@@ -2,7 +2,7 @@
 """A complete saber retriever plugin: word-overlap (Jaccard) scores.
 
 saber starts this program once per evaluate shard and talks JSONL over its
-stdin and stdout (the protocol is documented in jobs/retrievers/plugin.go
+stdin and stdout (the protocol is documented in jobs/retrieval/plugin.go
 and docs/algorithms.md#neural-retrievers):
 
     in:  {"id": "q1", "query": "...", "candidates": ["...", "..."]}

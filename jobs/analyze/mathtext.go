@@ -10,9 +10,10 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/readers"
-	"github.com/saber-math/saber/jobs/retrievers"
+	"github.com/saber-math/saber/jobs/retrieval"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/analysis"
 	"github.com/saber-math/saber/lib/chart"
@@ -68,19 +69,19 @@ func (rulesNormaliser) normalise(_ context.Context, s string) (string, string, e
 
 // llmNormaliser asks with prompt F.5 and takes the last \boxed{…}.
 type llmNormaliser struct {
-	client *llmstage.Client
+	client *llmcall.Client
 }
 
 var errNoBoxed = errors.New(`no \boxed{…} in the answer`)
 
 func (n *llmNormaliser) normalise(ctx context.Context, s string) (string, string, error) {
-	out, err := llmstage.Ask(ctx, n.client, prompts.FormatData{Text: s}, func(raw string) (string, error) {
+	out, err := llmcall.Ask(ctx, n.client, prompts.FormatData{Text: s}, func(raw string) (string, error) {
 		if b, ok := text.LastBoxed(raw); ok && strings.TrimSpace(b) != "" {
 			return strings.TrimSpace(b), nil
 		}
 		return "", errNoBoxed
 	})
-	var un *llmstage.UnparseableError
+	var un *llmcall.UnparseableError
 	switch {
 	case err == nil:
 		return out, "", nil
@@ -114,7 +115,7 @@ func newNormaliser(env *stage.Env) (normaliser, func(), string, error) {
 	if cfg.Backend != BackendLLM {
 		return rulesNormaliser{}, func() {}, "", nil
 	}
-	c, record, err := llmstage.NewFor(env, env.Config.LLMFor(cfg.LLM), cfg.ParseRetries, prompts.Format)
+	c, record, err := llmcall.NewFor(env, env.Config.LLMFor(cfg.LLM), cfg.ParseRetries, prompts.Format)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -174,7 +175,7 @@ func mathText(ctx context.Context, env *stage.Env, b *bench) (*mathTextResult, e
 			return nil, err
 		}
 	}
-	reg := retrievers.NewRegistry(env.Config.Retrievers, retrievers.Options{Dir: env.Config.Dir()})
+	reg := retrieval.NewRegistry(env.Config.Retrievers, retrieval.Options{Dir: env.Config.Dir()})
 	res.retrievers = cfg.RetrieversOf(env.Config)
 	for _, name := range res.retrievers {
 		per, err := scoreRetriever(ctx, env, reg, name, res.kept, docs, cfg.Workers)
@@ -193,16 +194,16 @@ func mathText(ctx context.Context, env *stage.Env, b *bench) (*mathTextResult, e
 
 // scoreRetriever builds a retriever and scores both sides of every kept
 // query with it.
-func scoreRetriever(ctx context.Context, env *stage.Env, reg *retrievers.Registry, name string, kept []split, docs [][]string, configured int) ([]analysis.MathTextQuery, error) {
+func scoreRetriever(ctx context.Context, env *stage.Env, reg *retrieval.Registry, name string, kept []split, docs [][]string, configured int) ([]analysis.MathTextQuery, error) {
 	ret, err := reg.Build(ctx, name)
 	if err != nil {
 		return nil, stage.BadInput(fmt.Errorf("analyze.retrievers: %s: %w", name, err))
 	}
 	defer ret.Close()
 	out, err := scoreSides(ctx, ret, kept, docs, workers(configured, reg.Workers(name)))
-	if rec, ok := ret.(retrievers.LLMRecorder); ok {
+	if rec, ok := ret.(retrieval.LLMRecorder); ok {
 		for _, c := range rec.LLMClients() {
-			llmstage.Record(env, c)
+			llmcall.Record(env, c)
 		}
 	}
 	return out, err
@@ -210,11 +211,11 @@ func scoreRetriever(ctx context.Context, env *stage.Env, reg *retrievers.Registr
 
 // scoreSides scores query i's maths part and its words part against
 // docs[i] and keeps each side's mean.
-func scoreSides(ctx context.Context, ret retrievers.Retriever, kept []split, docs [][]string, workers int) ([]analysis.MathTextQuery, error) {
+func scoreSides(ctx context.Context, ret retrieval.Retriever, kept []split, docs [][]string, workers int) ([]analysis.MathTextQuery, error) {
 	out := make([]analysis.MathTextQuery, len(kept))
 	err := parallel.For(ctx, len(kept), workers, func(ctx context.Context, i int) error {
 		s := kept[i]
-		qctx := retrievers.WithQueryID(ctx, s.query)
+		qctx := retrieval.WithQueryID(ctx, s.query)
 		var means [2]float64
 		for side, q := range []string{s.maths, s.words} {
 			scores, err := ret.Score(qctx, q, docs[i])

@@ -43,7 +43,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/audit/decl"
-	"github.com/saber-math/saber/jobs/llmstage"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/parallel"
@@ -60,7 +60,7 @@ func newAuditor(env *stage.Env) (Auditor, func(), error) {
 	if !cfg.UsesLLM() {
 		return &LexicalAuditor{Rule: cfg.Lexical.Rule()}, func() {}, nil
 	}
-	c, record, err := llmstage.New(env, &cfg.Options, prompts.Audit)
+	c, record, err := llmcall.New(env, &cfg.Options, prompts.Audit)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -172,7 +172,7 @@ func runMap(ctx context.Context, env *stage.Env) error {
 			Backend: auditor.Backend(), Model: auditor.Model(), PromptVersion: auditor.PromptVersion(),
 		}
 		if v.Reason != ReasonRefused { // a refusal has no answer
-			rows[i].AnswerSHA256 = llmstage.AnswerHash(v.Raw)
+			rows[i].AnswerSHA256 = llmcall.AnswerHash(v.Raw)
 		}
 		env.Count(v.Verdict, 1)
 		switch v.Verdict {
@@ -183,7 +183,7 @@ func runMap(ctx context.Context, env *stage.Env) error {
 				if v.Detail != "" {
 					sample += ": " + v.Detail
 				} else {
-					sample += ", answer " + llmstage.Excerpt(v.Raw)
+					sample += ", answer " + llmcall.Excerpt(v.Raw)
 				}
 			}
 			env.Count("invalid_"+v.Reason, 1)
@@ -196,7 +196,7 @@ func runMap(ctx context.Context, env *stage.Env) error {
 	env.Count("queries_under_top", int64(short))
 	env.Count("pairs", int64(len(rows)))
 	env.Log.Info().Int("queries", len(qs)).Int("pairs", len(rows)).Str("backend", auditor.Backend()).Msg("pairs audited")
-	if err := llmstage.RecordInvalidShare(env, "pairs with an invalid answer", invalid, int64(len(rows)), "audit.max_invalid_share", cfg.MaxInvalidShare, sample); err != nil {
+	if err := llmcall.RecordInvalidShare(env, "pairs with an invalid answer", invalid, int64(len(rows)), "audit.max_invalid_share", cfg.MaxInvalidShare, sample); err != nil {
 		return err
 	}
 	return stage.WriteOutput(ctx, env, dataset.Audit, rows)

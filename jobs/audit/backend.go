@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/saber-math/saber/jobs/llmstage"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/lib/leak"
 	"github.com/saber-math/saber/lib/llm"
@@ -77,10 +77,10 @@ var errNoVerdict = errors.New(`no \boxed{equivalent} or \boxed{distinct}`)
 // LLMAuditor asks a model with prompt A.1; Retries are the re-asks after
 // an answer without a verdict.
 type LLMAuditor struct {
-	*llmstage.Client
+	*llmcall.Client
 }
 
-// Audit renders A.1 and asks until an answer has a verdict (llmstage.Ask: a
+// Audit renders A.1 and asks until an answer has a verdict (llmcall.Ask: a
 // re-ask has its own cache entry, so a cached bad answer is never served
 // again). An answer still without one after the re-asks is Invalid
 // (unparseable), a refusal of this request (llm.ErrPermanent: 400, 422)
@@ -93,7 +93,7 @@ func (a *LLMAuditor) Audit(ctx context.Context, query, doc *readers.Doc) (Verdic
 	var v Verdict
 	data := prompts.AuditData{QueryProblem: query.Statement, QuerySolution: query.Solution,
 		DocumentProblem: doc.Statement, DocumentSolution: doc.Solution}
-	got, err := llmstage.Ask(ctx, a.Client, data, func(raw string) (string, error) {
+	got, err := llmcall.Ask(ctx, a.Client, data, func(raw string) (string, error) {
 		v.Asks++
 		v.Raw = raw
 		if w := ParseVerdict(raw); w != "" {
@@ -101,7 +101,7 @@ func (a *LLMAuditor) Audit(ctx context.Context, query, doc *readers.Doc) (Verdic
 		}
 		return "", errNoVerdict
 	})
-	var un *llmstage.UnparseableError
+	var un *llmcall.UnparseableError
 	switch {
 	case err == nil:
 		v.Verdict, v.Reason = got, "answered "+got

@@ -29,7 +29,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/retrievers"
-	"github.com/saber-math/saber/lib/llm"
+	"github.com/saber-math/saber/lib/llmconf"
 )
 
 // Config is the whole run configuration.
@@ -53,7 +53,7 @@ type Config struct {
 
 	// LLM is the OpenAI-compatible server the llm backends use (stages may
 	// override it). The API key is read from the variable named api_key_env.
-	LLM llm.Config `yaml:"llm" json:"llm"`
+	LLM llmconf.Config `yaml:"llm" json:"llm"`
 
 	// Benchmark holds the parameters several benchmark stages share
 	// (benchmark.go).

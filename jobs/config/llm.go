@@ -1,11 +1,11 @@
 package config
 
 import (
-	"github.com/saber-math/saber/lib/llm"
+	"github.com/saber-math/saber/lib/llmconf"
 )
 
 // LLMFor is the run's llm settings with a stage's overrides on top.
-func (c *Config) LLMFor(override *llm.Config) llm.Config {
+func (c *Config) LLMFor(override *llmconf.Config) llmconf.Config {
 	out := c.LLM
 	if o := override; o != nil {
 		if o.BaseURL != "" {

@@ -51,8 +51,8 @@ import (
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/downstream/decl"
-	"github.com/saber-math/saber/jobs/llmstage"
-	"github.com/saber-math/saber/jobs/retrievers"
+	"github.com/saber-math/saber/jobs/llmcall"
+	"github.com/saber-math/saber/jobs/retrieval"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/poolrank"
@@ -127,7 +127,7 @@ func runMap(ctx context.Context, env *stage.Env) error {
 	}
 	defer closeFn()
 	qWorkers := workers
-	if w := retrievers.NewRegistry(env.Config.Retrievers, retrievers.Options{}).Workers(name); w > 0 {
+	if w := retrieval.NewRegistry(env.Config.Retrievers, retrieval.Options{}).Workers(name); w > 0 {
 		qWorkers = w
 	}
 	var rows []dataset.DedupRank
@@ -153,9 +153,9 @@ func runMap(ctx context.Context, env *stage.Env) error {
 		}
 		rows = append(rows, got...)
 	}
-	if rec, ok := ret.(retrievers.LLMRecorder); ok {
+	if rec, ok := ret.(retrieval.LLMRecorder); ok {
 		for _, c := range rec.LLMClients() {
-			llmstage.Record(env, c)
+			llmcall.Record(env, c)
 		}
 	}
 	env.Count("rows", int64(len(rows)))
@@ -186,7 +186,7 @@ func readRewrites(ctx context.Context, env *stage.Env) (map[string]dataset.Rewri
 
 // rankCandidates ranks, for each query, its candidates and its original
 // with the rewrite as the query (Table 12).
-func rankCandidates(ctx context.Context, env *stage.Env, ret retrievers.Retriever, pool *Pool, qs []query, workers int) ([]dataset.DedupRank, error) {
+func rankCandidates(ctx context.Context, env *stage.Env, ret retrieval.Retriever, pool *Pool, qs []query, workers int) ([]dataset.DedupRank, error) {
 	rows := make([]dataset.DedupRank, len(qs))
 	prog := env.Progress("queries (candidates)", int64(len(qs)))
 	err := parallel.For(ctx, len(qs), workers, func(ctx context.Context, i int) error {
@@ -198,7 +198,7 @@ func rankCandidates(ctx context.Context, env *stage.Env, ret retrievers.Retrieve
 			j, _ := pool.Index(id)
 			docs[k] = pool.Statements[j]
 		}
-		order, scores, _, err := retrievers.Rank(retrievers.WithQueryID(ctx, q.id), ret, ids, q.rewrite, docs)
+		order, scores, _, err := retrieval.Rank(retrieval.WithQueryID(ctx, q.id), ret, ids, q.rewrite, docs)
 		if err != nil {
 			return fmt.Errorf("query %s: %s: %w", q.id, ret.Name(), err)
 		}
@@ -214,7 +214,7 @@ func rankCandidates(ctx context.Context, env *stage.Env, ret retrievers.Retrieve
 
 // rankPoolLexical scores the whole pool for each query: the scorer indexes
 // the pool's documents, so idf and average length are the pool's.
-func rankPoolLexical(ctx context.Context, env *stage.Env, ret retrievers.Retriever, pool *Pool, qs []query, workers int) ([]dataset.DedupRank, error) {
+func rankPoolLexical(ctx context.Context, env *stage.Env, ret retrieval.Retriever, pool *Pool, qs []query, workers int) ([]dataset.DedupRank, error) {
 	rows := make([]dataset.DedupRank, len(qs))
 	prog := env.Progress("queries (pool)", int64(len(qs)))
 	err := parallel.For(ctx, len(qs), workers, func(ctx context.Context, i int) error {
@@ -236,8 +236,8 @@ func rankPoolLexical(ctx context.Context, env *stage.Env, ret retrievers.Retriev
 
 // rankPoolVectors ranks the pool by the stored document vectors and the
 // queries' vectors with lib/poolrank, then checks a sample naively.
-func rankPoolVectors(ctx context.Context, env *stage.Env, ret retrievers.Retriever, pool *Pool, qs []query, workers int, opt poolrank.Options, check int) ([]dataset.DedupRank, error) {
-	emb, ok := ret.(retrievers.Embedder)
+func rankPoolVectors(ctx context.Context, env *stage.Env, ret retrieval.Retriever, pool *Pool, qs []query, workers int, opt poolrank.Options, check int) ([]dataset.DedupRank, error) {
+	emb, ok := ret.(retrieval.Embedder)
 	if !ok {
 		return nil, fmt.Errorf("%s: a bi-encoder that does not embed", ret.Name())
 	}
@@ -257,7 +257,7 @@ func rankPoolVectors(ctx context.Context, env *stage.Env, ret retrievers.Retriev
 	qm := poolrank.NewMatrix(len(qs), dim)
 	prog := env.Progress("queries embedded", int64(len(qs)))
 	err = parallel.For(ctx, len(qs), workers, func(ctx context.Context, i int) error {
-		v, err := emb.EmbedQuery(retrievers.WithQueryID(ctx, qs[i].id), qs[i].rewrite)
+		v, err := emb.EmbedQuery(retrieval.WithQueryID(ctx, qs[i].id), qs[i].rewrite)
 		if err != nil {
 			return fmt.Errorf("query %s: %s: %w", qs[i].id, ret.Name(), err)
 		}

@@ -8,7 +8,8 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/downstream/decl"
-	"github.com/saber-math/saber/jobs/llmstage"
+	"github.com/saber-math/saber/jobs/llmcall"
+	"github.com/saber-math/saber/jobs/retrieval"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/shard"
@@ -67,9 +68,9 @@ func runEmbed(ctx context.Context, env *stage.Env) error {
 		prog.Add(int64(e - b))
 	}
 	prog.Finish()
-	if rec, ok := emb.(retrievers.LLMRecorder); ok {
+	if rec, ok := emb.(retrieval.LLMRecorder); ok {
 		for _, c := range rec.LLMClients() {
-			llmstage.Record(env, c)
+			llmcall.Record(env, c)
 		}
 	}
 	env.Count("documents", int64(len(rows)))
@@ -80,8 +81,8 @@ func runEmbed(ctx context.Context, env *stage.Env) error {
 }
 
 // build returns the named retriever, errors of configuration as bad input.
-func build(ctx context.Context, env *stage.Env, name string, threads int) (retrievers.Retriever, func(), error) {
-	reg := retrievers.NewRegistry(env.Config.Retrievers, retrievers.Options{Dir: env.Config.Dir(), LexicalThreads: threads})
+func build(ctx context.Context, env *stage.Env, name string, threads int) (retrieval.Retriever, func(), error) {
+	reg := retrieval.NewRegistry(env.Config.Retrievers, retrieval.Options{Dir: env.Config.Dir(), LexicalThreads: threads})
 	ret, err := reg.Build(ctx, name)
 	if err != nil {
 		if errors.Is(err, retrievers.ErrBadSpec) {
@@ -97,12 +98,12 @@ func build(ctx context.Context, env *stage.Env, name string, threads int) (retri
 }
 
 // buildEmbedder builds a bi-encoder.
-func buildEmbedder(ctx context.Context, env *stage.Env, name string) (retrievers.Embedder, func(), error) {
+func buildEmbedder(ctx context.Context, env *stage.Env, name string) (retrieval.Embedder, func(), error) {
 	ret, closeFn, err := build(ctx, env, name, 1)
 	if err != nil {
 		return nil, nil, err
 	}
-	emb, ok := ret.(retrievers.Embedder)
+	emb, ok := ret.(retrieval.Embedder)
 	if !ok {
 		closeFn()
 		return nil, nil, stage.BadInput(fmt.Errorf("retrievers.%s: kind %s does not embed (the full pool takes kind embedding or a lexical built-in)", name, env.Config.Retrievers[name].Kind))

@@ -1,5 +1,5 @@
 // Package evaluate runs retrievers over the benchmark (paper §4.1, App. C;
-// SPEC §3): for each query, the retriever (built by jobs/retrievers from
+// SPEC §3): for each query, the retriever (built by jobs/retrieval from
 // its name: a lexical built-in or one of the config's `retrievers:`) scores
 // the query's own candidates (lexical indexes are built per query over
 // them, C.4) and the candidates are ranked by score, ties by document id.
@@ -16,8 +16,9 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/evaluate/decl"
-	"github.com/saber-math/saber/jobs/llmstage"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/readers"
+	"github.com/saber-math/saber/jobs/retrieval"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/parallel"
@@ -56,7 +57,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	// core, as the paper does.
 	workers := stage.Workers(cfg.Evaluate.Workers)
 	threads := runtime.GOMAXPROCS(0) / workers
-	reg := retrievers.NewRegistry(cfg.Retrievers, retrievers.Options{Dir: cfg.Dir(), LexicalThreads: threads})
+	reg := retrieval.NewRegistry(cfg.Retrievers, retrieval.Options{Dir: cfg.Dir(), LexicalThreads: threads})
 	ret, err := reg.Build(ctx, task.Retriever)
 	if err != nil {
 		if errors.Is(err, retrievers.ErrBadSpec) {
@@ -87,7 +88,7 @@ func run(ctx context.Context, env *stage.Env) error {
 			return stage.BadInput(err)
 		}
 		// Timed: from handing over the candidates to the sorted ranking (C.5).
-		order, scores, took, err := retrievers.Rank(retrievers.WithQueryID(ctx, q.ID), ret, ids, qt, dt)
+		order, scores, took, err := retrieval.Rank(retrieval.WithQueryID(ctx, q.ID), ret, ids, qt, dt)
 		if err != nil {
 			return fmt.Errorf("query %s: %s: %w", q.ID, task.Retriever, err)
 		}
@@ -104,12 +105,12 @@ func run(ctx context.Context, env *stage.Env) error {
 	if err != nil {
 		return err
 	}
-	if rec, ok := ret.(retrievers.LLMRecorder); ok {
+	if rec, ok := ret.(retrieval.LLMRecorder); ok {
 		for _, c := range rec.LLMClients() {
-			llmstage.Record(env, c)
+			llmcall.Record(env, c)
 		}
 	}
-	if cnt, ok := ret.(retrievers.Counter); ok {
+	if cnt, ok := ret.(retrieval.Counter); ok {
 		for k, v := range cnt.Counts() {
 			env.Count(k, v)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/saber-math/saber/artifacts/kvcache"
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/plan"
 	"github.com/saber-math/saber/jobs/stage"
@@ -436,7 +437,7 @@ func ignoreRowError(err error) error {
 	if err == nil {
 		return nil
 	}
-	if _, rerr := llmstage.Reject("plan", "", err); rerr == nil {
+	if _, rerr := llmcall.Reject("plan", "", err); rerr == nil {
 		return nil
 	}
 	if errors.Is(err, topics.ErrTooManyCalls) {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/jobs/llmstage"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/seed"
@@ -76,7 +76,7 @@ func positionAudit(ctx context.Context, env *stage.Env, j Judge, ts []*tournamen
 			swapped = r.Sample1
 		}
 		out[i] = auditRow(r, tr.domain, swapped, AuditSample)
-		out[i].SwappedAnswerSHA256, out[i].SwappedAsks = llmstage.AnswerHash(v.Raw), int32(v.Asks)
+		out[i].SwappedAnswerSHA256, out[i].SwappedAsks = llmcall.AnswerHash(v.Raw), int32(v.Asks)
 		out[i].PromptTokens, out[i].CompletionTokens = int32(v.PromptTokens), int32(v.CompletionTokens)
 		prog.Add(1)
 		return nil

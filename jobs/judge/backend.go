@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/saber-math/saber/jobs/llmstage"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/prompts"
@@ -67,11 +67,11 @@ func ParseAnswer(s string) int {
 // LLMJudge asks a model with prompt F.3; Retries are the re-asks after
 // an answer without a verdict.
 type LLMJudge struct {
-	*llmstage.Client
+	*llmcall.Client
 }
 
 // Compare renders F.3 and asks until an answer names a sample. A re-ask
-// is the conversation llmstage.Reask makes (the bad answer, then a
+// is the conversation llmcall.Reask makes (the bad answer, then a
 // correction), so a deterministic server answers it anew, and it carries
 // its number in the prompt version: its own cache entry, and a cached bad
 // answer is never served again. A refusal of this request
@@ -94,9 +94,9 @@ func (j *LLMJudge) Compare(ctx context.Context, target, s1, s2 *readers.Doc) (Ve
 	ask := msgs
 	for attempt := 0; attempt <= j.Retries; attempt++ {
 		if attempt > 0 {
-			ask = llmstage.Reask(ask, v.Raw, errNoWinner) // the conversation so far (llmstage.Ask)
+			ask = llmcall.Reask(ask, v.Raw, errNoWinner) // the conversation so far (llmcall.Ask)
 		}
-		resp, err := j.Client.Chat(ctx, llm.Request{PromptVersion: llmstage.ReaskVersion(j.Prompt.Version, attempt), Messages: ask})
+		resp, err := j.Client.Chat(ctx, llm.Request{PromptVersion: llmcall.ReaskVersion(j.Prompt.Version, attempt), Messages: ask})
 		v.Asks++
 		v.Latency += resp.Latency
 		v.Attempts += resp.Attempts

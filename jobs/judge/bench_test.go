@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/saber-math/saber/jobs/judge"
-	"github.com/saber-math/saber/jobs/llmstage"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/llm/llmtest"
@@ -28,7 +28,7 @@ func BenchmarkJudgeOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	j := &judge.LLMJudge{Client: &llmstage.Client{Client: client, Prompt: p, ModelID: "fake", Retries: 2}}
+	j := &judge.LLMJudge{Client: &llmcall.Client{Client: client, Prompt: p, ModelID: "fake", Retries: 2}}
 	text := func(i int) *readers.Doc {
 		return &readers.Doc{ID: fmt.Sprint(i), Statement: fmt.Sprintf("Find all integers n such that n^2 + %d is prime.", i),
 			Solution: "Consider n modulo 3 and apply Fermat's little theorem; the only case left is checked directly."}

@@ -31,7 +31,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/judge/decl"
-	"github.com/saber-math/saber/jobs/llmstage"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/parallel"
@@ -57,7 +57,7 @@ func newJudge(env *stage.Env) (Judge, func(), error) {
 	if !cfg.UsesLLM() {
 		return &LexicalJudge{}, func() {}, nil
 	}
-	c, record, err := llmstage.New(env, &cfg.Options, prompts.Judge)
+	c, record, err := llmcall.New(env, &cfg.Options, prompts.Judge)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -175,7 +175,7 @@ func run(ctx context.Context, env *stage.Env) error {
 			v := verdicts[i]
 			row, winner := judgmentRow(judge, tk.tr, r, match, first, second, v)
 			if row.Invalid && sample == "" {
-				sample = fmt.Sprintf("query %s round %d: %s, answer %s", row.Query, r, v.Reason, llmstage.Excerpt(v.Raw))
+				sample = fmt.Sprintf("query %s round %d: %s, answer %s", row.Query, r, v.Reason, llmcall.Excerpt(v.Raw))
 			}
 			if i < n {
 				perT[tk.tr] = append(perT[tk.tr], swiss.Judgment{Match: tk.m, Winner: winner})
@@ -198,11 +198,11 @@ func run(ctx context.Context, env *stage.Env) error {
 		// after every round was paid for. The checkpoint goes too, so the
 		// rerun with a fixed judge starts its tournaments over (the
 		// answers already received stay free in the LLM cache).
-		if inv := invalidJudgments(rows); llmstage.CheckInvalidShare(invalidWhat, inv, int64(len(rows)), invalidKey, cfg.MaxInvalidShare, "") != nil {
+		if inv := invalidJudgments(rows); llmcall.CheckInvalidShare(invalidWhat, inv, int64(len(rows)), invalidKey, cfg.MaxInvalidShare, "") != nil {
 			if err := ck.clear(ctx); err != nil {
 				env.Log.Warn().Err(err).Msg("could not remove the checkpoint of a failed shard")
 			}
-			return llmstage.RecordInvalidShare(env, invalidWhat, inv, int64(len(rows)), invalidKey, cfg.MaxInvalidShare, sampleOf(sample, rows))
+			return llmcall.RecordInvalidShare(env, invalidWhat, inv, int64(len(rows)), invalidKey, cfg.MaxInvalidShare, sampleOf(sample, rows))
 		}
 		if err := ck.save(ctx, r, rows, timings); err != nil {
 			return err
@@ -225,7 +225,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	env.Count("judgments", int64(len(rows)))
 	env.Count("invalid", invalid)
 	env.Log.Info().Int("queries", len(qs)).Int("judgments", len(rows)).Int64("invalid", invalid).Msg("tournaments done")
-	if err := llmstage.RecordInvalidShare(env, invalidWhat, invalid, int64(len(rows)), invalidKey, cfg.MaxInvalidShare, sampleOf(sample, rows)); err != nil {
+	if err := llmcall.RecordInvalidShare(env, invalidWhat, invalid, int64(len(rows)), invalidKey, cfg.MaxInvalidShare, sampleOf(sample, rows)); err != nil {
 		return err
 	}
 	if err := stage.WriteOutput(ctx, env, dataset.JudgeTimings, timings); err != nil {
@@ -345,7 +345,7 @@ func judgmentRow(j Judge, tr *tournament, r int, match int32, first, second int,
 	row := dataset.Judgment{
 		Query: tr.query.ID, Round: int32(r), Match: match,
 		Sample1: tr.docs[first].ID, Sample2: tr.docs[second].ID,
-		Invalid: v.Winner == 0, Reason: v.Reason, AnswerSHA256: llmstage.AnswerHash(v.Raw), Asks: int32(v.Asks),
+		Invalid: v.Winner == 0, Reason: v.Reason, AnswerSHA256: llmcall.AnswerHash(v.Raw), Asks: int32(v.Asks),
 		Backend: j.Backend(), Model: j.Model(), PromptVersion: j.PromptVersion(),
 		PromptTokens: int32(v.PromptTokens), CompletionTokens: int32(v.CompletionTokens),
 	}

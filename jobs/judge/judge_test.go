@@ -21,7 +21,7 @@ import (
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/judge"
-	"github.com/saber-math/saber/jobs/llmstage"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/stage/stagetest"
 	"github.com/saber-math/saber/lib/llm/llmtest"
@@ -358,8 +358,8 @@ func TestJudgeUnderFaults(t *testing.T) {
 		invalid += m.Stats["invalid"]
 		judgments += m.Stats["judgments"]
 		retries += m.Stats["llm_retries"]
-		shareCount += m.Stats[llmstage.StatInvalidShareCount]
-		shareOf += m.Stats[llmstage.StatInvalidShareOf]
+		shareCount += m.Stats[llmcall.StatInvalidShareCount]
+		shareOf += m.Stats[llmcall.StatInvalidShareOf]
 	}
 	if invalid == 0 || invalid > judgments/4 || retries == 0 {
 		t.Errorf("manifests: %d invalid of %d judgments, %d retries; want some invalid (about 10%%) and retries", invalid, judgments, retries)

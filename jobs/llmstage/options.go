@@ -1,9 +1,12 @@
-// Package llmstage is what the stages that may ask a model share (tag,
-// summarize, rewrite, audit, judge; analyze's normaliser too): the options
-// block their config sections embed, the client built from it, and the
-// ask / re-ask / reject / invalid-share helpers around the client's calls.
-// The stage runtime (jobs/stage) knows nothing of it: a stage that asks no
-// model does not import it.
+// Package llmstage is the options block that the sections of the stages
+// which may ask a model (tag, summarize, rewrite, audit, judge) embed:
+// shards, backend, parse_retries, max_invalid_share, workers and the llm
+// override, with their defaults and checks. It is a declaration only and
+// links no LLM client (it uses lib/llmconf, not lib/llm), so that
+// jobs/config and the stage binaries that ask no model stay free of it;
+// what those stages share at run time (the client, Ask, Reject, the
+// invalid-share check) is jobs/llmcall. The stage runtime (jobs/stage)
+// knows nothing of either: a stage that asks no model imports neither.
 package llmstage
 
 import (
@@ -12,7 +15,7 @@ import (
 
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
-	"github.com/saber-math/saber/lib/llm"
+	"github.com/saber-math/saber/lib/llmconf"
 )
 
 // BackendLLM is the backend every such stage names "llm": the model the
@@ -29,21 +32,21 @@ type Options struct {
 	// Check lists them in the stage's order).
 	Backend string `yaml:"backend" json:"backend"`
 	// ParseRetries re-asks the model this often when its answer is not in
-	// the format asked for (Ask); after them the unit is kept as invalid
-	// or rejected, as the stage decides.
+	// the format asked for (llmcall.Ask); after them the unit is kept as
+	// invalid or rejected, as the stage decides.
 	ParseRetries int `yaml:"parse_retries" json:"parse_retries"`
 	// MaxInvalidShare is the largest share of the shard's units
 	// (documents, queries, pairs, judgments) that may come back invalid
 	// or rejected with the outputs still written; above it the shard fails
-	// with exit 2 and writes nothing (RecordInvalidShare): most units
-	// failing is a broken backend, not odd data. Default 0.5; 1 never
-	// fails.
+	// with exit 2 and writes nothing (llmcall.RecordInvalidShare): most
+	// units failing is a broken backend, not odd data. Default 0.5; 1
+	// never fails.
 	MaxInvalidShare float64 `yaml:"max_invalid_share" json:"max_invalid_share" hash:"-"`
 	// Workers is how many units are in flight (default: the LLM
 	// concurrency with the llm backend, the cores otherwise).
 	Workers int `yaml:"workers" json:"workers" hash:"-"`
 	// LLM overrides the run's llm settings for this stage.
-	LLM *llm.Config `yaml:"llm" json:"llm,omitempty"`
+	LLM *llmconf.Config `yaml:"llm" json:"llm,omitempty"`
 }
 
 // DefaultParseRetries is the re-asks after an unparseable answer when
@@ -101,7 +104,7 @@ func (o *Options) Check(core *config.Config, section string, backends []string, 
 func (o *Options) UsesLLM() bool { return o.Backend == BackendLLM }
 
 // LLMConfig is the run's llm settings with the stage's override on top.
-func (o *Options) LLMConfig(core *config.Config) llm.Config { return core.LLMFor(o.LLM) }
+func (o *Options) LLMConfig(core *config.Config) llmconf.Config { return core.LLMFor(o.LLM) }
 
 // InFlight is how many of the stage's units are in flight (Workers).
 func (o *Options) InFlight(core *config.Config) int {
@@ -110,14 +113,14 @@ func (o *Options) InFlight(core *config.Config) int {
 
 // Workers is the number of units in flight: configured when set, else,
 // for a stage that asks a model, the client's concurrency (or
-// llm.DefaultConcurrency: as many as the client lets through), else the
+// llmconf.DefaultConcurrency: as many as the client lets through), else the
 // cores (stage.Workers).
-func Workers(configured int, backendLLM bool, c llm.Config) int {
+func Workers(configured int, backendLLM bool, c llmconf.Config) int {
 	switch {
 	case configured > 0 || !backendLLM:
 		return stage.Workers(configured)
 	case c.Concurrency > 0:
 		return c.Concurrency
 	}
-	return llm.DefaultConcurrency
+	return llmconf.DefaultConcurrency
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/lib/llm"
+	"github.com/saber-math/saber/lib/llmconf"
 )
 
 // TestCheck: every problem is reported under the section's key, the
@@ -29,8 +29,8 @@ func TestCheck(t *testing.T) {
 		{"llm without a model", core, func(o *Options) { o.Backend = BackendLLM },
 			[]string{"s.llm (with llm): llm: config: model is required"}},
 		{"llm with the run's model", withModel, func(o *Options) { o.Backend = BackendLLM }, nil},
-		{"the override's model", core, func(o *Options) { o.Backend, o.LLM = BackendLLM, &llm.Config{Model: "x"} }, nil},
-		{"offline ignores the llm settings", core, func(o *Options) { o.LLM = &llm.Config{} }, nil},
+		{"the override's model", core, func(o *Options) { o.Backend, o.LLM = BackendLLM, &llmconf.Config{Model: "x"} }, nil},
+		{"offline ignores the llm settings", core, func(o *Options) { o.LLM = &llmconf.Config{} }, nil},
 		{"unknown backend", core, func(o *Options) { o.Backend = "gpt" }, []string{`s.backend: "gpt" is not one of offline, llm`}},
 		{"everything wrong", core, func(o *Options) {
 			o.Shards, o.ParseRetries, o.Workers, o.MaxInvalidShare = 0, -1, -1, 1.5
@@ -77,10 +77,10 @@ func TestWorkers(t *testing.T) {
 		{3, true, 5, 3},
 		{3, false, 5, 3},
 		{0, true, 5, 5},
-		{0, true, 0, llm.DefaultConcurrency},
+		{0, true, 0, llmconf.DefaultConcurrency},
 		{0, false, 5, cores},
 	} {
-		if got := Workers(tc.configured, tc.llm, llm.Config{Concurrency: tc.conc}); got != tc.want {
+		if got := Workers(tc.configured, tc.llm, llmconf.Config{Concurrency: tc.conc}); got != tc.want {
 			t.Errorf("Workers(%d, %v, concurrency %d) = %d, want %d", tc.configured, tc.llm, tc.conc, got, tc.want)
 		}
 	}

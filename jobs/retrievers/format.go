@@ -5,55 +5,62 @@ import (
 	"unicode"
 )
 
-// formatter turns raw texts into what the model sees: the instruction on
-// the query (App. D.9), then the model's templates (Table 3).
-type formatter struct {
+// Formatter turns raw texts into what the model sees: the instruction on
+// the query (App. D.9), then the model's templates (Table 3). jobs/retrieval
+// formats every text it sends with the Formatter of its spec.
+type Formatter struct {
 	query, doc string // templates with {text} (and {instruction} in query)
 	instr      string // instruction in prepend form ({query} optional), "" = none
 	field      bool   // the model has an {instruction} field: do not prepend
-	queryExtra map[string]any
-	docExtra   map[string]any
+	// QueryExtra and DocExtra are the format's extra request options of
+	// queries and of documents (models.yaml query_extra, doc_extra: an
+	// embedder's task_type).
+	QueryExtra map[string]any
+	DocExtra   map[string]any
 }
 
-func newFormatter(s Spec) (formatter, error) {
+// NewFormatter returns the formatter of s: its shipped format (if any)
+// with its own templates on top, and its instruction resolved. It fails
+// on an unknown format or instruction name, as Validate reports.
+func NewFormatter(s Spec) (Formatter, error) {
 	f, err := s.format()
 	if err != nil {
-		return formatter{}, err
+		return Formatter{}, err
 	}
 	instr, err := instructionText(s.Instruction)
 	if err != nil {
-		return formatter{}, err
+		return Formatter{}, err
 	}
-	return formatter{
+	return Formatter{
 		query: f.Query, doc: f.Doc, instr: instr,
-		field:      strings.Contains(f.Query, placeholderInstruction) || (s.Kind == KindChat && strings.Contains(s.Prompt, placeholderInstruction)),
-		queryExtra: f.QueryExtra, docExtra: f.DocExtra,
+		field:      strings.Contains(f.Query, PlaceholderInstruction) || (s.Kind == KindChat && strings.Contains(s.Prompt, PlaceholderInstruction)),
+		QueryExtra: f.QueryExtra, DocExtra: f.DocExtra,
 	}, nil
 }
 
-// instructionField is the instruction as a dedicated field's value: the
+// InstructionField is the instruction as a dedicated field's value: the
 // text without its {query} marker.
-func (f formatter) instructionField() string {
-	return strings.TrimSpace(strings.ReplaceAll(f.instr, placeholderQuery, ""))
+func (f Formatter) InstructionField() string {
+	return strings.TrimSpace(strings.ReplaceAll(f.instr, PlaceholderQuery, ""))
 }
 
 // Query formats a query text: with an instruction and no instruction field,
 // the instruction is prepended (at its {query}, else followed by a space),
 // then the query template is filled.
-func (f formatter) Query(q string) string {
+func (f Formatter) Query(q string) string {
 	if f.instr != "" && !f.field {
-		if strings.Contains(f.instr, placeholderQuery) {
-			q = strings.NewReplacer(placeholderQuery, q).Replace(f.instr)
+		if strings.Contains(f.instr, PlaceholderQuery) {
+			q = strings.NewReplacer(PlaceholderQuery, q).Replace(f.instr)
 		} else {
 			q = f.instr + " " + q
 		}
 	}
-	return strings.NewReplacer(placeholderText, q, placeholderInstruction, f.instructionField()).Replace(f.query)
+	return strings.NewReplacer(PlaceholderText, q, PlaceholderInstruction, f.InstructionField()).Replace(f.query)
 }
 
 // Doc formats a document text: never with the instruction.
-func (f formatter) Doc(d string) string {
-	return strings.NewReplacer(placeholderText, d).Replace(f.doc)
+func (f Formatter) Doc(d string) string {
+	return strings.NewReplacer(PlaceholderText, d).Replace(f.doc)
 }
 
 // Chunks splits text into non-overlapping pieces of at most maxWords

@@ -1,3 +1,14 @@
+// Package retrievers declares the retrievers a run config defines in its
+// `retrievers:` map (paper §4.1, App. C; SPEC §3 "Neural retrievers"):
+// Spec and its kinds (embedding, rerank, score, chat, plugin), defaults
+// and validation, the per-model input formats (Table 3) and the task
+// instructions of App. F.6 shipped in models.yaml, the Formatter that
+// applies them, and the quality–latency frontier families.
+//
+// It is a declaration only and links no LLM client (it uses lib/llmconf,
+// not lib/llm): jobs/config imports it, and so every stage binary does,
+// while only the stages that score with a retriever link the client
+// through jobs/retrieval, which builds and runs what is declared here.
 package retrievers
 
 import (
@@ -13,7 +24,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/saber-math/saber/lib/lexical"
-	"github.com/saber-math/saber/lib/llm"
+	"github.com/saber-math/saber/lib/llmconf"
 )
 
 // Kinds of configured retrievers.
@@ -46,15 +57,16 @@ const (
 	DefaultTemplate           = "{text}"
 )
 
-// Placeholders of templates, prompts and plugin commands.
+// Placeholders of templates, prompts and plugin commands: Validate checks
+// where they must appear, jobs/retrieval fills them.
 const (
-	placeholderText        = "{text}"
-	placeholderInstruction = "{instruction}"
-	placeholderQuery       = "{query}"
-	placeholderDoc         = "{doc}"
-	placeholderRewrite     = "{rewrite}"
-	placeholderThreads     = "{threads}"
-	placeholderInFlight    = "{in_flight}"
+	PlaceholderText        = "{text}"
+	PlaceholderInstruction = "{instruction}"
+	PlaceholderQuery       = "{query}"
+	PlaceholderDoc         = "{doc}"
+	PlaceholderRewrite     = "{rewrite}"
+	PlaceholderThreads     = "{threads}"
+	PlaceholderInFlight    = "{in_flight}"
 )
 
 // Spec defines one retriever of the run config's `retrievers:` map (SPEC §3
@@ -336,7 +348,7 @@ func (s Spec) Validate(name string, bad func(format string, a ...any)) {
 	http := []string{KindEmbedding, KindRerank, KindScore, KindChat}
 	switch s.Kind {
 	case KindEmbedding, KindRerank, KindScore, KindChat:
-		cfg := s.llmConfig()
+		cfg := s.LLMConfig()
 		cfg.Settings = p
 		if err := cfg.Validate(); err != nil {
 			bad("%s: %v", p, strings.TrimPrefix(err.Error(), "llm: config: "))
@@ -396,11 +408,11 @@ func (s Spec) Validate(name string, bad func(format string, a ...any)) {
 	if err != nil {
 		bad("%s.format: %v", p, err)
 	}
-	if strings.Contains(s.DocTemplate, placeholderInstruction) {
+	if strings.Contains(s.DocTemplate, PlaceholderInstruction) {
 		bad("%s.doc_template: {instruction} is for the query only (App. D.9)", p)
 	}
 	for field, t := range map[string]string{"query_template": f.Query, "doc_template": f.Doc} {
-		if !strings.Contains(t, placeholderText) {
+		if !strings.Contains(t, PlaceholderText) {
 			bad("%s.%s: %q has no {text}", p, field, t)
 		}
 	}
@@ -408,20 +420,20 @@ func (s Spec) Validate(name string, bad func(format string, a ...any)) {
 	if err != nil {
 		bad("%s.instruction: %v", p, err)
 	}
-	field := strings.Contains(f.Query, placeholderInstruction) || (s.Kind == KindChat && strings.Contains(s.Prompt, placeholderInstruction))
+	field := strings.Contains(f.Query, PlaceholderInstruction) || (s.Kind == KindChat && strings.Contains(s.Prompt, PlaceholderInstruction))
 	if field && instr == "" {
 		bad("%s: the query template or prompt has an {instruction} field but no instruction is set", p)
 	}
 
 	switch s.Kind {
 	case KindChat:
-		if !strings.Contains(s.Prompt, placeholderQuery) || !strings.Contains(s.Prompt, placeholderDoc) {
+		if !strings.Contains(s.Prompt, PlaceholderQuery) || !strings.Contains(s.Prompt, PlaceholderDoc) {
 			bad("%s.prompt: required for kind chat, with {query} and {doc}", p)
 		}
 		switch s.Parser {
 		case ParserYesNo:
-			if s.TopLogprobs < 1 || s.TopLogprobs > llm.MaxTopLogprobs {
-				bad("%s.top_logprobs: %d must be in [1, %d]", p, s.TopLogprobs, llm.MaxTopLogprobs)
+			if s.TopLogprobs < 1 || s.TopLogprobs > llmconf.MaxTopLogprobs {
+				bad("%s.top_logprobs: %d must be in [1, %d]", p, s.TopLogprobs, llmconf.MaxTopLogprobs)
 			}
 		case ParserNumber:
 			if s.TopLogprobs != 0 || len(s.YesTokens) > 0 || len(s.NoTokens) > 0 {
@@ -436,16 +448,16 @@ func (s Spec) Validate(name string, bad func(format string, a ...any)) {
 		}
 	}
 	if rw := s.Rewrite; rw != nil {
-		if !strings.Contains(rw.Prompt, placeholderQuery) {
+		if !strings.Contains(rw.Prompt, PlaceholderQuery) {
 			bad("%s.rewrite.prompt: required, with {query}", p)
 		}
 		if rw.Model == "" {
 			bad("%s.rewrite.model: required (the chat model that rewrites the query)", p)
 		}
-		if !strings.Contains(rw.Template, placeholderRewrite) {
+		if !strings.Contains(rw.Template, PlaceholderRewrite) {
 			bad("%s.rewrite.template: %q has no {rewrite}", p, rw.Template)
 		}
-		rc := s.rewriteConfig()
+		rc := s.RewriteConfig()
 		rc.Settings = p + ".rewrite"
 		if err := rc.Validate(); err != nil {
 			bad("%s.rewrite: %v", p, strings.TrimPrefix(err.Error(), "llm: config: "))
@@ -480,10 +492,11 @@ func (s Spec) format() (Format, error) {
 	return f, err
 }
 
-// llmConfig is the client configuration of an HTTP retriever: no cache,
-// concurrency for every query's in-flight requests.
-func (s Spec) llmConfig() llm.Config {
-	return llm.Config{
+// LLMConfig is the client configuration of an HTTP retriever (kinds
+// embedding, rerank, score, chat): no cache, concurrency for every query's
+// in-flight requests. Validate checks it; jobs/retrieval builds the client.
+func (s Spec) LLMConfig() llmconf.Config {
+	return llmconf.Config{
 		BaseURL:        s.BaseURL,
 		Model:          s.Model,
 		APIKeyEnv:      s.APIKeyEnv,
@@ -497,10 +510,11 @@ func (s Spec) llmConfig() llm.Config {
 	}
 }
 
-// rewriteConfig is the rewriter's client configuration.
-func (s Spec) rewriteConfig() llm.Config {
+// RewriteConfig is the client configuration of the query rewriter (when
+// Rewrite is set): its own keys, else the retriever's.
+func (s Spec) RewriteConfig() llmconf.Config {
 	rw := s.Rewrite
-	c := llm.Config{
+	c := llmconf.Config{
 		BaseURL:        rw.BaseURL,
 		Model:          rw.Model,
 		APIKeyEnv:      rw.APIKeyEnv,

@@ -29,7 +29,7 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/jobs/llmstage"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/rewrite/decl"
 	"github.com/saber-math/saber/jobs/stage"
@@ -78,7 +78,7 @@ func (Offline) PromptVersion() string { return "" }
 // LLM asks a model with prompt B.4; Retries are the re-asks after an
 // answer without <rewrite>…</rewrite>.
 type LLM struct {
-	*llmstage.Client
+	*llmcall.Client
 }
 
 var tagRE = regexp.MustCompile(`(?s)<rewrite>(.*?)</rewrite>`)
@@ -100,14 +100,14 @@ var errNoTag = errors.New("no <rewrite>…</rewrite> in the answer")
 
 func (l *LLM) Rewrite(ctx context.Context, _ string, statement string) (Answer, error) {
 	var a Answer
-	got, err := llmstage.Ask(ctx, l.Client, prompts.RewriteData{Problem: statement}, func(raw string) (string, error) {
+	got, err := llmcall.Ask(ctx, l.Client, prompts.RewriteData{Problem: statement}, func(raw string) (string, error) {
 		a.Raw = raw
 		if s, ok := ParseAnswer(raw); ok {
 			return s, nil
 		}
 		return "", errNoTag
 	})
-	var un *llmstage.UnparseableError
+	var un *llmcall.UnparseableError
 	switch {
 	case err == nil:
 		a.Text = got
@@ -126,7 +126,7 @@ func newRewriter(env *stage.Env) (Rewriter, func(), error) {
 	if !cfg.UsesLLM() {
 		return Offline{Seed: env.Seed}, func() {}, nil
 	}
-	c, record, err := llmstage.New(env, &cfg.Options, prompts.Rewrite)
+	c, record, err := llmcall.New(env, &cfg.Options, prompts.Rewrite)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -165,7 +165,7 @@ func run(ctx context.Context, env *stage.Env) error {
 		row := dataset.RewriteRow{Query: q.ID, Statement: a.Text, Reason: a.Reason,
 			Backend: rw.Backend(), Model: rw.Model(), PromptVersion: rw.PromptVersion()}
 		if a.Reason != ReasonRefused {
-			row.AnswerSHA256 = llmstage.AnswerHash(a.Raw)
+			row.AnswerSHA256 = llmcall.AnswerHash(a.Raw)
 		}
 		if row.Reason == "" {
 			row.Reason = librewrite.Check(orig, a.Text, cfg.MinRatio, cfg.MaxRatio)
@@ -200,7 +200,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	env.Count("queries", int64(len(rows)))
 	env.Count("invalid", invalid)
 	env.Log.Info().Int("queries", len(rows)).Int64("invalid", invalid).Str("backend", rw.Backend()).Msg("queries rewritten")
-	if err := llmstage.RecordInvalidShare(env, "queries with an invalid rewrite", invalid, int64(len(rows)), "rewrite.max_invalid_share", cfg.MaxInvalidShare, sample); err != nil {
+	if err := llmcall.RecordInvalidShare(env, "queries with an invalid rewrite", invalid, int64(len(rows)), "rewrite.max_invalid_share", cfg.MaxInvalidShare, sample); err != nil {
 		return err
 	}
 	return stage.WriteOutput(ctx, env, dataset.Rewrites, rows)

@@ -9,12 +9,13 @@ import (
 )
 
 // The runtime's part of the stages that ask a model: the run's response
-// cache and the servers the manifest describes. The client, its options
-// and the ask / re-ask / reject / invalid-share helpers are jobs/llmstage's,
-// so that the runtime, and the stages that ask no model, need none of it.
+// cache and the servers the manifest describes. The client and the ask /
+// re-ask / reject / invalid-share helpers are jobs/llmcall's, its options
+// jobs/llmstage's, so that the runtime, and the stages that ask no model,
+// need none of it.
 
 // LLMCache is the run's cache of LLM answers (<run>/_cache/llm/), shared
-// by every stage and shard (llmstage.NewClient builds the client on it).
+// by every stage and shard (llmcall.NewClient builds the client on it).
 // The step must declare Cache. Under `saber verify` answers are read from
 // the run's cache and new ones written to the scratch storage only: verify
 // never writes into the run's root.
@@ -33,7 +34,7 @@ func (e *Env) LLMCache() (*kvcache.Cache, error) {
 // for the manifest (llmServers) once the shard has succeeded: a failed
 // shard writes no manifest and asks the server nothing more. describe
 // reports false for a server with nothing to record (every answer came
-// from the cache). llmstage.Record adds each client's.
+// from the cache). llmcall.Record adds each client's.
 func (e *Env) AddLLMServer(describe func(ctx context.Context) (layout.LLMServer, bool)) {
 	e.mu.Lock()
 	e.llm = append(e.llm, describe)

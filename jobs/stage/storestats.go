@@ -17,7 +17,7 @@ func withStoreStats(ctx context.Context, log zerolog.Logger) (context.Context, *
 }
 
 // recordStore puts the shard's S3 request counts into its manifest, as
-// llmstage.Record does for the LLM client's: s3_requests (attempts, retries
+// llmcall.Record does for the LLM client's: s3_requests (attempts, retries
 // included), s3_retries and s3_timeouts (retried attempts that stalled).
 // A local root makes no requests and records nothing.
 func (e *Env) recordStore(s *store.Stats) {

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/jobs/llmstage"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/summarize/decl"
@@ -41,14 +41,14 @@ func run(ctx context.Context, env *stage.Env) error {
 		}
 	}
 	useLLM := cfg.UsesLLM()
-	var client *llmstage.Client
+	var client *llmcall.Client
 	backend, model, version := "extractive", "", ""
 	if synthetic != nil {
 		backend = BackendSynthetic
 	}
 	if useLLM {
 		var record func()
-		if client, record, err = llmstage.New(env, &cfg.Options, prompts.Summary); err != nil {
+		if client, record, err = llmcall.New(env, &cfg.Options, prompts.Summary); err != nil {
 			return err
 		}
 		defer record()
@@ -66,9 +66,9 @@ func run(ctx context.Context, env *stage.Env) error {
 		var s summary.Summary
 		if useLLM {
 			var err error
-			s, err = llmstage.Ask(ctx, client, map[string]string{"Problem": d.Statement, "Solution": d.Solution}, summary.Parse)
+			s, err = llmcall.Ask(ctx, client, map[string]string{"Problem": d.Statement, "Solution": d.Solution}, summary.Parse)
 			if err != nil {
-				rej, err := llmstage.Reject("summarize", d.ID, err)
+				rej, err := llmcall.Reject("summarize", d.ID, err)
 				if err != nil {
 					return fmt.Errorf("document %s: %w", d.ID, err)
 				}
@@ -145,7 +145,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	if len(rejects) > 0 {
 		sample = "document " + rejects[0].ID + ": " + rejects[0].Reason + ": " + rejects[0].Detail
 	}
-	if err := llmstage.RecordInvalidShare(env, "documents rejected", int64(len(rejects)), int64(len(docs)), "summarize.max_invalid_share", cfg.MaxInvalidShare, sample); err != nil {
+	if err := llmcall.RecordInvalidShare(env, "documents rejected", int64(len(rejects)), int64(len(docs)), "summarize.max_invalid_share", cfg.MaxInvalidShare, sample); err != nil {
 		return err
 	}
 	if err := stage.WriteOutput(ctx, env, dataset.Summaries, out); err != nil {

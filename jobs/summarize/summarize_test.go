@@ -14,7 +14,7 @@ import (
 	aontology "github.com/saber-math/saber/artifacts/ontology"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/llmstage"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/stage/stagetest"
 	"github.com/saber-math/saber/jobs/summarize"
@@ -80,7 +80,7 @@ func TestSummarizeInvalidShare(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if st := res.Manifest.Stats; st[llmstage.StatInvalidShareCount] != 2 || st[llmstage.StatInvalidShareOf] != 10 {
+				if st := res.Manifest.Stats; st[llmcall.StatInvalidShareCount] != 2 || st[llmcall.StatInvalidShareOf] != 10 {
 					t.Errorf("stats %v; want an invalid share of 2 of 10", st)
 				}
 				return

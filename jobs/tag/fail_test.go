@@ -15,7 +15,7 @@ import (
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/llmstage"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/stage/stagetest"
 	"github.com/saber-math/saber/lib/llm"
@@ -130,7 +130,7 @@ func TestTagInvalidShare(t *testing.T) {
 	if err != nil {
 		t.Fatalf("max_invalid_share 1: %v", err)
 	}
-	if st := res.Manifest.Stats; st[llmstage.StatInvalidShareCount] != 6 || st[llmstage.StatInvalidShareOf] != 6 {
+	if st := res.Manifest.Stats; st[llmcall.StatInvalidShareCount] != 6 || st[llmcall.StatInvalidShareOf] != 6 {
 		t.Errorf("stats %v; want invalid share 6 of 6", st)
 	}
 }

@@ -3,7 +3,7 @@ package tag
 import (
 	"strings"
 
-	"github.com/saber-math/saber/jobs/llmstage"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/prompts"
 	"github.com/saber-math/saber/lib/topics"
@@ -18,7 +18,7 @@ func NewLLMScorer(c *llm.Client, retries int) (topics.Scorer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &llmScorer{client: &llmstage.Client{Client: c, Prompt: p, Retries: retries}}, nil
+	return &llmScorer{client: &llmcall.Client{Client: c, Prompt: p, Retries: retries}}, nil
 }
 
 // PromptData is F.1's template data for a text and the labels offered:

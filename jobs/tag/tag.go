@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/jobs/llmstage"
+	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/tag/decl"
@@ -41,7 +41,7 @@ func budgetReject(id string, maxCalls int, err error) *dataset.Reject {
 
 // llmScorer asks the model (prompt F.1) to score a node's tags.
 type llmScorer struct {
-	client *llmstage.Client
+	client *llmcall.Client
 }
 
 // Score implements topics.Scorer. Tags the model was not offered are
@@ -52,7 +52,7 @@ func (s *llmScorer) Score(ctx context.Context, text topics.Text, tags []topics.T
 	for i, t := range tags {
 		labels[i] = t.Label
 	}
-	return llmstage.Ask(ctx, s.client, PromptData(text, labels), func(raw string) ([]float64, error) {
+	return llmcall.Ask(ctx, s.client, PromptData(text, labels), func(raw string) ([]float64, error) {
 		return ParseScores(raw, labels)
 	})
 }
@@ -108,7 +108,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	var scorer topics.Scorer = topics.NewLexical(tree)
 	backend, model, version := "lexical", "", ""
 	if cfg.UsesLLM() {
-		client, record, err := llmstage.New(env, &cfg.Options, prompts.Topics)
+		client, record, err := llmcall.New(env, &cfg.Options, prompts.Topics)
 		if err != nil {
 			return err
 		}
@@ -128,7 +128,7 @@ func run(ctx context.Context, env *stage.Env) error {
 			return nil
 		}
 		if err != nil {
-			rej, err := llmstage.Reject("tag", d.ID, err)
+			rej, err := llmcall.Reject("tag", d.ID, err)
 			if err != nil {
 				return fmt.Errorf("document %s: %w", d.ID, err)
 			}
@@ -223,7 +223,7 @@ func finish(ctx context.Context, env *stage.Env, tree *ontology.Tree, docs []rea
 	if len(rejects) > 0 {
 		sample = "document " + rejects[0].ID + ": " + rejects[0].Reason + ": " + rejects[0].Detail
 	}
-	if err := llmstage.RecordInvalidShare(env, "documents rejected", int64(len(rejects)), int64(len(docs)), "tag.max_invalid_share", cfg.MaxInvalidShare, sample); err != nil {
+	if err := llmcall.RecordInvalidShare(env, "documents rejected", int64(len(rejects)), int64(len(docs)), "tag.max_invalid_share", cfg.MaxInvalidShare, sample); err != nil {
 		return err
 	}
 	if err := stage.WriteOutput(ctx, env, dataset.Topics, out); err != nil {

@@ -121,7 +121,7 @@ func loadBench(b *testing.B) []benchQuery {
 // BenchmarkBM25PerQuery is the latency protocol of paper C.5 for BM25: one
 // op hands a query's 150 candidates (statement + solution) over, builds the
 // index over them, scores the query's statement and sorts the ranking (as
-// retrievers.Rank does), cycling over 100 queries so that the texts are
+// retrieval.Rank does), cycling over 100 queries so that the texts are
 // not all in the cache. It reports the mean and, as the paper does, the
 // median. testdata/time_rank_bm25.py times rank_bm25's BM25Okapi the same
 // way on the same queries; the goal is 20× faster than rank_bm25

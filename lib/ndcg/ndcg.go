@@ -106,7 +106,7 @@ func Ranking[ID cmp.Ordered](ids []ID, scores []float64) ([]int, error) {
 	}
 	// No score is NaN, so < and > order them (cmp.Compare's NaN cases
 	// cost as much again); ids are compared on ties only. This is inside
-	// the timed region of every retriever (retrievers.Rank).
+	// the timed region of every retriever (retrieval.Rank).
 	slices.SortFunc(order, func(a, b int) int {
 		switch sa, sb := scores[a], scores[b]; {
 		case sa > sb:

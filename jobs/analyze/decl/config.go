@@ -2,7 +2,7 @@ package decl
 
 import (
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/lib/llm"
+	"github.com/saber-math/saber/lib/llmconf"
 )
 
 // Section is analyze's part of the run config, `analyze:`.
@@ -22,8 +22,8 @@ type Config struct {
 	// Backend normalises each query statement so that every expression is
 	// delimited before it is split into maths and words: rules (offline,
 	// the default) or llm (prompt F.5, as the paper).
-	Backend string      `yaml:"backend" json:"backend"`
-	LLM     *llm.Config `yaml:"llm" json:"llm,omitempty"`
+	Backend string          `yaml:"backend" json:"backend"`
+	LLM     *llmconf.Config `yaml:"llm" json:"llm,omitempty"`
 	// ParseRetries re-asks the model when its answer has no \boxed{…};
 	// after them the query is dropped and counted (llm backend).
 	ParseRetries int `yaml:"parse_retries" json:"parse_retries"`

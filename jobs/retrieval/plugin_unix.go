@@ -1,6 +1,6 @@
 //go:build unix
 
-package retrievers
+package retrieval
 
 import (
 	"os/exec"

@@ -1,4 +1,4 @@
-package retrievers
+package retrieval
 
 import (
 	"context"
@@ -8,16 +8,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/parallel"
 )
 
 // crossEncoder scores (query, document) pairs jointly over /rerank (kind
 // rerank) or vLLM's /score (kind score). Documents longer than max_input
-// words (if set) are split into chunks as for embeddings (Chunks), and a
-// document's score is the mean of its chunks' scores, as an embedding's
-// vector is the mean of its chunks' vectors: without it a long document
-// is an input the server truncates silently (vLLM, TEI) or refuses every
+// words (if set) are split into chunks as for embeddings
+// (retrievers.Chunks), and a document's score is the mean of its chunks'
+// scores, as an embedding's vector is the mean of its chunks' vectors:
+// without it a long document is an input the server truncates silently (vLLM, TEI) or refuses every
 // time (llama.cpp's "input is too large to process"). The query is not
 // chunked: each request pairs it whole with every piece. The pieces go in
 // slices of batch_size (default 16) per request, in_flight/batch_size
@@ -35,7 +36,7 @@ func (c *crossEncoder) Score(ctx context.Context, query string, docs []string) (
 	var fd []string
 	var owner []int
 	for i, d := range docs {
-		for _, ch := range Chunks(d, c.spec.MaxInput) {
+		for _, ch := range retrievers.Chunks(d, c.spec.MaxInput) {
 			fd = append(fd, c.f.Doc(ch))
 			owner = append(owner, i)
 		}
@@ -47,7 +48,7 @@ func (c *crossEncoder) Score(ctx context.Context, query string, docs []string) (
 		lo, hi := i*bs, min((i+1)*bs, len(fd))
 		var s []float64
 		var err error
-		if c.spec.Kind == KindScore {
+		if c.spec.Kind == retrievers.KindScore {
 			s, err = c.client.Score(ctx, c.spec.Endpoint, q, fd[lo:hi])
 		} else {
 			s, err = c.client.Rerank(ctx, c.spec.Endpoint, q, fd[lo:hi])
@@ -96,15 +97,15 @@ func (c *chatReranker) Score(ctx context.Context, query string, docs []string) (
 	q := c.f.Query(query)
 	scores := make([]float64, len(docs))
 	err = parallel.For(ctx, len(docs), c.spec.InFlight, func(ctx context.Context, i int) error {
-		prompt := strings.NewReplacer(placeholderQuery, q, placeholderDoc, c.f.Doc(docs[i]),
-			placeholderInstruction, c.f.instructionField()).Replace(c.spec.Prompt)
+		prompt := strings.NewReplacer(retrievers.PlaceholderQuery, q, retrievers.PlaceholderDoc, c.f.Doc(docs[i]),
+			retrievers.PlaceholderInstruction, c.f.InstructionField()).Replace(c.spec.Prompt)
 		var msgs []llm.Message
 		if c.spec.System != "" {
 			msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: c.spec.System})
 		}
 		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: prompt})
 		req := llm.Request{PromptVersion: "rerank:" + c.name, Messages: msgs, NoCache: true}
-		if c.spec.Parser == ParserYesNo {
+		if c.spec.Parser == retrievers.ParserYesNo {
 			req.TopLogprobs = c.spec.TopLogprobs
 		}
 		resp, err := c.client.Chat(ctx, req)
@@ -112,7 +113,7 @@ func (c *chatReranker) Score(ctx context.Context, query string, docs []string) (
 			return err
 		}
 		var s float64
-		if c.spec.Parser == ParserYesNo {
+		if c.spec.Parser == retrievers.ParserYesNo {
 			s, err = YesNoScore(resp.Logprobs, c.spec.YesTokens, c.spec.NoTokens)
 		} else {
 			s, err = LastNumber(resp.Content)

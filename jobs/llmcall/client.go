@@ -1,9 +1,16 @@
-package llmstage
+// Package llmcall is what the LLM stages share at run time: the client
+// for a stage's llmstage.Options, asking with bounded re-asks, rejecting
+// a document, and the invalid-share check. It links the LLM client
+// (lib/llm); the options block the stages' config sections embed stays in
+// jobs/llmstage, which does not, so that jobs/config and the stage
+// binaries that ask no model do not link it either.
+package llmcall
 
 import (
 	"context"
 
 	"github.com/saber-math/saber/artifacts/layout"
+	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/prompts"
@@ -23,8 +30,8 @@ type Client struct {
 	Retries int
 }
 
-// Backend is BackendLLM.
-func (c *Client) Backend() string { return BackendLLM }
+// Backend is llmstage.BackendLLM.
+func (c *Client) Backend() string { return llmstage.BackendLLM }
 
 // Model is the configured model name.
 func (c *Client) Model() string { return c.ModelID }
@@ -37,7 +44,7 @@ func (c *Client) PromptVersion() string { return c.Prompt.Version }
 // prompt named prompt, from the run's llm settings with the options'
 // override, and the function that puts its statistics into the shard's
 // manifest (Record) once the shard is done.
-func New(env *stage.Env, o *Options, prompt string) (*Client, func(), error) {
+func New(env *stage.Env, o *llmstage.Options, prompt string) (*Client, func(), error) {
 	return NewFor(env, o.LLMConfig(env.Config), o.ParseRetries, prompt)
 }
 

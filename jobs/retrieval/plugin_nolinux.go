@@ -1,6 +1,6 @@
 //go:build !linux
 
-package retrievers
+package retrieval
 
 import "os/exec"
 

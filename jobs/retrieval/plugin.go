@@ -1,4 +1,4 @@
-package retrievers
+package retrieval
 
 import (
 	"bufio"
@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/lib/parallel"
 )
 
@@ -85,7 +88,7 @@ type pluginResponse struct {
 type plugin struct {
 	name    string
 	argv    []string
-	f       formatter
+	f       retrievers.Formatter
 	timeout time.Duration
 	log     zerolog.Logger
 
@@ -104,11 +107,11 @@ type plugin struct {
 	closed   bool
 }
 
-func startPlugin(ctx context.Context, name string, spec Spec, f formatter, opt Options) (*plugin, error) {
+func startPlugin(ctx context.Context, name string, spec retrievers.Spec, f retrievers.Formatter, opt Options) (*plugin, error) {
 	threads := strconv.Itoa(spec.Threads)
 	inFlight := strconv.Itoa(spec.InFlight)
 	argv := make([]string, len(spec.Command))
-	rep := strings.NewReplacer(placeholderThreads, threads, placeholderInFlight, inFlight)
+	rep := strings.NewReplacer(retrievers.PlaceholderThreads, threads, retrievers.PlaceholderInFlight, inFlight)
 	for i, a := range spec.Command {
 		argv[i] = rep.Replace(a)
 	}
@@ -119,7 +122,7 @@ func startPlugin(ctx context.Context, name string, spec Spec, f formatter, opt O
 		env = append(env, v+"="+threads)
 	}
 	env = append(env, "SABER_THREADS="+threads, "SABER_IN_FLIGHT="+inFlight, "SABER_RETRIEVER="+name, "PYTHONUNBUFFERED=1")
-	for _, k := range sortedNames(spec.Env) {
+	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
 		env = append(env, k+"="+spec.Env[k])
 	}
 	cmd.Env = env
@@ -149,7 +152,7 @@ func startPlugin(ctx context.Context, name string, spec Spec, f formatter, opt O
 		tail:   &tailBuffer{max: pluginStderrTail},
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("plugin %s: starting %q: %v: %w", name, argv[0], err, ErrBadSpec)
+		return nil, fmt.Errorf("plugin %s: starting %q: %v: %w", name, argv[0], err, retrievers.ErrBadSpec)
 	}
 	p.log.Info().Strs("command", argv).Int("pid", cmd.Process.Pid).Str("threads", threads).Msg("plugin started")
 	var readers sync.WaitGroup

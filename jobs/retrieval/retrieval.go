@@ -1,9 +1,11 @@
-// Package retrievers builds the retrieval systems the evaluate stage runs
-// (paper §4.1, App. C; SPEC §3 "Lexical baselines", "Neural retrievers")
-// from a name: one of the six lexical built-ins of lib/lexical, or one
-// defined in the run config's `retrievers:` map, so that every system —
-// embedding models, cross-encoders, generative rerankers and external
-// programs — runs by configuration alone:
+// Package retrieval builds the retrievers a run config declares
+// (jobs/retrievers) and ranks candidates with them: the retrieval systems
+// the evaluate stage runs (paper §4.1, App. C; SPEC §3 "Lexical
+// baselines", "Neural retrievers") come from a name, one of the six
+// lexical built-ins of lib/lexical or one defined in the run config's
+// `retrievers:` map, so that every system — embedding models,
+// cross-encoders, generative rerankers and external programs — runs by
+// configuration alone:
 //
 //   - embedding: a bi-encoder over an OpenAI-compatible /embeddings endpoint
 //     (vLLM, TEI, OpenAI); score = cosine of query and document vectors;
@@ -28,8 +30,13 @@
 // 16 at a time — and plugins get a cap of 16 CPU threads.
 //
 // Per-model input formats (Table 3) and the task instructions of App. F.6
-// are shipped in models.yaml; the instruction applies to the query only.
-package retrievers
+// are shipped in jobs/retrievers' models.yaml; the instruction applies to
+// the query only.
+//
+// This package links the LLM client (lib/llm); jobs/retrievers, the
+// declaration jobs/config reads, does not, so that a stage binary that
+// scores with no retriever does not link it either.
+package retrieval
 
 import (
 	"context"
@@ -39,6 +46,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/lib/lexical"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/ndcg"
@@ -58,7 +66,7 @@ type Retriever interface {
 
 // LLMRecorder is implemented by retrievers that call a server: their
 // clients' statistics (calls, retries, failures, tokens, latency) go into
-// the shard's manifest (llmstage.Record).
+// the shard's manifest (llmcall.Record).
 type LLMRecorder interface {
 	LLMClients() []*llm.Client
 }
@@ -98,12 +106,12 @@ type Options struct {
 // Registry builds retrievers by name: the lexical built-ins and the specs
 // of a run config.
 type Registry struct {
-	specs map[string]Spec
+	specs map[string]retrievers.Spec
 	opt   Options
 }
 
 // NewRegistry returns a registry of the lexical built-ins and specs.
-func NewRegistry(specs map[string]Spec, opt Options) *Registry {
+func NewRegistry(specs map[string]retrievers.Spec, opt Options) *Registry {
 	return &Registry{specs: specs, opt: opt}
 }
 
@@ -118,7 +126,7 @@ func (r *Registry) Names() []string {
 }
 
 // Spec returns the configured spec of name, defaults filled in.
-func (r *Registry) Spec(name string) (Spec, bool) {
+func (r *Registry) Spec(name string) (retrievers.Spec, bool) {
 	s, ok := r.specs[name]
 	return s.WithDefaults(), ok
 }
@@ -135,14 +143,14 @@ func (r *Registry) Workers(name string) int {
 
 // Build returns the retriever called name, ready to score: clients made,
 // a plugin started and warmed up (so that start-up stays outside the timed
-// region). Errors of configuration or environment wrap ErrBadSpec.
+// region). Errors of configuration or environment wrap retrievers.ErrBadSpec.
 func (r *Registry) Build(ctx context.Context, name string) (Retriever, error) {
 	spec, ok := r.specs[name]
 	if !ok {
 		sc, err := lexical.Lookup(name)
 		if err != nil {
 			return nil, fmt.Errorf("retriever %q is neither a lexical built-in nor defined under retrievers: (known: %s): %w",
-				name, strings.Join(r.Names(), ", "), ErrBadSpec)
+				name, strings.Join(r.Names(), ", "), retrievers.ErrBadSpec)
 		}
 		l := &lexicalRetriever{name: name, sc: sc}
 		if b, ok := sc.(*lexical.BM25); ok && r.opt.LexicalThreads > 1 {
@@ -156,49 +164,49 @@ func (r *Registry) Build(ctx context.Context, name string) (Retriever, error) {
 }
 
 // Build builds one retriever from its spec (see Registry.Build).
-func Build(ctx context.Context, name string, spec Spec, opt Options) (Retriever, error) {
+func Build(ctx context.Context, name string, spec retrievers.Spec, opt Options) (Retriever, error) {
 	return build(ctx, name, spec, opt)
 }
 
-func build(ctx context.Context, name string, spec Spec, opt Options) (Retriever, error) {
+func build(ctx context.Context, name string, spec retrievers.Spec, opt Options) (Retriever, error) {
 	spec = spec.WithDefaults()
 	var problems []string
 	spec.Validate(name, func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) })
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("%s: %w", strings.Join(problems, "; "), ErrBadSpec)
+		return nil, fmt.Errorf("%s: %w", strings.Join(problems, "; "), retrievers.ErrBadSpec)
 	}
-	f, err := newFormatter(spec)
+	f, err := retrievers.NewFormatter(spec)
 	if err != nil {
-		return nil, fmt.Errorf("retrievers.%s: %v: %w", name, err, ErrBadSpec)
+		return nil, fmt.Errorf("retrievers.%s: %v: %w", name, err, retrievers.ErrBadSpec)
 	}
-	if spec.Kind == KindPlugin {
+	if spec.Kind == retrievers.KindPlugin {
 		return startPlugin(ctx, name, spec, f, opt)
 	}
-	lc := spec.llmConfig()
+	lc := spec.LLMConfig()
 	lc.Settings = "retrievers." + name // messages name its keys
 	c, err := llm.New(lc, nil)
 	if err != nil {
-		return nil, fmt.Errorf("retrievers.%s: %v: %w", name, err, ErrBadSpec)
+		return nil, fmt.Errorf("retrievers.%s: %v: %w", name, err, retrievers.ErrBadSpec)
 	}
 	h := httpBase{name: name, spec: spec, f: f, client: c}
 	if spec.Rewrite != nil {
-		rcfg := spec.rewriteConfig()
+		rcfg := spec.RewriteConfig()
 		rcfg.Settings = "retrievers." + name + ".rewrite"
 		rc, err := llm.New(rcfg, nil)
 		if err != nil {
-			return nil, fmt.Errorf("retrievers.%s.rewrite: %v: %w", name, err, ErrBadSpec)
+			return nil, fmt.Errorf("retrievers.%s.rewrite: %v: %w", name, err, retrievers.ErrBadSpec)
 		}
 		h.rewriter = rc
 	}
 	switch spec.Kind {
-	case KindEmbedding:
+	case retrievers.KindEmbedding:
 		return &embedding{httpBase: h}, nil
-	case KindRerank, KindScore:
+	case retrievers.KindRerank, retrievers.KindScore:
 		return &crossEncoder{httpBase: h}, nil
-	case KindChat:
+	case retrievers.KindChat:
 		return &chatReranker{httpBase: h}, nil
 	}
-	return nil, fmt.Errorf("retrievers.%s: kind %q: %w", name, spec.Kind, ErrBadSpec) // unreachable after Validate
+	return nil, fmt.Errorf("retrievers.%s: kind %q: %w", name, spec.Kind, retrievers.ErrBadSpec) // unreachable after Validate
 }
 
 // Rank is the timed region of App. C.5: from handing the query's candidates
@@ -208,7 +216,7 @@ func build(ctx context.Context, name string, spec Spec, opt Options) (Retriever,
 // it, a rewrite inside Score included.
 func Rank(ctx context.Context, r Retriever, ids []string, query string, docs []string) (order []int, scores []float64, took time.Duration, err error) {
 	if len(docs) != len(ids) {
-		panic(fmt.Sprintf("retrievers: Rank with %d ids for %d documents", len(ids), len(docs)))
+		panic(fmt.Sprintf("retrieval: Rank with %d ids for %d documents", len(ids), len(docs)))
 	}
 	start := time.Now()
 	scores, err = r.Score(ctx, query, docs)
@@ -245,8 +253,8 @@ func (l *lexicalRetriever) Score(ctx context.Context, query string, docs []strin
 // optional query rewriter.
 type httpBase struct {
 	name     string
-	spec     Spec
-	f        formatter
+	spec     retrievers.Spec
+	f        retrievers.Formatter
 	client   *llm.Client
 	rewriter *llm.Client // nil without rewrite
 }
@@ -272,7 +280,7 @@ func (h *httpBase) rewrite(ctx context.Context, query string) (string, error) {
 	if rw.System != "" {
 		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: rw.System})
 	}
-	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: strings.NewReplacer(placeholderQuery, query).Replace(rw.Prompt)})
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: strings.NewReplacer(retrievers.PlaceholderQuery, query).Replace(rw.Prompt)})
 	resp, err := h.rewriter.Chat(ctx, llm.Request{PromptVersion: "rewrite:" + h.name, Messages: msgs, NoCache: true})
 	if err != nil {
 		return "", fmt.Errorf("rewrite: %w", err)
@@ -281,7 +289,7 @@ func (h *httpBase) rewrite(ctx context.Context, query string) (string, error) {
 	if out == "" {
 		return "", fmt.Errorf("rewrite: the model %s answered nothing", rw.Model)
 	}
-	return strings.NewReplacer(placeholderRewrite, out, placeholderQuery, query).Replace(rw.Template), nil
+	return strings.NewReplacer(retrievers.PlaceholderRewrite, out, retrievers.PlaceholderQuery, query).Replace(rw.Template), nil
 }
 
 // stripThink removes a reasoning model's <think>…</think> block (and an

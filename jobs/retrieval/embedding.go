@@ -1,4 +1,4 @@
-package retrievers
+package retrieval
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 
+	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/parallel"
 )
@@ -57,13 +58,13 @@ func (e *embedding) Score(ctx context.Context, query string, docs []string) ([]f
 func (e *embedding) vectors(ctx context.Context, query *string, docs []string) ([]float64, [][]float64, error) {
 	var qp, dp []piece
 	if query != nil {
-		for _, c := range Chunks(*query, e.spec.MaxInput) {
-			qp = append(qp, piece{text: e.f.Query(c), owner: -1, extra: e.f.queryExtra})
+		for _, c := range retrievers.Chunks(*query, e.spec.MaxInput) {
+			qp = append(qp, piece{text: e.f.Query(c), owner: -1, extra: e.f.QueryExtra})
 		}
 	}
 	for i, d := range docs {
-		for _, c := range Chunks(d, e.spec.MaxInput) {
-			dp = append(dp, piece{text: e.f.Doc(c), owner: i, extra: e.f.docExtra})
+		for _, c := range retrievers.Chunks(d, e.spec.MaxInput) {
+			dp = append(dp, piece{text: e.f.Doc(c), owner: i, extra: e.f.DocExtra})
 		}
 	}
 	// Slices of batch_size pieces that share their request options.
@@ -73,7 +74,7 @@ func (e *embedding) vectors(ctx context.Context, query *string, docs []string) (
 			slices = append(slices, ps[lo:min(lo+e.spec.BatchSize, len(ps))])
 		}
 	}
-	if maps.Equal(stringify(e.f.queryExtra), stringify(e.f.docExtra)) {
+	if maps.Equal(stringify(e.f.QueryExtra), stringify(e.f.DocExtra)) {
 		add(append(qp, dp...))
 	} else {
 		add(qp)
@@ -177,7 +178,7 @@ func to32(v []float64) []float32 {
 // zero. It panics when the lengths differ.
 func Cosine(a, b []float64) float64 {
 	if len(a) != len(b) {
-		panic("retrievers: Cosine of vectors of different lengths")
+		panic("retrieval: Cosine of vectors of different lengths")
 	}
 	var dot, na, nb float64
 	for i := range a {

@@ -1,4 +1,4 @@
-package llmstage
+package llmcall
 
 import (
 	"bytes"

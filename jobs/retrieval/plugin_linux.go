@@ -1,4 +1,4 @@
-package retrievers
+package retrieval
 
 import (
 	"os/exec"

@@ -1,4 +1,4 @@
-package retrievers_test
+package retrieval_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/saber-math/saber/jobs/retrieval"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/lib/llm/llmtest"
 )
@@ -259,7 +260,7 @@ func TestParsers(t *testing.T) {
 		{"7", 7, true}, {"Score: 3 out of 10 → 0.3", 0.3, true}, {"<think>9</think> final: -2.5e-1", -0.25, true},
 		{"no number", 0, false}, {"<think>7</think>none", 0, false},
 	} {
-		got, err := retrievers.LastNumber(tt.in)
+		got, err := retrieval.LastNumber(tt.in)
 		if (err == nil) != tt.ok || got != tt.want {
 			t.Errorf("LastNumber(%q) = %v, %v", tt.in, got, err)
 		}
@@ -281,7 +282,7 @@ func TestRewrite(t *testing.T) {
 	if want := llmtest.Cosine(llmtest.EmbedVector("q\nREWRITTEN q"), llmtest.EmbedVector("d")); !near(got[0], want, 1e-12) {
 		t.Errorf("%v, want %v", got[0], want)
 	}
-	rec := r.(retrievers.LLMRecorder).LLMClients()
+	rec := r.(retrieval.LLMRecorder).LLMClients()
 	if len(rec) != 2 || rec[1].Stats().Calls != 1 {
 		t.Errorf("rewriter client not recorded: %d clients", len(rec))
 	}
@@ -316,7 +317,7 @@ func TestFaultsAreRetried(t *testing.T) {
 				t.Fatalf("%s doc %d: %v, want %v", spec.Kind, i, got[i], want)
 			}
 		}
-		st := r.(retrievers.LLMRecorder).LLMClients()[0].Stats()
+		st := r.(retrieval.LLMRecorder).LLMClients()[0].Stats()
 		retries += st.Retries
 	}
 	var faults int64
@@ -376,14 +377,14 @@ func TestTimingHarness(t *testing.T) {
 			spec := tt.spec
 			spec.BaseURL = srv.URL
 			r := build(t, "t", spec)
-			for _, c := range r.(retrievers.LLMRecorder).LLMClients() {
+			for _, c := range r.(retrieval.LLMRecorder).LLMClients() {
 				srv.Connect(c)
 			}
 			want := time.Duration(tt.rounds) * delay
 			// The first query opens the connections, the next reuse them.
 			for k := range 3 {
 				start := time.Now()
-				_, _, took, err := retrievers.Rank(context.Background(), r, ids, fmt.Sprintf("query %d", k), ds)
+				_, _, took, err := retrieval.Rank(context.Background(), r, ids, fmt.Sprintf("query %d", k), ds)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package retrievers_test
+package retrieval_test
 
 import (
 	"bufio"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/saber-math/saber/jobs/retrieval"
 	"github.com/saber-math/saber/jobs/retrievers"
 )
 
@@ -56,7 +57,7 @@ func helperPlugin(mode string) int {
 			fmt.Fprintln(os.Stderr, "bad request:", err)
 			return 2
 		}
-		if req.ID == retrievers.WarmupID && mode != "slowstart" {
+		if req.ID == retrieval.WarmupID && mode != "slowstart" {
 			out.Encode(map[string]any{"id": req.ID, "scores": []float64{}})
 			continue
 		}
@@ -114,12 +115,12 @@ func helperSpec(t *testing.T, mode string) retrievers.Spec {
 func TestPluginHelperOK(t *testing.T) {
 	r := build(t, "helper", helperSpec(t, "ok"))
 	for k := 0; k < 3; k++ { // one process serves every query
-		got, err := r.Score(retrievers.WithQueryID(context.Background(), fmt.Sprintf("q%d", k)), "q", []string{"a", "bbb", ""})
+		got, err := r.Score(retrieval.WithQueryID(context.Background(), fmt.Sprintf("q%d", k)), "q", []string{"a", "bbb", ""})
 		if err != nil || fmt.Sprint(got) != "[1 3 0]" {
 			t.Fatalf("query %d: %v %v", k, got, err)
 		}
 	}
-	if n := r.(retrievers.Counter).Counts()["plugin_requests"]; n != 4 {
+	if n := r.(retrieval.Counter).Counts()["plugin_requests"]; n != 4 {
 		t.Errorf("%d requests, want the warm-up and 3", n)
 	}
 }
@@ -152,7 +153,7 @@ func TestPluginFailures(t *testing.T) {
 		t.Run(tt.mode, func(t *testing.T) {
 			r := build(t, "helper", helperSpec(t, tt.mode))
 			start := time.Now()
-			_, err := r.Score(retrievers.WithQueryID(context.Background(), "q7"), "q", []string{"a", "b", "c"})
+			_, err := r.Score(retrieval.WithQueryID(context.Background(), "q7"), "q", []string{"a", "b", "c"})
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -209,7 +210,7 @@ func TestPluginStartTimeout(t *testing.T) {
 	spec := helperSpec(t, "slowstart")
 	spec.StartTimeoutSeconds = 0.5
 	start := time.Now()
-	_, err := retrievers.Build(context.Background(), "helper", spec, retrievers.Options{})
+	_, err := retrieval.Build(context.Background(), "helper", spec, retrieval.Options{})
 	if err == nil || !strings.Contains(err.Error(), "warm-up") || !strings.Contains(err.Error(), "start_timeout_seconds") {
 		t.Fatalf("err %v", err)
 	}
@@ -219,7 +220,7 @@ func TestPluginStartTimeout(t *testing.T) {
 }
 
 func TestPluginNotFound(t *testing.T) {
-	_, err := retrievers.Build(context.Background(), "p", retrievers.Spec{Kind: "plugin", Command: []string{"/nonexistent/saber-plugin"}}, retrievers.Options{})
+	_, err := retrieval.Build(context.Background(), "p", retrievers.Spec{Kind: "plugin", Command: []string{"/nonexistent/saber-plugin"}}, retrieval.Options{})
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/saber-plugin") {
 		t.Fatalf("err %v", err)
 	}
@@ -233,8 +234,8 @@ func TestExamplePlugin(t *testing.T) {
 		t.Skip("python3 not installed")
 	}
 	root, _ := filepath.Abs("../..")
-	r, err := retrievers.Build(context.Background(), "overlap", retrievers.Spec{Kind: "plugin",
-		Command: []string{py, "examples/plugins/overlap.py", "--threads", "{threads}"}}, retrievers.Options{Dir: root})
+	r, err := retrieval.Build(context.Background(), "overlap", retrievers.Spec{Kind: "plugin",
+		Command: []string{py, "examples/plugins/overlap.py", "--threads", "{threads}"}}, retrieval.Options{Dir: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestExamplePlugin(t *testing.T) {
 	}
 	q := "Let $p$ be a prime; show p divides 2^p - 2."
 	ds := append(docs(20), "", "PRIME p divides", "\"quoted\"\nnew line \\ backslash")
-	got, err := r.Score(retrievers.WithQueryID(context.Background(), "q1"), q, ds)
+	got, err := r.Score(retrieval.WithQueryID(context.Background(), "q1"), q, ds)
 	if err != nil {
 		t.Fatal(err)
 	}
