@@ -92,5 +92,8 @@ one afterwards: saber plan --compare --forecast plan.json.
 		return stage.ExitOK
 	}
 	forecast.Markdown(stdout, cfg.Run, steps, *compare)
+	if cfg.Plan.BesidePaper {
+		forecast.BesidePaper(stdout, cfg, steps)
+	}
 	return stage.ExitOK
 }
