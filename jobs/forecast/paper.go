@@ -74,7 +74,10 @@ func BesidePaper(w io.Writer, cfg *config.Config, steps []*Step) {
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---|")
 	var paperAll, paperBoth, ours float64
 	var both []string
-	atLeast := false
+	// atLeast: an App. E figure is a floor (GPU nodes), which makes the
+	// ratio a ceiling; floor: a forecast's calls are a floor, which makes
+	// it one. Both: the direction is not known.
+	atLeast, floor := false, false
 	for _, f := range AppendixE {
 		paperAll += f.GPUHours()
 		ge := ""
@@ -99,33 +102,35 @@ func BesidePaper(w io.Writer, cfg *config.Config, steps []*Step) {
 		ours += c.GPUHours
 		both = append(both, f.Stage)
 		atLeast = atLeast || f.AtLeast
-		le := ""
-		if f.AtLeast {
-			le = "≤ "
-		}
-		// The paper's throughput is not stated: its calls are taken as
-		// the forecast's (the same schedule and prompts), over its
-		// GPU-hours. A floor of GPU-hours makes it a ceiling.
-		implied := c.Calls / (f.GPUHours() * 3600)
 		calls := num(c.Calls)
 		if floorCalls(st) {
 			calls += " (a floor)"
+			floor = true
 		}
+		// The paper's throughput is not stated: its calls are taken as
+		// the forecast's (the same schedule and prompts), over its
+		// GPU-hours; the ratio and it share their direction.
+		rel := bound(floorCalls(st), f.AtLeast)
+		implied := c.Calls / (f.GPUHours() * 3600)
 		fmt.Fprintf(w, "| %s | %s | %s%s | %s | %.1f | %s%.3f | %.3g (%s), %s%.3g |\n", f.Stage, paper, ge, num(f.GPUHours()), calls, c.GPUHours,
-			le, c.GPUHours/f.GPUHours(), c.CallsPerSecond/gpus, throughputSource(c, f.Stage), le, implied)
+			rel, c.GPUHours/f.GPUHours(), c.CallsPerSecond/gpus, throughputSource(c, f.Stage), rel, implied)
 	}
 	fmt.Fprintln(w)
 	if paperBoth == 0 {
 		fmt.Fprintf(w, "No stage has both a GPU forecast and an App. E figure: set plan.calls_per_second for tag, summarize and judge, or run with --measure.\n")
 		return
 	}
-	cmp := "="
-	if atLeast {
-		cmp = "≤"
+	cmp := strings.TrimSpace(bound(floor, atLeast))
+	if cmp == "" {
+		cmp = "="
 	}
 	ratio := ours / paperBoth
-	fmt.Fprintf(w, "Total over %s: forecast %.1f GPU-hours, App. E %s%s: forecast/App. E %s %.3f. App. E in all, evaluate included: %s%s GPU-hours.\n\n",
+	fmt.Fprintf(w, "Total over %s: forecast %.1f GPU-hours, App. E %s%s: forecast/App. E %s %.3f. App. E in all, evaluate included: %s%s GPU-hours.\n",
 		strings.Join(both, ", "), ours, map[bool]string{true: "≥ ", false: ""}[atLeast], num(paperBoth), cmp, ratio, map[bool]string{true: "≥ ", false: ""}[atLeast], num(paperAll))
+	if floor {
+		fmt.Fprintf(w, "A forecast marked \"a floor\" counts the fewest calls (tag before a corpus exists: the ontology's descent cost, one kept child a level), so its GPU-hours and ratio are floors too.\n")
+	}
+	fmt.Fprintln(w)
 
 	// Each mechanism's saving, in calls and in the GPU-hours of the
 	// stage's calls at the forecast's time a call.
@@ -217,7 +222,7 @@ func schedulerSaving(cfg *config.Config, st *Step, n int) (calls float64, equal 
 		kind = schedule.Swiss
 	}
 	if kind == schedule.Swiss && jcfg.Rounds == paperRounds {
-		return calls, true, fmt.Sprintf("the config plays the paper's Swiss R = %d (%d comparisons a query of %d candidates, the forecast's own schedule): nothing to save", paperRounds, ref, n)
+		return calls, true, fmt.Sprintf("the config plays the paper's Swiss R = %d (%s comparisons a query of %d candidates, the forecast's own schedule): nothing to save", paperRounds, num(float64(ref)), n)
 	}
 	// No scheduler has met the fidelity goal yet: a saving in calls is
 	// not one at equal fidelity until `saber study scheduling` says so.
@@ -235,6 +240,21 @@ func candidatesOf(cfg *config.Config, steps []*Step) int {
 		}
 	}
 	return 3 * cfg.Benchmark.K
+}
+
+// bound is the relation a ratio of a forecast to App. E holds to the
+// true one: "≥ " when the forecast's calls are a floor, "≤ " when App.
+// E's GPU-hours are, "~ " when both (the direction is not known).
+func bound(floorCalls, paperFloor bool) string {
+	switch {
+	case floorCalls && paperFloor:
+		return "~ "
+	case floorCalls:
+		return "≥ "
+	case paperFloor:
+		return "≤ "
+	}
+	return ""
 }
 
 // floorCalls says whether the step's calls are a floor: tag's before
