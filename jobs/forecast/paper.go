@@ -86,7 +86,7 @@ func BesidePaper(w io.Writer, cfg *config.Config, steps []*Step) {
 		}
 		paper := fmt.Sprintf("§%s: %s, %s h on %d H200 %s", f.Section, f.What, trim(f.Hours), f.GPUs, map[bool]string{false: "GPUs", true: "GPU nodes"}[f.AtLeast])
 		st := byStage[f.Stage]
-		if st == nil || st.LLM == nil || st.LLM.GPUHours <= 0 {
+		if st == nil || st.LLM == nil || buildHours(st) <= 0 {
 			why := "not in the forecast's stages"
 			switch {
 			case st != nil && st.LLM == nil:
@@ -97,9 +97,9 @@ func BesidePaper(w io.Writer, cfg *config.Config, steps []*Step) {
 			fmt.Fprintf(w, "| %s | %s | %s%s | — | — | — | %s |\n", f.Stage, paper, ge, num(f.GPUHours()), why)
 			continue
 		}
-		c := st.LLM
+		c, hours := st.LLM, buildHours(st)
 		paperBoth += f.GPUHours()
-		ours += c.GPUHours
+		ours += hours
 		both = append(both, f.Stage)
 		atLeast = atLeast || f.AtLeast
 		calls := num(c.Calls)
@@ -112,8 +112,8 @@ func BesidePaper(w io.Writer, cfg *config.Config, steps []*Step) {
 		// GPU-hours; the ratio and it share their direction.
 		rel := bound(floorCalls(st), f.AtLeast)
 		implied := c.Calls / (f.GPUHours() * 3600)
-		fmt.Fprintf(w, "| %s | %s | %s%s | %s | %.1f | %s%.3f | %.3g (%s), %s%.3g |\n", f.Stage, paper, ge, num(f.GPUHours()), calls, c.GPUHours,
-			rel, c.GPUHours/f.GPUHours(), c.CallsPerSecond/gpus, throughputSource(c, f.Stage), rel, implied)
+		fmt.Fprintf(w, "| %s | %s | %s%s | %s | %.1f | %s%.3f | %.3g (%s), %s%.3g |\n", f.Stage, paper, ge, num(f.GPUHours()), calls, hours,
+			rel, hours/f.GPUHours(), c.CallsPerSecond/gpus, throughputSource(c, f.Stage), rel, implied)
 	}
 	fmt.Fprintln(w)
 	if paperBoth == 0 {
@@ -139,7 +139,7 @@ func BesidePaper(w io.Writer, cfg *config.Config, steps []*Step) {
 	schedCalls, schedEqual, schedSource := schedulerSaving(cfg, byStage["judge"], candidatesOf(cfg, steps))
 	schedHours := 0.0
 	if j := byStage["judge"]; j != nil && j.LLM != nil {
-		schedHours = schedCalls * perCallHours(j.LLM)
+		schedHours = schedCalls * perCallHours(j)
 	}
 	eq := 0.0
 	if schedEqual {
@@ -150,15 +150,20 @@ func BesidePaper(w io.Writer, cfg *config.Config, steps []*Step) {
 	var cached, cachedHours float64
 	for _, f := range AppendixE {
 		if st := byStage[f.Stage]; st != nil && st.LLM != nil {
-			cached += st.LLM.SavedCalls
-			cachedHours += st.LLM.SavedCalls * perCallHours(st.LLM)
+			if !st.LLM.Measured {
+				// A measured time a call has the sample's cache hits
+				// in it already.
+				n := st.LLM.CachedShare * st.LLM.Calls
+				cached += n
+				cachedHours += n * perCallHours(st)
+			}
 		}
 	}
-	cacheSource := "the run's LLM cache and done shards (cached share looked up on a sample of the corpus; each stage's notes say how)"
+	cacheSource := "the run's LLM cache: its cached share looked up on a sample of the corpus (each stage's notes say how; with --measure it is in the measured time a call)"
 	if cached == 0 {
-		cacheSource = "none answered: no corpus and no done shard yet (a fresh build); a rebuild's forecast looks tag's and summarize's sample up in the run's LLM cache, judge's prompts depend on the run's pairings"
+		cacheSource = "none answered: no corpus yet to look up (a fresh build); a rebuild's forecast looks tag's and summarize's sample up in the run's LLM cache, judge's prompts depend on the run's pairings"
 	}
-	fmt.Fprintf(w, "| caching (the run's LLM cache, done shards) | %s | %.1f | %.1f | %s |\n\n", num(cached), cachedHours, cachedHours, cell(cacheSource))
+	fmt.Fprintf(w, "| caching (the run's LLM cache) | %s | %.1f | %.1f | %s |\n\n", num(cached), cachedHours, cachedHours, cell(cacheSource))
 
 	// The goal, and what meets it: a measured mechanism's saving holds
 	// at any throughput; the rest of the gap is the forecast's time a
@@ -268,13 +273,31 @@ func floorCalls(st *Step) bool {
 	return false
 }
 
-// perCallHours is a stage's GPU-hours a call the server answers.
-func perCallHours(c *LLMCost) float64 {
-	sent := c.Calls - c.SavedCalls
-	if sent <= 0 || c.GPUHours <= 0 {
+// buildHours is a step's GPU-hours over the whole build, its done shards
+// included (its "GPU-hours" metric; LLM.GPUHours counts only the shards
+// still to run): what App. E timed.
+func buildHours(st *Step) float64 {
+	for _, m := range st.Metrics {
+		if m.Name == "GPU-hours" {
+			return m.Value
+		}
+	}
+	return 0
+}
+
+// perCallHours is a step's GPU-hours a call the server answers: a
+// configured throughput's for the calls the cache does not answer, a
+// measured one's for every call, its hits included.
+func perCallHours(st *Step) float64 {
+	c := st.LLM
+	sent := c.Calls
+	if !c.Measured {
+		sent *= 1 - c.CachedShare
+	}
+	if sent <= 0 {
 		return 0
 	}
-	return c.GPUHours / sent
+	return buildHours(st) / sent
 }
 
 // throughputSource says where a stage's calls/s came from.

@@ -119,6 +119,17 @@ func paperScale(t *testing.T, edit func(string) string) (hours, calls map[string
 	for _, st := range steps {
 		if st.LLM != nil {
 			hours[st.Stage], calls[st.Stage] = st.LLM.GPUHours, st.LLM.Calls
+			if st.LLM.GPUHours <= 0 {
+				continue
+			}
+			// The GPU-hours metric (the whole build's, what the App. E
+			// column stands beside) is the shards' still to run on a
+			// fresh build.
+			for _, m := range st.Metrics {
+				if m.Name == "GPU-hours" && math.Abs(m.Value-st.LLM.GPUHours) > 1e-9*m.Value {
+					t.Errorf("%s: GPU-hours metric %v, LLM %v on a fresh build", st.Stage, m.Value, st.LLM.GPUHours)
+				}
+			}
 		}
 	}
 	var b bytes.Buffer
@@ -209,4 +220,46 @@ func TestPaperScaleGoalNotMet(t *testing.T) {
 	if !strings.Contains(out, "NOT met") {
 		t.Errorf("at 0.6 calls/s the goal line does not say NOT met:\n%s", out)
 	}
+}
+
+// TestPaperScaleSchedulerSavingNotAtEqualFidelity: a config that cuts the
+// tournament (Swiss at R = 10, half the calls) has its saving in calls
+// printed — the paper's Swiss R = 20 calls less its own — but counted as
+// 0 at equal fidelity, citing the study that found no scheduler meets the
+// fidelity goal.
+func TestPaperScaleSchedulerSavingNotAtEqualFidelity(t *testing.T) {
+	_, ref, _ := paperScale(t, func(s string) string { return s })
+	_, cut, out := paperScale(t, func(s string) string {
+		return strings.Replace(s, "rounds: 20, scheduler: {kind: swiss}", "rounds: 10, scheduler: {kind: swiss}", 1)
+	})
+	saved := ref["judge"] - cut["judge"]
+	if saved <= 0 {
+		t.Fatalf("Swiss R = 10 makes %v judge calls, R = 20 %v", cut["judge"], ref["judge"])
+	}
+	i := strings.Index(out, "| scheduler (judge.scheduler) |")
+	if i < 0 {
+		t.Fatalf("no scheduler row:\n%s", out)
+	}
+	row := out[i : i+strings.Index(out[i:], "\n")]
+	cells := strings.Split(row, "|")
+	if got := strings.TrimSpace(cells[2]); got != strings.TrimSpace(numString(saved)) {
+		t.Errorf("calls saved %q, want %s (Swiss R = 20's calls less R = 10's)", got, numString(saved))
+	}
+	if got := strings.TrimSpace(cells[4]); got != "0.0" {
+		t.Errorf("saving at equal fidelity %q, want 0.0", got)
+	}
+	for _, want := range []string{"not at equal fidelity", "saber study scheduling --sweep", "RUNBOOK §11"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("the scheduler row does not say %q: %s", want, row)
+		}
+	}
+}
+
+// numString renders a count as the plan prints it: 1,234,567.
+func numString(v float64) string {
+	s := strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
