@@ -231,7 +231,7 @@ func schedulerSaving(cfg *config.Config, st *Step, n int) (calls float64, equal 
 	}
 	// No scheduler has met the fidelity goal yet: a saving in calls is
 	// not one at equal fidelity until `saber study scheduling` says so.
-	return calls, false, fmt.Sprintf("judge.scheduler %s over judge.rounds = %d against Swiss R = %d's %d comparisons a query; not at equal fidelity: no scheduler meets issue 41's fidelity goal in any of the 12 studies of saber study scheduling --sweep (RUNBOOK §11 \"Scheduling study\"), so it counts 0", kind, jcfg.Rounds, paperRounds, ref)
+	return calls, false, fmt.Sprintf("judge.scheduler %s over judge.rounds = %d against Swiss R = %d's %d comparisons a query; not at equal fidelity: no scheduler meets issue 41's fidelity goal in any of the 12 studies of saber study scheduling --sweep (docs/benchmarks.md#judge-schedulers-saber-study-scheduling), so it counts 0", kind, jcfg.Rounds, paperRounds, ref)
 }
 
 // candidatesOf is the candidates a query the judge forecast played: the

@@ -248,7 +248,7 @@ func TestPaperScaleSchedulerSavingNotAtEqualFidelity(t *testing.T) {
 	if got := strings.TrimSpace(cells[4]); got != "0.0" {
 		t.Errorf("saving at equal fidelity %q, want 0.0", got)
 	}
-	for _, want := range []string{"not at equal fidelity", "saber study scheduling --sweep", "RUNBOOK §11"} {
+	for _, want := range []string{"not at equal fidelity", "saber study scheduling --sweep", "docs/benchmarks.md#judge-schedulers-saber-study-scheduling"} {
 		if !strings.Contains(row, want) {
 			t.Errorf("the scheduler row does not say %q: %s", want, row)
 		}
