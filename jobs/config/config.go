@@ -70,6 +70,9 @@ type Config struct {
 
 	// dir is the directory of the config file; relative paths resolve there.
 	dir string
+
+	// view, when set, is the one step's view of the config (View).
+	view *stepView
 }
 
 // Log configures logs.

@@ -10,10 +10,9 @@ import (
 )
 
 // Section is one stage's own part of the run config, the mapping under its
-// name. The stage's package defines the type with its defaults and
-// validation, unless another stage reads it too: then it is defined here
-// (calibrate.go, select.go), since no stage imports another. The config
-// only decodes it, checks its keys and prints it.
+// name. The stage's declaration (jobs/<stage>/decl) defines the type with
+// its defaults and validation; another stage that reads it imports that
+// declaration. The config only decodes it, checks its keys and prints it.
 type Section interface {
 	// Defaults fills in unset fields. c is the whole config, the core's
 	// defaults applied, so a default may follow a shared key.
@@ -47,7 +46,13 @@ func (d SectionOf[T]) newSection() Section {
 
 // Of returns the section in c. It panics when c was loaded without it: a
 // stage always loads the config with its own section, so that is a bug.
+// On a step's view (View) it panics with an *UndeclaredError when the step
+// did not declare the section: what a step reads and what its manifests
+// hash must be the same keys.
 func (d SectionOf[T]) Of(c *Config) *T {
+	if c.view != nil && !c.view.sections[d.Name] {
+		panic(&UndeclaredError{Step: c.view.step, Section: d.Name})
+	}
 	s, ok := c.sections[d.Name]
 	if !ok {
 		panic(fmt.Sprintf("config: section %q was not loaded (pass its Def to config.Load or config.Parse)", d.Name))
@@ -136,4 +141,38 @@ func (c *Config) decode(doc *yaml.Node) []string {
 		return []string{err.Error()}
 	}
 	return nil
+}
+
+// stepView is what View lets a step read.
+type stepView struct {
+	step     string
+	sections map[string]bool
+}
+
+// View is c as one step sees it: Of refuses every stage section but those
+// keys name (the step's declared config keys — its own section and what
+// its stage Uses — whose values its manifests record and hash), so that a
+// step reading a section it did not declare fails at once, in a test,
+// rather than going stale silently when that section changes. The view
+// shares c's sections; neither is changed.
+func (c *Config) View(step string, keys []string) *Config {
+	v := *c
+	v.view = &stepView{step: step, sections: map[string]bool{}}
+	for _, k := range keys {
+		top, _, _ := strings.Cut(k, ".")
+		top, _, _ = strings.Cut(top, "[")
+		v.view.sections[top] = true
+	}
+	return &v
+}
+
+// UndeclaredError is a step reading a config section it did not declare:
+// a bug in the stage, whose manifests would not record what determined its
+// bytes.
+type UndeclaredError struct {
+	Step, Section string
+}
+
+func (e *UndeclaredError) Error() string {
+	return fmt.Sprintf("config: %s read the %s: section, which it does not declare: add the keys it reads to the stage's Uses, so that its manifests record them and a change makes it stale", e.Step, e.Section)
 }

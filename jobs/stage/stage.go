@@ -227,9 +227,12 @@ type Env struct {
 // NewEnv makes the Env of one shard of a step, for RunShard and for tests
 // that drive a step function directly.
 func NewEnv(cfg *config.Config, st Stage, step Step, spec shard.Spec, in, out store.Store, log zerolog.Logger) *Env {
+	uses := st.ConfigKeys(cfg)
 	return &Env{
-		Config: cfg, Stage: st.Name, Step: step.Name, Shard: spec, In: in, Out: out, Log: log,
-		decl: step, uses: st.ConfigKeys(cfg),
+		// The step sees only the sections it declared: its manifests hash
+		// exactly what it can read.
+		Config: cfg.View(st.Name+" "+step.Name, uses), Stage: st.Name, Step: step.Name, Shard: spec, In: in, Out: out, Log: log,
+		decl: step, uses: uses,
 		progressInterval: time.Duration(cfg.Log.ProgressSeconds * float64(time.Second)),
 		bar:              progressBar(cfg),
 	}

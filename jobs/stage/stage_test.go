@@ -601,3 +601,33 @@ func TestRefusedForceKeepsTheManifests(t *testing.T) {
 		t.Fatalf("--force with the part restored: %+v, %v", res, err)
 	}
 }
+
+// TestUndeclaredSectionIsABug: a step sees only the config sections its
+// stage declares (its own and those Uses names): reading another fails
+// the shard as a bug, so a manifest never hashes fewer keys than its step
+// read. Declaring the section in Uses lets the same step read it.
+func TestUndeclaredSectionIsABug(t *testing.T) {
+	other := config.SectionOf[toyConfig]{Name: "other"}
+	cfg, err := config.Parse([]byte("run: r\nroot: mem\nother: {label: x}\n"), toySection, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := Step{Name: "map", Outputs: []string{"problems"}, Run: func(ctx context.Context, env *Env) error {
+		_ = toySection.Of(env.Config) // its own: always allowed
+		label := other.Of(env.Config).Label
+		return WriteOutput(ctx, env, dataset.Problems, []dataset.Problem{{ID: "1", Origin: label}})
+	}}
+	spec := shard.Spec{Index: 0, Count: 1}
+	_, err = RunShard(context.Background(), cfg, Stage{Name: "u", Section: toySection, Steps: []Step{step}}, step, spec, store.NewMem(), zerolog.Nop(), Options{})
+	if ExitCode(err) != ExitBug || !strings.Contains(err.Error(), "u map read the other: section, which it does not declare") {
+		t.Fatalf("undeclared section: %v (exit %d)", err, ExitCode(err))
+	}
+	declared := Stage{Name: "u", Section: toySection, Uses: func(*config.Config) []string { return []string{"other.label"} }, Steps: []Step{step}}
+	res, err := RunShard(context.Background(), cfg, declared, step, spec, store.NewMem(), zerolog.Nop(), Options{})
+	if err != nil {
+		t.Fatalf("declared section: %v", err)
+	}
+	if got := res.Manifest.Config["other.label"]; got != `"x"` {
+		t.Errorf("the manifest records other.label = %s, want \"x\" (%v)", got, res.Manifest.Config)
+	}
+}

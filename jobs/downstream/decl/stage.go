@@ -57,15 +57,21 @@ var EmbedStage = stage.Stage{
 		// With no bi-encoder there is no key the (empty) output depends
 		// on, but a manifest with no configuration reads as one made by
 		// an older saber, which is never current: record the seed.
+		// downstream: says which retrievers are bi-encoders to embed with
+		// and how to shard: read, but not what the embeddings depend on
+		// (the step ignores it below), which is each bi-encoder's own
+		// retrievers.<name> entry.
+		uses := []string{"downstream.retrievers", "downstream.embed_shards"}
 		if keys := retrieverKeys(c, BiEncoders(c)); len(keys) > 0 {
-			return keys
+			return append(uses, keys...)
 		}
-		return []string{"seed"}
+		return append(uses, "seed")
 	},
 	Steps: []stage.Step{{
 		Name:    "map",
 		Inputs:  []string{dataset.Queries.Name, dataset.Candidates.Name, dataset.Corpus.Name},
 		Outputs: []string{dataset.PoolEmbeddings.Name},
 		Shards:  EmbedTasks,
+		Ignores: []string{"downstream"},
 	}},
 }

@@ -39,8 +39,14 @@ var Stage = stage.Stage{
 			// The counts are made over these thresholds: a change to one
 			// makes the counts stale.
 			u = append(u, "calibrate.topic_grid", "calibrate.summ_grid")
-			if Has(cfg, selectiondecl.Section.Name) && selectiondecl.Section.Of(cfg).Thresholds == selectiondecl.ThresholdsFixed {
-				u = append(u, "select.thresholds", "select.tau_topic", "select.tau_summ")
+			// select.thresholds decides whether select's fixed thresholds
+			// are cell boundaries too (Edges), so the step reads it either
+			// way; the thresholds themselves only when fixed.
+			if Has(cfg, selectiondecl.Section.Name) {
+				u = append(u, "select.thresholds")
+				if selectiondecl.Section.Of(cfg).Thresholds == selectiondecl.ThresholdsFixed {
+					u = append(u, "select.tau_topic", "select.tau_summ")
+				}
 			}
 		}
 		return u
