@@ -19,6 +19,7 @@ import (
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/stages"
 	"github.com/saber-math/saber/shard"
 )
 
@@ -157,7 +158,7 @@ func TestMSCExampleRunsToSelect(t *testing.T) {
 		}
 		n := step.Count(cfg)
 		for i := range n {
-			if _, err := stage.RunShard(ctx, cfg, st, step, shard.Spec{Index: i, Count: n}, root, zerolog.Nop(), stage.Options{}); err != nil {
+			if _, err := stage.RunShard(ctx, cfg, stages.Of(st), step, shard.Spec{Index: i, Count: n}, root, zerolog.Nop(), stage.Options{}); err != nil {
 				t.Fatalf("%s %s %d/%d: %v", st.Name, step.Name, i, n, err)
 			}
 		}

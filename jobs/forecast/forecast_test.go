@@ -18,6 +18,7 @@ import (
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/stages"
 	"github.com/saber-math/saber/lib/llm/llmtest"
 	"github.com/saber-math/saber/lib/synth"
 	"github.com/saber-math/saber/shard"
@@ -94,7 +95,7 @@ func runStages(t testing.TB, cfg *config.Config, root store.Store, list string) 
 		for _, step := range st.Steps {
 			n := step.Count(cfg)
 			for i := 0; i < n; i++ {
-				if _, err := stage.RunShard(context.Background(), cfg, st, step, shard.Spec{Index: i, Count: n}, root, zerolog.Nop(), stage.Options{}); err != nil {
+				if _, err := stage.RunShard(context.Background(), cfg, stages.Of(st), step, shard.Spec{Index: i, Count: n}, root, zerolog.Nop(), stage.Options{}); err != nil {
 					t.Fatalf("%s %s %d/%d: %v", st.Name, step.Name, i, n, err)
 				}
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/stages"
 	"github.com/saber-math/saber/jobs/tag"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/llm/llmtest"
@@ -122,7 +123,7 @@ func rerunStale(t *testing.T, cfg *config.Config, root store.Store, list string)
 		n := g.Nodes()[i]
 		fmt.Fprintf(&said, "%s: ran %v of %d\n", n, sp.Missing, sp.Shards)
 		for _, s := range sp.Missing {
-			if _, err := stage.RunShard(ctx, cfg, n.Stage, n.Step, shard.Spec{Index: s, Count: sp.Shards}, root, zerolog.Nop(), stage.Options{}); err != nil {
+			if _, err := stage.RunShard(ctx, cfg, stages.Of(n.Stage), n.Step, shard.Spec{Index: s, Count: sp.Shards}, root, zerolog.Nop(), stage.Options{}); err != nil {
 				t.Fatalf("%s %d/%d: %v", n, s, sp.Shards, err)
 			}
 		}

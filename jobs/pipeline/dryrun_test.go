@@ -14,6 +14,7 @@ import (
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/stages"
 	"github.com/saber-math/saber/lib/synth"
 	"github.com/saber-math/saber/shard"
 )
@@ -55,7 +56,7 @@ func halfRun(t *testing.T) (dir string, cfg *config.Config) {
 				if want, ok := only[st.Name]; ok && i != want {
 					continue
 				}
-				if _, err := stage.RunShard(context.Background(), cfg, st, step, shard.Spec{Index: i, Count: n}, root, zerolog.Nop(), stage.Options{}); err != nil {
+				if _, err := stage.RunShard(context.Background(), cfg, stages.Of(st), step, shard.Spec{Index: i, Count: n}, root, zerolog.Nop(), stage.Options{}); err != nil {
 					t.Fatalf("%s %s %d/%d: %v", st.Name, step.Name, i, n, err)
 				}
 			}

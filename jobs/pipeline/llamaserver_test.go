@@ -14,6 +14,7 @@ import (
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/stages"
 	"github.com/saber-math/saber/lib/llm/llamatest"
 	"github.com/saber-math/saber/lib/synth"
 	"github.com/saber-math/saber/shard"
@@ -84,15 +85,15 @@ func runMain(ctx context.Context, t *testing.T, y string, root store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stages, err := Select(cfg, "")
+	sel, err := Select(cfg, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range stages {
+	for _, st := range sel {
 		for _, step := range st.Steps {
 			n := step.Count(cfg)
 			for i := 0; i < n; i++ {
-				if _, err := stage.RunShard(ctx, cfg, st, step, shard.Spec{Index: i, Count: n}, root, zerolog.Nop(), stage.Options{}); err != nil {
+				if _, err := stage.RunShard(ctx, cfg, stages.Of(st), step, shard.Spec{Index: i, Count: n}, root, zerolog.Nop(), stage.Options{}); err != nil {
 					t.Fatalf("%s %s %d/%d: %v", st.Name, step.Name, i, n, err)
 				}
 			}
@@ -202,7 +203,7 @@ func checkExit2(ctx context.Context, t *testing.T, y string, root store.Store) {
 			t.Fatal(err)
 		}
 		step := st[0].Steps[0]
-		_, err = stage.RunShard(ctx, cfg, st[0], step, shard.Spec{Index: 0, Count: step.Count(cfg)}, root, zerolog.Nop(), stage.Options{Force: true})
+		_, err = stage.RunShard(ctx, cfg, stages.Of(st[0]), step, shard.Spec{Index: 0, Count: step.Count(cfg)}, root, zerolog.Nop(), stage.Options{Force: true})
 		if code := stage.ExitCode(err); code != stage.ExitBadInput || err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "giving up after") {
 			t.Errorf("%s: exit %d, %v; want exit 2 after one attempt with %q", tc.name, code, err, tc.want)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/stages"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/llm/llmtest"
 	"github.com/saber-math/saber/lib/synth"
@@ -113,7 +114,7 @@ summarize: {shards: 2, backend: llm}
 			for _, step := range st.Steps {
 				n := step.Count(cfg)
 				for i := 0; i < n; i++ {
-					if _, err := stage.RunShard(ctx, cfg, st, step, shard.Spec{Index: i, Count: n}, root, log, stage.Options{Force: force && (st.Name == "tag" || st.Name == "summarize")}); err != nil {
+					if _, err := stage.RunShard(ctx, cfg, stages.Of(st), step, shard.Spec{Index: i, Count: n}, root, log, stage.Options{Force: force && (st.Name == "tag" || st.Name == "summarize")}); err != nil {
 						t.Fatalf("%s %s %d/%d: %v", st.Name, step.Name, i, n, err)
 					}
 				}

@@ -14,6 +14,7 @@ import (
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/stages"
 	"github.com/saber-math/saber/shard"
 )
 
@@ -68,7 +69,7 @@ tag: {allow_label_only: true}
 		}
 		n := step.Count(cfg)
 		for i := 0; i < n; i++ {
-			if _, err := stage.RunShard(ctx, cfg, st, step, shard.Spec{Index: i, Count: n}, root, zerolog.Nop(), stage.Options{}); err != nil {
+			if _, err := stage.RunShard(ctx, cfg, stages.Of(st), step, shard.Spec{Index: i, Count: n}, root, zerolog.Nop(), stage.Options{}); err != nil {
 				t.Fatalf("%s %s %d/%d: %v", st.Name, step.Name, i, n, err)
 			}
 		}

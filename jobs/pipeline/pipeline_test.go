@@ -24,6 +24,7 @@ import (
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pipeline/pipelinetest"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/stages"
 	"github.com/saber-math/saber/shard"
 )
 
@@ -192,7 +193,7 @@ func TestMATHRunRerunVerify(t *testing.T) {
 			n := step.Count(cfg)
 			for i := 0; i < n; i++ {
 				spec := shard.Spec{Index: i, Count: n}
-				checks, why, err := Verify(ctx, cfg, st, step, spec, t.TempDir(), log)
+				checks, why, err := Verify(ctx, cfg, stages.Of(st), step, spec, t.TempDir(), log)
 				if err != nil {
 					t.Fatalf("verify %s %s %s: %v", st.Name, step.Name, spec, err)
 				}
@@ -215,7 +216,7 @@ func TestMATHRunRerunVerify(t *testing.T) {
 	}
 	dedup := dedupStage(t)
 	red, _ := dedup.Step("reduce")
-	checks, _, err := Verify(ctx, cfg, dedup, red, shard.Spec{Index: 0, Count: 1}, t.TempDir(), log)
+	checks, _, err := Verify(ctx, cfg, stages.Of(dedup), red, shard.Spec{Index: 0, Count: 1}, t.TempDir(), log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,7 +432,7 @@ func TestS3RootSameHashes(t *testing.T) {
 	}
 	dedup := dedupStage(t)
 	red, _ := dedup.Step("reduce")
-	checks, _, err := Verify(ctx, scfg, dedup, red, shard.Spec{Index: 0, Count: 1}, t.TempDir(), zerolog.Nop())
+	checks, _, err := Verify(ctx, scfg, stages.Of(dedup), red, shard.Spec{Index: 0, Count: 1}, t.TempDir(), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/stages"
 	"github.com/saber-math/saber/lib/synth"
 	"github.com/saber-math/saber/shard"
 )
@@ -60,7 +61,7 @@ select: {per_domain: 5, allow_shortfall: true}
 			}
 			n := step.Count(cfg)
 			for i := 0; i < n; i++ {
-				res, err := stage.RunShard(ctx, cfg, st, step, shard.Spec{Index: i, Count: n}, root, zerolog.Nop(), stage.Options{})
+				res, err := stage.RunShard(ctx, cfg, stages.Of(st), step, shard.Spec{Index: i, Count: n}, root, zerolog.Nop(), stage.Options{})
 				if err != nil {
 					t.Fatalf("%s: %s %s %d/%d: %v", name, st.Name, step.Name, i, n, err)
 				}

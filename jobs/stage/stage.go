@@ -548,6 +548,14 @@ func DoneKeys(run string, step Step, spec shard.Spec) []string {
 
 // RunShard runs one shard of a step with completion handling.
 func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec shard.Spec, in store.Store, log zerolog.Logger, opt Options) (res Result, err error) {
+	if step.Run == nil {
+		// Given a declaration's step, take the stage's own (by name).
+		if code, ok := st.Step(step.Name); ok && code.Run != nil {
+			step = code
+		} else {
+			return Result{}, &BugError{Err: fmt.Errorf("stage %s step %s: no code to run (a declaration: run its binary, or pass the stage from jobs/stages)", st.Name, step.Name)}
+		}
+	}
 	if len(step.Outputs) == 0 {
 		return Result{}, fmt.Errorf("stage %s step %s declares no outputs (a bug)", st.Name, step.Name)
 	}
