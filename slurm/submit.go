@@ -183,6 +183,49 @@ func ArraySpec(ids []int, throttle int) string {
 // stale steps (or, with Rerun.Stale, invalidates them and everything
 // downstream, so that those shards are submitted again).
 func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission, error) {
+	s, err := plan(ctx, cfg, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
+	batches, err := s.batches()
+	if err != nil {
+		return nil, err
+	}
+	for _, members := range batches {
+		if err := s.submit(ctx, members); err != nil {
+			// What was queued is returned, and recorded already.
+			return s.subs, err
+		}
+	}
+	return s.subs, nil
+}
+
+// submission is one Submit in progress: the plan of every selected step,
+// then the jobs submitted so far.
+type submission struct {
+	cfg   *config.Config
+	opt   Options
+	g     *pipeline.Graph
+	root  store.Store
+	jobs  *Jobs
+	plans []*pipeline.StepPlan
+
+	logDir, scriptDir string
+	maxArray          int
+
+	// ids holds the job ids of each node submitted here: a step depends
+	// on those of the steps that write its inputs, and on nothing else
+	// (evaluate runs beside judge and rate).
+	ids  map[int][]string
+	subs []Submission
+}
+
+// plan fills opt's defaults, checks the config's Slurm stages, opens the
+// run and plans every selected step (preparing reruns as opt.Rerun asks).
+func plan(ctx context.Context, cfg *config.Config, opt Options) (*submission, error) {
 	if opt.Runner == nil {
 		opt.Runner = ExecRunner{}
 	}
@@ -217,54 +260,64 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 	if err := g.Prepare(ctx, planner, nodes, opt.Rerun, opt.Out); err != nil {
 		return nil, err
 	}
-	var plans []*pipeline.StepPlan
+	s := &submission{cfg: cfg, opt: opt, g: g, root: root, jobs: jobs, ids: map[int][]string{}}
 	for _, i := range nodes {
 		sp, err := planner.Plan(ctx, i)
 		if err != nil {
 			return nil, err
 		}
-		plans = append(plans, sp)
+		s.plans = append(s.plans, sp)
 	}
-	logDir := LogDir(cfg)
-	scriptDir := filepath.Join(logDir, "sbatch")
-	if err := os.MkdirAll(scriptDir, 0o755); err != nil {
-		return nil, fmt.Errorf("log dir: %w", err)
+	return s, nil
+}
+
+// ready makes the script folder, refuses to submit beside the run's own
+// queued jobs (unless allowed), and learns the largest array Slurm takes.
+func (s *submission) ready(ctx context.Context) error {
+	cfg, opt := s.cfg, s.opt
+	s.logDir = LogDir(cfg)
+	s.scriptDir = filepath.Join(s.logDir, "sbatch")
+	if err := os.MkdirAll(s.scriptDir, 0o755); err != nil {
+		return fmt.Errorf("log dir: %w", err)
 	}
 	if !opt.DryRun && !opt.AllowQueued {
-		active, err := ActiveJobs(ctx, opt.Runner, jobs)
+		active, err := ActiveJobs(ctx, opt.Runner, s.jobs)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if len(active) > 0 {
-			return nil, stage.BadInput(fmt.Errorf("jobs of run %s are still queued or running (%s): wait for them, or `saber cancel --config %s`, or pass --allow-queued",
+			return stage.BadInput(fmt.Errorf("jobs of run %s are still queued or running (%s): wait for them, or `saber cancel --config %s`, or pass --allow-queued",
 				cfg.Run, strings.Join(active, ", "), opt.ConfigPath))
 		}
 	}
-	maxArray := cfg.Slurm.MaxArraySize
-	if maxArray == 0 {
-		if maxArray, err = MaxArraySize(ctx, opt.Runner); err != nil {
+	s.maxArray = cfg.Slurm.MaxArraySize
+	if s.maxArray == 0 {
+		var err error
+		if s.maxArray, err = MaxArraySize(ctx, opt.Runner); err != nil {
 			if !opt.DryRun {
-				return nil, fmt.Errorf("read MaxArraySize (set slurm.max_array_size to skip): %w", err)
+				return fmt.Errorf("read MaxArraySize (set slurm.max_array_size to skip): %w", err)
 			}
-			maxArray = shard.DefaultMaxArraySize // a dry run must work without a cluster
-			fmt.Fprintf(opt.Out, "# scontrol unavailable (%v); assuming MaxArraySize=%d\n", err, maxArray)
+			s.maxArray = shard.DefaultMaxArraySize // a dry run must work without a cluster
+			fmt.Fprintf(opt.Out, "# scontrol unavailable (%v); assuming MaxArraySize=%d\n", err, s.maxArray)
 		}
 	}
-	var subs []Submission
-	// ids holds the job ids of each node submitted here: a step depends on
-	// those of the steps that write its inputs, and on nothing else
-	// (evaluate runs beside judge and rate).
-	ids := map[int][]string{}
-	// The final reduce — the one-task steps only one-task steps follow
-	// (report, the audit's reduce, release) — runs as one job, its steps in
-	// order: one wait in the queue instead of one per step.
+	return nil
+}
+
+// batches are the jobs to submit, in order, each the steps it runs: one
+// step a job, except the final reduce — the one-task steps only one-task
+// steps follow (report, the audit's reduce, release) — which runs as one
+// job, its steps in order: one wait in the queue instead of one per step.
+// Steps with every shard done are left out.
+func (s *submission) batches() ([][]*pipeline.StepPlan, error) {
+	g := s.g
 	final := finalReduce(g)
 	var group []*pipeline.StepPlan
 	var batches [][]*pipeline.StepPlan
-	for _, sp := range plans {
+	for _, sp := range s.plans {
 		n := g.Nodes()[sp.Node]
 		if len(sp.Missing) == 0 {
-			fmt.Fprintf(opt.Out, "# %s %s: all %d shards done; not submitted\n", n.Stage.Name, n.Step.Name, sp.Shards)
+			fmt.Fprintf(s.opt.Out, "# %s %s: all %d shards done; not submitted\n", n.Stage.Name, n.Step.Name, sp.Shards)
 			continue
 		}
 		if final[sp.Node] {
@@ -273,171 +326,197 @@ func Submit(ctx context.Context, cfg *config.Config, opt Options) ([]Submission,
 		}
 		batches = append(batches, []*pipeline.StepPlan{sp})
 	}
-	if len(group) > 0 {
-		// The group goes right after the last job it reads from, so that
-		// a step reading what the final reduce writes (downstream's
-		// reduce reads report's results) is submitted after it and can
-		// wait for it.
-		var nodes []int
-		for _, m := range group {
-			nodes = append(nodes, m.Node)
-		}
-		anc := map[int]bool{}
-		for _, a := range g.Ancestors(nodes) {
-			anc[a] = true
-		}
-		at := 0
-		for k, b := range batches {
-			if anc[b[0].Node] {
-				at = k + 1
-			}
-		}
-		for _, b := range batches[:at] {
-			for _, a := range g.Ancestors([]int{b[0].Node}) {
-				if slices.Contains(nodes, a) {
-					return nil, fmt.Errorf("slurm: %s reads the final reduce's outputs but the final reduce reads its job's (a registry the final reduce cannot be one job of)", g.Nodes()[b[0].Node])
-				}
-			}
-		}
-		batches = slices.Insert(batches, at, group)
+	if len(group) == 0 {
+		return batches, nil
 	}
-	for _, members := range batches {
-		in := map[int]bool{}
-		for _, m := range members {
-			in[m.Node] = true
-		}
-		var prev []string
-		for _, m := range members {
-			for _, d := range g.Deps(m.Node) {
-				if !in[d] {
-					prev = append(prev, ids[d]...)
-				}
-			}
-		}
-		slices.Sort(prev)
-		prev = slices.Compact(prev)
-		sp := members[0]
-		n := g.Nodes()[sp.Node]
-		p := struct {
-			Stage   stage.Stage
-			Step    stage.Step
-			Shards  int
-			Missing []int
-		}{n.Stage, n.Step, sp.Shards, sp.Missing}
-		bin := filepath.Join(opt.BinDir, p.Stage.Name)
-		if _, err := os.Stat(bin); err != nil {
-			fmt.Fprintf(opt.Out, "# warning: %s not found on this host; it must exist on the compute nodes\n", bin)
-		}
-		name := JobName(cfg.Run, p.Stage.Name, p.Step.Name)
-		sc := Script{
-			Run: cfg.Run, Stage: p.Stage.Name, Step: p.Step.Name, JobName: name, Sharded: p.Step.Sharded(),
-			Shards: p.Shards, LogDir: logDir, Binary: bin, Config: opt.ConfigPath, R: cfg.SlurmFor(p.Stage.Name),
-			MaxRequeues: cfg.Slurm.Requeues(),
-		}
-		var labels []string
-		for _, m := range members {
-			n := g.Nodes()[m.Node]
-			labels = append(labels, n.Stage.Name+" "+n.Step.Name)
-		}
-		if len(members) > 1 {
-			name = "saber-" + cfg.Run + "-final-reduce"
-			sc.JobName = name
-			for _, m := range members[1:] {
-				mn := g.Nodes()[m.Node]
-				sc.Then = append(sc.Then, Command{Label: mn.Stage.Name + " " + mn.Step.Name, Binary: filepath.Join(opt.BinDir, mn.Stage.Name), Reduce: true})
-			}
-		}
-		chunks := []shard.Chunk{{Indices: p.Missing}}
-		if p.Step.Sharded() {
-			chunks = shard.Chunks(p.Missing, maxArray)
-		}
-		var stepIDs []string
-		for _, c := range chunks {
-			// The offset is in the script, not in --export=ALL,VAR=…: that
-			// form makes slurmd start a login shell per job to build the
-			// environment, seconds per task on some clusters.
-			sc.Offset = c.Offset
-			text, err := Render(sc)
-			if err != nil {
-				return nil, err
-			}
-			base := fmt.Sprintf("%s-%s", p.Stage.Name, p.Step.Name)
-			if len(members) > 1 {
-				base = "final-reduce"
-			}
-			if c.Offset > 0 {
-				base += fmt.Sprintf("-from-%d", c.Offset)
-			}
-			path := filepath.Join(scriptDir, base+".sbatch")
-			if err := writeAtomic(path, text); err != nil {
-				return nil, err
-			}
-			if opt.DryRun {
-				fmt.Fprintf(opt.Out, "# ---- %s ----\n%s\n", path, text)
-			}
-			args := []string{"--parsable"}
-			sub := Submission{Stage: p.Stage.Name, Step: p.Step.Name, Name: name, Shards: p.Shards, Missing: c.Indices,
-				Script: path, LogDir: logDir, Offset: c.Offset, Dependency: prev}
-			if p.Step.Sharded() {
-				rel := make([]int, len(c.Indices))
-				for i, x := range c.Indices {
-					rel[i] = x - c.Offset
-				}
-				sub.Array = ArraySpec(rel, sc.R.Throttle)
-				args = append(args, "--array="+sub.Array)
-			}
-			if len(prev) > 0 {
-				args = append(args, "--dependency=afterok:"+strings.Join(prev, ":"))
-			}
-			args = append(args, path)
-			// One submission record per member, all with the job's id, so
-			// that status finds each step's task.
-			record := func(id string) []Submission {
-				var out []Submission
-				for _, m := range members {
-					mn := g.Nodes()[m.Node]
-					s := sub
-					s.Stage, s.Step, s.JobID = mn.Stage.Name, mn.Step.Name, id
-					if m != sp {
-						s.Missing, s.Shards = m.Missing, m.Shards
-					}
-					out = append(out, s)
-				}
-				return out
-			}
-			if opt.DryRun {
-				fmt.Fprintf(opt.Out, "# sbatch %s\n", strings.Join(args, " "))
-				id := fmt.Sprintf("DRYRUN-%s-%s-%d", p.Stage.Name, p.Step.Name, c.Offset)
-				stepIDs = append(stepIDs, id)
-				subs = append(subs, record(id)...)
-				continue
-			}
-			out, err := opt.Runner.Run(ctx, "sbatch", args...)
-			if err != nil {
-				return subs, fmt.Errorf("submit %s: %w", name, err)
-			}
-			id := strings.TrimSpace(strings.Split(strings.TrimSpace(out), ";")[0])
-			if _, err := strconv.Atoi(id); err != nil {
-				return subs, fmt.Errorf("submit %s: sbatch printed %q, want a job id", name, out)
-			}
-			recs := record(id)
-			for i := range recs {
-				recs[i].Submitted = time.Now().UTC()
-			}
-			stepIDs = append(stepIDs, id)
-			subs = append(subs, recs...)
-			jobs.Submissions = append(jobs.Submissions, recs...)
-			// Record at once: a failure later must not lose the ids of jobs already queued.
-			if err := writeJobs(ctx, root, jobs); err != nil {
-				return subs, fmt.Errorf("record job %s: %w", id, err)
-			}
-			fmt.Fprintf(opt.Out, "submitted %s: job %s, %d shard(s)%s\n", strings.Join(labels, ", "), id, len(c.Indices), arrayNote(sub.Array))
-		}
-		for _, m := range members {
-			ids[m.Node] = stepIDs
+	// The group goes right after the last job it reads from, so that a
+	// step reading what the final reduce writes (downstream's reduce reads
+	// report's results) is submitted after it and can wait for it.
+	var nodes []int
+	for _, m := range group {
+		nodes = append(nodes, m.Node)
+	}
+	anc := map[int]bool{}
+	for _, a := range g.Ancestors(nodes) {
+		anc[a] = true
+	}
+	at := 0
+	for k, b := range batches {
+		if anc[b[0].Node] {
+			at = k + 1
 		}
 	}
-	return subs, nil
+	for _, b := range batches[:at] {
+		for _, a := range g.Ancestors([]int{b[0].Node}) {
+			if slices.Contains(nodes, a) {
+				return nil, fmt.Errorf("slurm: %s reads the final reduce's outputs but the final reduce reads its job's (a registry the final reduce cannot be one job of)", g.Nodes()[b[0].Node])
+			}
+		}
+	}
+	return slices.Insert(batches, at, group), nil
+}
+
+// submit renders, writes and submits one job's scripts (one per chunk of
+// its array), each waiting for the jobs of the steps its steps read from,
+// and records every job as soon as it is queued.
+func (s *submission) submit(ctx context.Context, members []*pipeline.StepPlan) error {
+	prev := s.dependencies(members)
+	sp := members[0]
+	n := s.g.Nodes()[sp.Node]
+	sc := s.script(members)
+	chunks := []shard.Chunk{{Indices: sp.Missing}}
+	if n.Step.Sharded() {
+		chunks = shard.Chunks(sp.Missing, s.maxArray)
+	}
+	var stepIDs []string
+	for _, c := range chunks {
+		id, err := s.submitChunk(ctx, members, sc, c, prev)
+		if err != nil {
+			return err
+		}
+		stepIDs = append(stepIDs, id)
+	}
+	for _, m := range members {
+		s.ids[m.Node] = stepIDs
+	}
+	return nil
+}
+
+// dependencies are the ids of the jobs writing what members read, but
+// members' own.
+func (s *submission) dependencies(members []*pipeline.StepPlan) []string {
+	in := map[int]bool{}
+	for _, m := range members {
+		in[m.Node] = true
+	}
+	var prev []string
+	for _, m := range members {
+		for _, d := range s.g.Deps(m.Node) {
+			if !in[d] {
+				prev = append(prev, s.ids[d]...)
+			}
+		}
+	}
+	slices.Sort(prev)
+	return slices.Compact(prev)
+}
+
+// script is the sbatch script of the job that runs members: the first
+// member's shards, then the rest of a final reduce in order.
+func (s *submission) script(members []*pipeline.StepPlan) Script {
+	cfg, opt := s.cfg, s.opt
+	sp := members[0]
+	n := s.g.Nodes()[sp.Node]
+	bin := filepath.Join(opt.BinDir, n.Stage.Name)
+	if _, err := os.Stat(bin); err != nil {
+		fmt.Fprintf(opt.Out, "# warning: %s not found on this host; it must exist on the compute nodes\n", bin)
+	}
+	sc := Script{
+		Run: cfg.Run, Stage: n.Stage.Name, Step: n.Step.Name, JobName: JobName(cfg.Run, n.Stage.Name, n.Step.Name), Sharded: n.Step.Sharded(),
+		Shards: sp.Shards, LogDir: s.logDir, Binary: bin, Config: opt.ConfigPath, R: cfg.SlurmFor(n.Stage.Name),
+		MaxRequeues: cfg.Slurm.Requeues(),
+	}
+	if len(members) > 1 {
+		sc.JobName = "saber-" + cfg.Run + "-final-reduce"
+		for _, m := range members[1:] {
+			mn := s.g.Nodes()[m.Node]
+			sc.Then = append(sc.Then, Command{Label: mn.Stage.Name + " " + mn.Step.Name, Binary: filepath.Join(opt.BinDir, mn.Stage.Name), Reduce: true})
+		}
+	}
+	return sc
+}
+
+// submitChunk renders and writes the script of one chunk of the job's
+// array, submits it (or prints it, on a dry run) and records the job. It
+// returns the job's id.
+func (s *submission) submitChunk(ctx context.Context, members []*pipeline.StepPlan, sc Script, c shard.Chunk, prev []string) (string, error) {
+	opt := s.opt
+	sp := members[0]
+	n := s.g.Nodes()[sp.Node]
+	// The offset is in the script, not in --export=ALL,VAR=…: that form
+	// makes slurmd start a login shell per job to build the environment,
+	// seconds per task on some clusters.
+	sc.Offset = c.Offset
+	text, err := Render(sc)
+	if err != nil {
+		return "", err
+	}
+	base := fmt.Sprintf("%s-%s", n.Stage.Name, n.Step.Name)
+	if len(members) > 1 {
+		base = "final-reduce"
+	}
+	if c.Offset > 0 {
+		base += fmt.Sprintf("-from-%d", c.Offset)
+	}
+	path := filepath.Join(s.scriptDir, base+".sbatch")
+	if err := writeAtomic(path, text); err != nil {
+		return "", err
+	}
+	if opt.DryRun {
+		fmt.Fprintf(opt.Out, "# ---- %s ----\n%s\n", path, text)
+	}
+	args := []string{"--parsable"}
+	sub := Submission{Stage: n.Stage.Name, Step: n.Step.Name, Name: sc.JobName, Shards: sp.Shards, Missing: c.Indices,
+		Script: path, LogDir: s.logDir, Offset: c.Offset, Dependency: prev}
+	if n.Step.Sharded() {
+		rel := make([]int, len(c.Indices))
+		for i, x := range c.Indices {
+			rel[i] = x - c.Offset
+		}
+		sub.Array = ArraySpec(rel, sc.R.Throttle)
+		args = append(args, "--array="+sub.Array)
+	}
+	if len(prev) > 0 {
+		args = append(args, "--dependency=afterok:"+strings.Join(prev, ":"))
+	}
+	args = append(args, path)
+	if opt.DryRun {
+		fmt.Fprintf(opt.Out, "# sbatch %s\n", strings.Join(args, " "))
+		id := fmt.Sprintf("DRYRUN-%s-%s-%d", n.Stage.Name, n.Step.Name, c.Offset)
+		s.subs = append(s.subs, s.records(members, sub, id)...)
+		return id, nil
+	}
+	out, err := opt.Runner.Run(ctx, "sbatch", args...)
+	if err != nil {
+		return "", fmt.Errorf("submit %s: %w", sc.JobName, err)
+	}
+	id := strings.TrimSpace(strings.Split(strings.TrimSpace(out), ";")[0])
+	if _, err := strconv.Atoi(id); err != nil {
+		return "", fmt.Errorf("submit %s: sbatch printed %q, want a job id", sc.JobName, out)
+	}
+	recs := s.records(members, sub, id)
+	for i := range recs {
+		recs[i].Submitted = time.Now().UTC()
+	}
+	s.subs = append(s.subs, recs...)
+	s.jobs.Submissions = append(s.jobs.Submissions, recs...)
+	// Record at once: a failure later must not lose the ids of jobs already queued.
+	if err := writeJobs(ctx, s.root, s.jobs); err != nil {
+		return "", fmt.Errorf("record job %s: %w", id, err)
+	}
+	var labels []string
+	for _, m := range members {
+		mn := s.g.Nodes()[m.Node]
+		labels = append(labels, mn.Stage.Name+" "+mn.Step.Name)
+	}
+	fmt.Fprintf(opt.Out, "submitted %s: job %s, %d shard(s)%s\n", strings.Join(labels, ", "), id, len(c.Indices), arrayNote(sub.Array))
+	return id, nil
+}
+
+// records are the submission records of one job: one per member, all
+// with the job's id, so that status finds each step's task.
+func (s *submission) records(members []*pipeline.StepPlan, sub Submission, id string) []Submission {
+	var out []Submission
+	for _, m := range members {
+		mn := s.g.Nodes()[m.Node]
+		r := sub
+		r.Stage, r.Step, r.JobID = mn.Stage.Name, mn.Step.Name, id
+		if m != members[0] {
+			r.Missing, r.Shards = m.Missing, m.Shards
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // finalReduce marks the one-task steps that only one-task steps follow
