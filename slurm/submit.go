@@ -557,17 +557,12 @@ func arrayNote(a string) string {
 
 // writeAtomic writes a script readable by its owner only (0600: sbatch
 // reads it, nothing executes it): a script holds the config's slurm.env
-// values and paths, which are nobody else's business. The chmod covers a
-// temporary left behind with another mode by an older saber.
+// values and paths, which are nobody else's business.
 func writeAtomic(path, text string) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
+	return store.WriteFile(path, 0o600, func(w io.Writer) error {
+		_, err := io.WriteString(w, text)
 		return err
-	}
-	if err := os.Chmod(tmp, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	})
 }
 
 // ActiveJobs returns the job ids of the run that squeue still lists.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/saber-math/saber/jobs/demo"
+	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/synth"
 )
@@ -45,7 +45,7 @@ the k-row corpus.
 		}
 		return stage.ExitOK
 	}
-	if err := demo.WriteFile(*out, func(w io.Writer) error { return synth.Write(w, cfg) }); err != nil {
+	if err := store.WriteFile(*out, 0o644, func(w io.Writer) error { return synth.Write(w, cfg) }); err != nil {
 		return fail(stderr, "synth", err)
 	}
 	fmt.Fprintf(stderr, "wrote %d problems to %s\n", *n, *out)

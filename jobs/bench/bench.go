@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/saber-math/saber/artifacts/layout"
+	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/demo"
 	"github.com/saber-math/saber/jobs/ingest"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/stage"
@@ -90,7 +90,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) ([]Row, error) {
 		input := filepath.Join(dir, "synth.jsonl")
 		fmt.Fprintf(out, "generating %d synthetic problems\n", opt.N)
 		start := time.Now()
-		if err := demo.WriteFile(input, func(w io.Writer) error {
+		if err := store.WriteFile(input, 0o644, func(w io.Writer) error {
 			return synth.Write(w, synth.Config{N: opt.N, Seed: 7, DupFrac: synth.DefaultDupFrac})
 		}); err != nil {
 			return nil, err

@@ -25,7 +25,6 @@ import (
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/demo"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/synth"
@@ -144,7 +143,7 @@ func RunScale(ctx context.Context, opt ScaleOptions, out io.Writer) (*ScaleRepor
 	input := filepath.Join(opt.Dir, "synth.jsonl")
 	fmt.Fprintf(out, "scale: generating %d problems (lib/synth) …\n", opt.N)
 	t0 := time.Now()
-	if err := demo.WriteFile(input, func(w io.Writer) error {
+	if err := store.WriteFile(input, 0o644, func(w io.Writer) error {
 		return synth.Write(w, synth.Config{N: opt.N, Seed: 7, DupFrac: synth.DefaultDupFrac})
 	}); err != nil {
 		return nil, err

@@ -4,7 +4,6 @@
 package demo
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -165,7 +164,7 @@ func WriteInputs(dir string, scfg synth.Config) error {
 	}
 	for name, b := range map[string][]byte{"synth.jsonl": open.Bytes(), "synth-restricted.jsonl": restricted.Bytes(),
 		"extra.jsonl": []byte(extraJSONL), "release_dates.csv": []byte(releaseDatesCSV)} {
-		if err := WriteFile(filepath.Join(dir, "input", name), func(w io.Writer) error {
+		if err := store.WriteFile(filepath.Join(dir, "input", name), 0o644, func(w io.Writer) error {
 			_, err := w.Write(b)
 			return err
 		}); err != nil {
@@ -187,7 +186,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) error {
 		if err := WriteInputs(opt.Dir, scfg); err != nil {
 			return err
 		}
-		if err := WriteFile(cfgPath, func(w io.Writer) error {
+		if err := store.WriteFile(cfgPath, 0o644, func(w io.Writer) error {
 			extra := ""
 			if opt.N < 5000 {
 				// Below about 5K generated problems some domain has fewer
@@ -269,7 +268,7 @@ func savePlan(ctx context.Context, cfg *config.Config, stages []stage.Stage, pat
 	if err != nil {
 		return err
 	}
-	if err := WriteFile(path, func(w io.Writer) error {
+	if err := store.WriteFile(path, 0o644, func(w io.Writer) error {
 		_, err := w.Write(append(b, '\n'))
 		return err
 	}); err != nil {
@@ -369,33 +368,7 @@ func exclude(cfgPath string, leaks []dataset.Leak) error {
 	}
 	line := "  exclude: [" + strings.Join(ids, ", ") + "]"
 	out := append(append(append([]byte(nil), b[:m[0]]...), line...), b[m[1]:]...)
-	return WriteFile(cfgPath, func(w io.Writer) error { _, err := w.Write(out); return err })
-}
-
-// WriteFile writes path through a buffered writer into a temporary file
-// renamed into place, so a killed writer never leaves half a file.
-func WriteFile(path string, fn func(io.Writer) error) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	err = fn(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return store.WriteFile(cfgPath, 0o644, func(w io.Writer) error { _, err := w.Write(out); return err })
 }
 
 // summarize prints what the run produced: the run summary saber run and

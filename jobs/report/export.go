@@ -96,10 +96,10 @@ func ExportTREC(ctx context.Context, st store.Store, run, dir string, runs bool)
 		}
 		return nil
 	}
-	if err := writeFile(filepath.Join(dir, ExportQrels), func(w io.Writer) error { return badInput(trec.WriteQrels(w, ratings)) }); err != nil {
+	if err := store.WriteFile(filepath.Join(dir, ExportQrels), 0o644, func(w io.Writer) error { return badInput(trec.WriteQrels(w, ratings)) }); err != nil {
 		return nil, err
 	}
-	if err := writeFile(filepath.Join(dir, ExportRatings), func(w io.Writer) error { return badInput(trec.WriteRatings(w, ratings)) }); err != nil {
+	if err := store.WriteFile(filepath.Join(dir, ExportRatings), 0o644, func(w io.Writer) error { return badInput(trec.WriteRatings(w, ratings)) }); err != nil {
 		return nil, err
 	}
 	if runs {
@@ -107,7 +107,7 @@ func ExportTREC(ctx context.Context, st store.Store, run, dir string, runs bool)
 			return nil, err
 		}
 	}
-	if err := writeFile(filepath.Join(dir, ExportReadme), func(w io.Writer) error {
+	if err := store.WriteFile(filepath.Join(dir, ExportReadme), 0o644, func(w io.Writer) error {
 		_, err := io.WriteString(w, exportReadme(run, sum))
 		return err
 	}); err != nil {
@@ -199,34 +199,6 @@ func exportRuns(ctx context.Context, st store.Store, run, dir string, sum *Expor
 			return fmt.Errorf("write %s: %w", o.path, err)
 		}
 		sum.RunFiles = append(sum.RunFiles, filepath.Join(ExportRuns, RunFile(s)))
-	}
-	return nil
-}
-
-// writeFile writes path through a temporary file and a rename.
-func writeFile(path string, fn func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".export-*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	err = fn(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
