@@ -548,85 +548,29 @@ func DoneKeys(run string, step Step, spec shard.Spec) []string {
 
 // RunShard runs one shard of a step with completion handling.
 func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec shard.Spec, in store.Store, log zerolog.Logger, opt Options) (res Result, err error) {
-	if step.Run == nil {
-		// Given a declaration's step, take the stage's own (by name).
-		if code, ok := st.Step(step.Name); ok && code.Run != nil {
-			step = code
-		} else {
-			return Result{}, &BugError{Err: fmt.Errorf("stage %s step %s: no code to run (a declaration: run its binary, or pass the stage from jobs/stages)", st.Name, step.Name)}
-		}
-	}
-	if len(step.Outputs) == 0 {
-		return Result{}, fmt.Errorf("stage %s step %s declares no outputs (a bug)", st.Name, step.Name)
+	step, err = codeOf(st, step)
+	if err != nil {
+		return Result{}, err
 	}
 	out := in
 	if opt.Out != nil {
 		out = opt.Out
 	}
 	doneKeys := DoneKeys(cfg.Run, step, spec)
-	var replaced *layout.Manifest
 	log = log.With().Str("step", step.Name).Str("shard", spec.String()).Logger()
 	// Storage logs through the context (an S3 retry is a line): from the
 	// first call on, the done check's included, with the shard's fields.
 	ctx = log.WithContext(ctx)
+	var replaced *layout.Manifest
 	if !opt.SkipDoneCheck {
-		var present []string
-		for _, k := range doneKeys {
-			done, err := layout.Done(ctx, out, k)
-			if err != nil {
-				return Result{}, fmt.Errorf("check %s: %w", out.URI(k), err)
-			}
-			if done {
-				present = append(present, k)
-			}
+		skip, r, err := checkDone(ctx, cfg, st, step, spec, in, out, doneKeys, log, opt)
+		if err != nil {
+			return Result{}, err
 		}
-		if len(present) == len(doneKeys) && !opt.Force {
-			m, err := layout.ReadDone(ctx, out, doneKeys[0])
-			if err != nil {
-				return Result{}, err
-			}
-			why, err := Staleness(ctx, cfg, st, step, m, in)
-			if err != nil {
-				return Result{}, err
-			}
-			if why.Stale() {
-				return Result{}, &StaleError{Stage: st.Name, Step: step.Name, Shards: []shard.Spec{spec}, Why: why,
-					Fix: "recompute it with --force (then everything downstream), or `saber run --rerun-stale`"}
-			}
-			if why.Code != "" {
-				log.Warn().Str("code", why.Code).Msg("shard was built by other code; still served (rerun with --force to rebuild it)")
-			}
-			log.Info().Str("manifest", out.URI(doneKeys[0])).Msg("shard already done; skipping (use --force to redo)")
-			return Result{Skipped: true, Manifest: m}, nil
+		if skip != nil {
+			return *skip, nil
 		}
-		// Refuse stale inputs before touching anything: a refused --force
-		// must leave the shard as it was.
-		if opt.CheckInputs != nil {
-			if err := opt.CheckInputs(ctx); err != nil {
-				return Result{}, err
-			}
-		}
-		if len(present) > 0 && opt.Force {
-			if err := checkForcedInputs(ctx, cfg.Run, step, in, out, present[0]); err != nil {
-				return Result{}, fmt.Errorf("--force refused before removing anything: %w", err)
-			}
-		}
-		if len(present) > 0 {
-			replaced, _ = layout.ReadDone(ctx, out, present[0]) // its measurement parts go once this run is done
-			// Remove the markers first: from here until the new ones are
-			// written the shard is visibly not done. Some but not all
-			// present means a finish was interrupted: the same.
-			for _, k := range present {
-				if err := out.Delete(ctx, k); err != nil {
-					return Result{}, fmt.Errorf("remove %s: %w", out.URI(k), err)
-				}
-			}
-			if opt.Force {
-				log.Info().Msg("--force: redoing a done shard")
-			} else {
-				log.Info().Int("markers", len(present)).Msg("an earlier finish of this shard was interrupted; redoing it")
-			}
-		}
+		replaced = r
 	}
 	env := NewEnv(cfg, st, step, spec, in, out, log)
 	started := time.Now().UTC()
@@ -643,10 +587,100 @@ func RunShard(ctx context.Context, cfg *config.Config, st Stage, step Step, spec
 	if err := ctx.Err(); err != nil {
 		return Result{}, ErrInterrupted
 	}
-	outs := env.Outputs()
 	if opt.SkipDoneCheck {
-		return Result{Outputs: outs}, nil
+		return Result{Outputs: env.Outputs()}, nil
 	}
+	return finish(ctx, cfg, st, step, spec, env, started, out, doneKeys, replaced, log)
+}
+
+// codeOf is the step to run: step itself, or, given a declaration's step
+// (no Run), the stage's own step of that name.
+func codeOf(st Stage, step Step) (Step, error) {
+	if step.Run == nil {
+		code, ok := st.Step(step.Name)
+		if !ok || code.Run == nil {
+			return Step{}, &BugError{Err: fmt.Errorf("stage %s step %s: no code to run (a declaration: run its binary, or pass the stage from jobs/stages)", st.Name, step.Name)}
+		}
+		step = code
+	}
+	if len(step.Outputs) == 0 {
+		return Step{}, fmt.Errorf("stage %s step %s declares no outputs (a bug)", st.Name, step.Name)
+	}
+	return step, nil
+}
+
+// checkDone decides, from the completion manifests alone, whether the
+// shard runs: a done shard is skipped (the Result says so) or, stale,
+// refused; otherwise its inputs are checked and the markers of an earlier
+// run (a --force, or an interrupted finish) removed, the manifest they
+// replace returned so that its measurement parts go once this run is done.
+func checkDone(ctx context.Context, cfg *config.Config, st Stage, step Step, spec shard.Spec, in, out store.Store, doneKeys []string, log zerolog.Logger, opt Options) (skip *Result, replaced *layout.Manifest, err error) {
+	var present []string
+	for _, k := range doneKeys {
+		done, err := layout.Done(ctx, out, k)
+		if err != nil {
+			return nil, nil, fmt.Errorf("check %s: %w", out.URI(k), err)
+		}
+		if done {
+			present = append(present, k)
+		}
+	}
+	if len(present) == len(doneKeys) && !opt.Force {
+		m, err := layout.ReadDone(ctx, out, doneKeys[0])
+		if err != nil {
+			return nil, nil, err
+		}
+		why, err := Staleness(ctx, cfg, st, step, m, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		if why.Stale() {
+			return nil, nil, &StaleError{Stage: st.Name, Step: step.Name, Shards: []shard.Spec{spec}, Why: why,
+				Fix: "recompute it with --force (then everything downstream), or `saber run --rerun-stale`"}
+		}
+		if why.Code != "" {
+			log.Warn().Str("code", why.Code).Msg("shard was built by other code; still served (rerun with --force to rebuild it)")
+		}
+		log.Info().Str("manifest", out.URI(doneKeys[0])).Msg("shard already done; skipping (use --force to redo)")
+		return &Result{Skipped: true, Manifest: m}, nil, nil
+	}
+	// Refuse stale inputs before touching anything: a refused --force
+	// must leave the shard as it was.
+	if opt.CheckInputs != nil {
+		if err := opt.CheckInputs(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(present) == 0 {
+		return nil, nil, nil
+	}
+	if opt.Force {
+		if err := checkForcedInputs(ctx, cfg.Run, step, in, out, present[0]); err != nil {
+			return nil, nil, fmt.Errorf("--force refused before removing anything: %w", err)
+		}
+	}
+	replaced, _ = layout.ReadDone(ctx, out, present[0])
+	// Remove the markers first: from here until the new ones are written
+	// the shard is visibly not done. Some but not all present means a
+	// finish was interrupted: the same.
+	for _, k := range present {
+		if err := out.Delete(ctx, k); err != nil {
+			return nil, nil, fmt.Errorf("remove %s: %w", out.URI(k), err)
+		}
+	}
+	if opt.Force {
+		log.Info().Msg("--force: redoing a done shard")
+	} else {
+		log.Info().Int("markers", len(present)).Msg("an earlier finish of this shard was interrupted; redoing it")
+	}
+	return nil, replaced, nil
+}
+
+// finish writes the shard's completion manifests, one per output dataset
+// and last, then drops the measurement parts the run no longer needs
+// (its own unreferenced ones, and those of the manifest it replaced).
+func finish(ctx context.Context, cfg *config.Config, st Stage, step Step, spec shard.Spec, env *Env, started time.Time, out store.Store, doneKeys []string, replaced *layout.Manifest, log zerolog.Logger) (Result, error) {
+	outs := env.Outputs()
 	host, _ := os.Hostname()
 	values := st.StepConfigValues(cfg, step)
 	inputs := env.Inputs()
