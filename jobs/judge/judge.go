@@ -58,7 +58,7 @@ func newJudge(env *stage.Env) (Judge, func(), error) {
 		return &LexicalJudge{}, func() {}, nil
 	}
 	prompt := prompts.Judge
-	if cfg.PromptOrder == decl.PromptOrderSharedFirst {
+	if cfg.SharedFirst() {
 		prompt = prompts.JudgeSharedFirst
 	}
 	c, record, err := llmcall.New(env, &cfg.Options, prompt)

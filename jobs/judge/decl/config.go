@@ -58,9 +58,14 @@ type Config struct {
 	// serves from its cache goes from about a fifth to over four fifths
 	// (issue 41). A model may answer the reordered text differently, and
 	// its answers have other cache keys: switching a run's order re-asks
-	// every comparison. Empty is paper, and leaves the config's hash as it
-	// was before the key existed.
-	PromptOrder string `yaml:"prompt_order" json:"prompt_order,omitempty"`
+	// every comparison. A pointer, unset for paper, so that the config's
+	// hash is what it was before the key existed.
+	PromptOrder *string `yaml:"prompt_order" json:"prompt_order,omitempty"`
+}
+
+// SharedFirst reports whether the judge sends F.3s (PromptOrder).
+func (j *Config) SharedFirst() bool {
+	return j.PromptOrder != nil && *j.PromptOrder == PromptOrderSharedFirst
 }
 
 // Orders of F.3's parts (PromptOrder).
@@ -128,8 +133,8 @@ func (j *Config) Schedule() schedule.Config {
 // Defaults implements config.Section.
 func (j *Config) Defaults(*config.Config) {
 	j.SetDefaults("lexical")
-	if j.PromptOrder == PromptOrderPaper {
-		j.PromptOrder = "" // the default written out: the same hash as no key
+	if o := j.PromptOrder; o != nil && (*o == "" || *o == PromptOrderPaper) {
+		j.PromptOrder = nil // the default written out: the same hash as no key
 	}
 	if j.Rounds == 0 {
 		j.Rounds = 20
@@ -158,10 +163,8 @@ func (j *Config) Validate(core *config.Config, bad func(string, ...any)) {
 	if j.Rounds < 1 || j.Rounds > 1000 {
 		bad("judge.rounds: %d must be in [1, 1000]", j.Rounds)
 	}
-	switch j.PromptOrder {
-	case "", PromptOrderPaper, PromptOrderSharedFirst:
-	default:
-		bad("judge.prompt_order: %q is not %s or %s", j.PromptOrder, PromptOrderPaper, PromptOrderSharedFirst)
+	if o := j.PromptOrder; o != nil && *o != PromptOrderPaper && *o != PromptOrderSharedFirst {
+		bad("judge.prompt_order: %q is not %s or %s", *o, PromptOrderPaper, PromptOrderSharedFirst)
 	}
 	if !(j.PositionAudit >= 0 && j.PositionAudit <= 1) {
 		bad("judge.position_audit: %v must be a share in [0, 1] (0: no audit)", j.PositionAudit)
