@@ -23,8 +23,9 @@ Usage:
 
 Sums the statistics every shard recorded in its completion manifest, per
 stage step: rows read and rejected (ingest), clusters and dropped (dedup),
-LLM calls made, cached, retried and failed, tokens and latency, and the
-share of invalid results (tag, summarize, judge, audit), topics per document, depths and domains (tag), summary lengths
+LLM calls made, cached, retried and failed, tokens and latency, the share
+of prompt tokens the server served from its prefix cache, and the share
+of invalid results (tag, summarize, judge, audit), topics per document, depths and domains (tag), summary lengths
 (summarize), pairs per category (pairs). Steps with no finished shard are
 listed as such. Without --stages, the run's summary follows, as saber run
 prints it at its end.
@@ -95,6 +96,13 @@ prints it at its end.
 		sort.Strings(keys)
 		for _, k := range keys {
 			fmt.Fprintf(stdout, "  %-28s %d\n", k, s.Stats[k])
+		}
+		// The share of the prompt tokens sent that the server did not
+		// compute: what ordering the sends for its prefix cache buys.
+		ev, ca := s.Stats[llmcall.StatPromptEvaluated], s.Stats[llmcall.StatPromptCached]
+		if ev+ca > 0 {
+			fmt.Fprintf(stdout, "  %-28s %.1f%% (%d of %d prompt tokens; %d answers reported the server's cache)\n", "prompt cached share",
+				100*float64(ca)/float64(ev+ca), ca, ev+ca, s.Stats[llmcall.StatPromptCacheReports])
 		}
 		// The LLM stages' invalid results as a share: a shard over its
 		// <stage>.max_invalid_share failed, so this is what passed.

@@ -57,7 +57,11 @@ func newJudge(env *stage.Env) (Judge, func(), error) {
 	if !cfg.UsesLLM() {
 		return &LexicalJudge{}, func() {}, nil
 	}
-	c, record, err := llmcall.New(env, &cfg.Options, prompts.Judge)
+	prompt := prompts.Judge
+	if cfg.SharedFirst() {
+		prompt = prompts.JudgeSharedFirst
+	}
+	c, record, err := llmcall.New(env, &cfg.Options, prompt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -143,20 +147,26 @@ func run(ctx context.Context, env *stage.Env) error {
 			calls = 2 * n
 		}
 		verdicts := make([]Verdict, calls)
-		err := parallel.For(ctx, calls, workers, func(ctx context.Context, i int) error {
-			// A started comparison finishes even after a signal, so its
-			// answer reaches the cache and the rerun repeats no call; the
-			// client's own timeout bounds the wait.
-			tk := tasks[i%n]
-			s1, s2 := tk.tr.docs[tk.m.First], tk.tr.docs[tk.m.Second]
-			if i >= n {
-				s1, s2 = s2, s1
+		groups := sendGroups(calls, workers, func(i int) *tournament { return tasks[i%n].tr })
+		err := parallel.For(ctx, len(groups), workers, func(ctx context.Context, g int) error {
+			for _, i := range groups[g] {
+				if ctx.Err() != nil {
+					return nil // no new comparison after a signal
+				}
+				// A started comparison finishes even after a signal, so
+				// its answer reaches the cache and the rerun repeats no
+				// call; the client's own timeout bounds the wait.
+				tk := tasks[i%n]
+				s1, s2 := tk.tr.docs[tk.m.First], tk.tr.docs[tk.m.Second]
+				if i >= n {
+					s1, s2 = s2, s1
+				}
+				v, err := judge.Compare(context.WithoutCancel(ctx), tk.tr.query, s1, s2)
+				if err != nil {
+					return fmt.Errorf("query %s round %d: %w", tk.tr.query.ID, r, err)
+				}
+				verdicts[i] = v
 			}
-			v, err := judge.Compare(context.WithoutCancel(ctx), tk.tr.query, s1, s2)
-			if err != nil {
-				return fmt.Errorf("query %s round %d: %w", tk.tr.query.ID, r, err)
-			}
-			verdicts[i] = v
 			return nil
 		})
 		if err != nil {
@@ -240,6 +250,43 @@ func run(ctx context.Context, env *stage.Env) error {
 	// The outputs hold everything; the checkpoint is garbage now. Should
 	// this delete be lost, the next run of a done shard never reads it.
 	return ck.clear(ctx)
+}
+
+// sendGroups splits a round's calls [0, calls) into the groups one worker
+// sends in sequence: each query's comparisons together, in their order,
+// so that a server with a cache per slot (llama-server) keeps the query's
+// prompt (the part every comparison of it shares) in one slot and
+// computes only the samples of its later comparisons. When the shard has
+// fewer queries than workers, a query's comparisons are split into as
+// many consecutive groups as keep every worker busy: the server's
+// throughput comes before its cache. Which worker sends a comparison
+// changes no answer (answers are cached by content), only when it is
+// sent.
+func sendGroups(calls, workers int, queryOf func(i int) *tournament) [][]int {
+	var byQuery [][]int
+	at := map[*tournament]int{}
+	for i := range calls {
+		q := queryOf(i)
+		k, ok := at[q]
+		if !ok {
+			k = len(byQuery)
+			at[q] = k
+			byQuery = append(byQuery, nil)
+		}
+		byQuery[k] = append(byQuery[k], i)
+	}
+	if len(byQuery) == 0 {
+		return nil
+	}
+	parts := max(1, (workers+len(byQuery)-1)/len(byQuery)) // groups per query
+	var out [][]int
+	for _, is := range byQuery {
+		p := min(parts, len(is))
+		for k := range p {
+			out = append(out, is[k*len(is)/p:(k+1)*len(is)/p])
+		}
+	}
+	return out
 }
 
 func allStopped(ts []*tournament) bool {

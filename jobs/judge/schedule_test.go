@@ -2,6 +2,7 @@ package judge_test
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 
@@ -161,5 +162,35 @@ func TestSchedulerConfig(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err %v, want one naming %q", tt.yaml, err, tt.want)
 		}
+	}
+}
+
+// TestPromptOrderConfig: paper written out is no key at all (the same
+// values and hash as before judge.prompt_order existed), shared_first
+// selects F.3s, and anything else is refused naming the key.
+func TestPromptOrderConfig(t *testing.T) {
+	parse := func(judgeYAML string) (*config.Config, error) {
+		return config.Parse([]byte("run: j\nroot: /tmp/x\njudge: {"+judgeYAML+"}\n"), judge.Section)
+	}
+	base, err := parse("rounds: 20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paper, err := parse("rounds: 20, prompt_order: paper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := base.Values("judge"), paper.Values("judge"); !maps.Equal(a, b) || judge.Section.Of(paper).SharedFirst() {
+		t.Errorf("prompt_order: paper gives values %v, want those of no key %v", b, a)
+	}
+	sf, err := parse("rounds: 20, prompt_order: shared_first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !judge.Section.Of(sf).SharedFirst() || maps.Equal(base.Values("judge"), sf.Values("judge")) {
+		t.Errorf("prompt_order: shared_first: SharedFirst %v, values %v", judge.Section.Of(sf).SharedFirst(), sf.Values("judge"))
+	}
+	if _, err := parse("prompt_order: instructions_last"); err == nil || !strings.Contains(err.Error(), "judge.prompt_order") {
+		t.Errorf("a bad prompt_order: err %v, want one naming judge.prompt_order", err)
 	}
 }

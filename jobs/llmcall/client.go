@@ -81,9 +81,22 @@ func NewClient(env *stage.Env, cfg llm.Config) (*llm.Client, error) {
 	return c, nil
 }
 
+// Statistics of the server's prompt cache every LLM stage records, so
+// that `saber stats` shows the share of prompt tokens the server served
+// from its prefix cache: tokens it evaluated, tokens it reused, and the
+// answers that said (a server that reports nothing counts its whole
+// prompt as evaluated). Answers from saber's own LLM cache count in
+// neither: they were no server request.
+const (
+	StatPromptEvaluated    = "llm_prompt_evaluated"
+	StatPromptCached       = "llm_prompt_cached"
+	StatPromptCacheReports = "llm_prompt_cache_reports"
+)
+
 // Record puts the client's call statistics into the shard's manifest and
-// log: calls made, answered from the cache, retried, failed, tokens,
-// latency, and the time the server was busy with the shard's requests
+// log: calls made, answered from the cache, retried, failed, tokens (and
+// of the prompt tokens, those the server evaluated and those it took from
+// its prefix cache), latency, and the time the server was busy with the shard's requests
 // (llm_busy_ms: what `saber plan --compare` sets beside the GPU-hours
 // forecast). The manifest also describes the client's server
 // (describeServer) once the shard has succeeded.
@@ -95,6 +108,9 @@ func Record(env *stage.Env, c *llm.Client) {
 	env.Count("llm_failures", s.Failures)
 	env.Count("llm_prompt_tokens", s.PromptTokens)
 	env.Count("llm_completion_tokens", s.CompletionTokens)
+	env.Count(StatPromptEvaluated, s.PromptEvaluated)
+	env.Count(StatPromptCached, s.PromptCached)
+	env.Count(StatPromptCacheReports, s.PromptCacheReports)
 	env.Count("llm_latency_ms", s.LatencyTotal.Milliseconds())
 	env.Count("llm_busy_ms", s.Busy.Milliseconds())
 	for kind, n := range s.ErrorsByKind {
@@ -102,7 +118,8 @@ func Record(env *stage.Env, c *llm.Client) {
 	}
 	env.Log.Info().Int64("calls", s.Calls).Int64("cached", s.Cached).Int64("retries", s.Retries).
 		Int64("failures", s.Failures).Int64("prompt_tokens", s.PromptTokens).
-		Int64("completion_tokens", s.CompletionTokens).Int64("latency_total_ms", s.LatencyTotal.Milliseconds()).Int64("busy_ms", s.Busy.Milliseconds()).Msg("llm calls")
+		Int64("completion_tokens", s.CompletionTokens).Int64("prompt_evaluated", s.PromptEvaluated).Int64("prompt_cached", s.PromptCached).
+		Int64("latency_total_ms", s.LatencyTotal.Milliseconds()).Int64("busy_ms", s.Busy.Milliseconds()).Msg("llm calls")
 	env.AddLLMServer(func(ctx context.Context) (layout.LLMServer, bool) { return describeServer(ctx, env, c) })
 }
 

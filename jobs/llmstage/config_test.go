@@ -338,7 +338,7 @@ var unknownKeyBefore = map[string]string{
 	"summarize": "config: line 4: unknown key summarize.nosuchkey (valid here: backend, llm, max_invalid_share, parse_retries, shards, workers)",
 	"rewrite":   "config: line 4: unknown key rewrite.nosuchkey (valid here: backend, llm, max_invalid_share, max_ratio, min_ratio, parse_retries, shards, workers)",
 	"audit":     "config: line 4: unknown key audit.nosuchkey (valid here: backend, lexical, llm, max_invalid_share, parse_retries, shards, top, workers)",
-	"judge":     "config: line 4: unknown key judge.nosuchkey (valid here: backend, both_orders, llm, max_invalid_share, parse_retries, position_audit, rounds, scheduler, shards, workers)",
+	"judge":     "config: line 4: unknown key judge.nosuchkey (valid here: backend, both_orders, llm, max_invalid_share, parse_retries, position_audit, prompt_order, rounds, scheduler, shards, workers)",
 }
 
 func TestUnknownKeyListsTheSameKeys(t *testing.T) {

@@ -95,3 +95,37 @@ func TestRealServerInfo(t *testing.T) {
 		t.Errorf("fingerprints %v; want the server's one", info.Fingerprints)
 	}
 }
+
+// TestRealServerPromptCache: a real llama-server reports its prefix cache
+// on every answer, and a second request that starts like the first is
+// mostly served from it: the two parts add up to the prompt, and the
+// client's stats add them up. The tag server: its grammar keeps the
+// random model's answer to valid UTF-8 (the chat server's may not be).
+func TestRealServerPromptCache(t *testing.T) {
+	c, err := llm.New(llm.Config{BaseURL: llamatest.URL(t, "tag"), Model: "tiny", MaxTokens: 4, APIKeyEnv: "SABER_TEST_UNSET_KEY"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := strings.Repeat("A long shared instruction that every request of this test starts with. ", 20)
+	ctx := context.Background()
+	var sum llm.PromptCache
+	for i, tail := range []string{"First question: what is 1+1?", "Second question: what is 2+2?"} {
+		r, err := c.Chat(ctx, llm.Request{PromptVersion: "t.v1", Messages: []llm.Message{{Role: llm.RoleUser, Content: shared + tail}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pc := r.PromptCache
+		if !pc.Reported || pc.Evaluated+pc.Cached != r.PromptTokens {
+			t.Errorf("request %d: %+v for %d prompt tokens", i, pc, r.PromptTokens)
+		}
+		if i == 1 && pc.Cached < r.PromptTokens/2 {
+			t.Errorf("the second request, sharing its start with the first, had %d of %d prompt tokens from the server's cache", pc.Cached, r.PromptTokens)
+		}
+		t.Logf("request %d: %d evaluated, %d from the server's cache", i, pc.Evaluated, pc.Cached)
+		sum.Evaluated += pc.Evaluated
+		sum.Cached += pc.Cached
+	}
+	if st := c.Stats(); st.PromptEvaluated != int64(sum.Evaluated) || st.PromptCached != int64(sum.Cached) || st.PromptCacheReports != 2 {
+		t.Errorf("stats %+v, want the answers' sums %+v", st, sum)
+	}
+}

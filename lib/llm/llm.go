@@ -92,14 +92,60 @@ type Request struct {
 // whole Chat call, retries and waits included; Attempts is the number of HTTP
 // requests it made. A cache hit has Cached set, zero Latency and Attempts,
 // and the token counts of the call that filled the cache.
+//
+// PromptCache is the server's own account of this request's prompt: how
+// many of its tokens it evaluated and how many it took from its prefix
+// cache (ServerPromptCache). It describes the request sent now, so a hit
+// of saber's answer cache (Cached) has none: that is no server request.
 type Response struct {
 	Content          string
 	Logprobs         []TokenLogprob // only when Request.TopLogprobs > 0
 	Cached           bool
 	PromptTokens     int
 	CompletionTokens int
+	PromptCache      PromptCache
 	Latency          time.Duration
 	Attempts         int
+}
+
+// PromptCache is a server's account of one request's prompt tokens:
+// Evaluated were computed, Cached served from the server's prefix cache
+// (a KV cache of an earlier prompt with the same start). Reported is false
+// when the answer said nothing about its cache (vLLM without
+// --enable-prompt-tokens-details, a server without a prefix cache): then
+// Evaluated is the whole prompt and Cached 0, which may understate the
+// reuse.
+type PromptCache struct {
+	Evaluated, Cached int
+	Reported          bool
+}
+
+// llamaTimings is the part of llama-server's "timings" object, an extra
+// field of its chat answers, that counts the prompt: prompt_n tokens
+// evaluated, cache_n reused from the slot's cache.
+type llamaTimings struct {
+	PromptN *int64 `json:"prompt_n"`
+	CacheN  *int64 `json:"cache_n"`
+}
+
+// ServerPromptCache reads out's prompt accounting: llama-server's
+// timings.prompt_n and timings.cache_n where present (they count what the
+// slot did, and are present whatever the request asked), else OpenAI's
+// and vLLM's usage.prompt_tokens_details.cached_tokens with the rest of
+// usage.prompt_tokens evaluated. Negative or missing counts are 0.
+func ServerPromptCache(out *openai.ChatCompletion) PromptCache {
+	if f, ok := out.JSON.ExtraFields["timings"]; ok {
+		var t llamaTimings
+		if err := json.Unmarshal([]byte(f.Raw()), &t); err == nil && t.PromptN != nil && t.CacheN != nil {
+			return PromptCache{Evaluated: int(max(0, *t.PromptN)), Cached: int(max(0, *t.CacheN)), Reported: true}
+		}
+	}
+	prompt := max(0, out.Usage.PromptTokens)
+	if !out.Usage.PromptTokensDetails.JSON.CachedTokens.Valid() {
+		return PromptCache{Evaluated: int(prompt)}
+	}
+	cached := min(prompt, max(0, out.Usage.PromptTokensDetails.CachedTokens))
+	return PromptCache{Evaluated: int(prompt - cached), Cached: int(cached), Reported: true}
 }
 
 // Cache stores responses by key; implementations live outside lib (the run's
@@ -115,7 +161,10 @@ type Cache interface {
 // from the cache (Calls includes them), Retries the HTTP requests made after
 // a first one failed, Failures the calls that returned an error. Token
 // counts and LatencyTotal cover calls that went to the server (not cache
-// hits); Busy is the wall time during which at least one request was at the
+// hits); PromptEvaluated and PromptCached add up the servers' own account
+// of those calls' prompts (PromptCache: tokens computed, and tokens served
+// from the server's prefix cache), PromptCacheReports counts the answers
+// that gave one. Busy is the wall time during which at least one request was at the
 // server (the union of the requests' intervals: at most LatencyTotal, less
 // the more of them overlap). ErrorsByKind counts
 // every failed attempt by kind: "http_<status>", "timeout", "connection",
@@ -124,6 +173,7 @@ type Cache interface {
 // client had already met a ConfigError.
 type Stats struct {
 	Calls, Cached, Retries, Failures, PromptTokens, CompletionTokens int64
+	PromptEvaluated, PromptCached, PromptCacheReports                int64
 	LatencyTotal, Busy                                               time.Duration
 	ErrorsByKind                                                     map[string]int64
 }
@@ -146,6 +196,8 @@ type Client struct {
 
 	calls, cached, retries, failures atomic.Int64
 	promptTokens, completionTokens   atomic.Int64
+	promptEvaluated, promptCached    atomic.Int64
+	promptCacheReports               atomic.Int64
 	latency                          atomic.Int64
 	busyClock                        busyClock
 	errMu                            sync.Mutex
@@ -421,11 +473,22 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 		Content:          text(out.Choices[0].Message.Content),
 		PromptTokens:     int(promptTok),
 		CompletionTokens: int(complTok),
+		PromptCache:      ServerPromptCache(out),
 		Latency:          lat,
 		Attempts:         attempts,
 	}
 	c.promptTokens.Add(promptTok)
 	c.completionTokens.Add(complTok)
+	c.promptEvaluated.Add(int64(resp.PromptCache.Evaluated))
+	c.promptCached.Add(int64(resp.PromptCache.Cached))
+	if resp.PromptCache.Reported {
+		c.promptCacheReports.Add(1)
+	}
+	// Per request, for who tunes the order of the sends; the shard's
+	// totals are in its manifest (llmcall.Record).
+	zerolog.Ctx(ctx).Debug().Int("prompt_tokens", resp.PromptTokens).Int("prompt_evaluated", resp.PromptCache.Evaluated).
+		Int("prompt_cached", resp.PromptCache.Cached).Bool("prompt_cache_reported", resp.PromptCache.Reported).
+		Int("attempts", attempts).Dur("latency", lat).Msg("llm: chat answer")
 	// OpenAI deprecated the field; llama.cpp and vLLM still send it, and
 	// with a single-model server that answers to any name it is the one
 	// thing that says which build answered.
@@ -468,14 +531,17 @@ func (c *Client) Embed(ctx context.Context, inputs []string) ([][]float32, error
 // Stats returns a snapshot of the cumulative counters.
 func (c *Client) Stats() Stats {
 	s := Stats{
-		Calls:            c.calls.Load(),
-		Cached:           c.cached.Load(),
-		Retries:          c.retries.Load(),
-		Failures:         c.failures.Load(),
-		PromptTokens:     c.promptTokens.Load(),
-		CompletionTokens: c.completionTokens.Load(),
-		LatencyTotal:     time.Duration(c.latency.Load()),
-		Busy:             c.busyClock.busy(time.Now()),
+		Calls:              c.calls.Load(),
+		Cached:             c.cached.Load(),
+		Retries:            c.retries.Load(),
+		Failures:           c.failures.Load(),
+		PromptTokens:       c.promptTokens.Load(),
+		CompletionTokens:   c.completionTokens.Load(),
+		PromptEvaluated:    c.promptEvaluated.Load(),
+		PromptCached:       c.promptCached.Load(),
+		PromptCacheReports: c.promptCacheReports.Load(),
+		LatencyTotal:       time.Duration(c.latency.Load()),
+		Busy:               c.busyClock.busy(time.Now()),
 	}
 	c.errMu.Lock()
 	s.ErrorsByKind = make(map[string]int64, len(c.errKinds))

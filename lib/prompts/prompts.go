@@ -29,6 +29,14 @@
 // ($...$)"), the Python format string's doubled braces made single, and
 // an "Input:" line with the text appended after the example.
 //
+// F.3s is F.3 with its parts in another order, every line unchanged: the
+// instructions (STEP 1 to OUTPUT FORMAT, 885 of its 1,060 fixed tokens)
+// before the three items rather than after them, so that every judge
+// request starts with the same ~980 tokens and then the target, and a
+// server's prefix cache computes only the two samples (issue 41). It is
+// judge.prompt_order: shared_first; F.3 stays the default, since a model
+// may answer the reordered text differently and the cache keys differ.
+//
 // A template's Version goes into every cache key (llm.Request.PromptVersion).
 // Changing a template's text therefore means a new file and a new version,
 // never an edit: the tests pin each version's SHA-256.
@@ -67,6 +75,10 @@ const (
 	// confidence-based judge): F.3 word for word but for its output
 	// format, which also asks for "Confidence: N", N from 50 to 100.
 	JudgeConfidence = "judge_confidence"
+	// JudgeSharedFirst is F.3s: F.3's lines, the instructions moved
+	// before the items, so the part shared by every comparison comes
+	// first.
+	JudgeSharedFirst = "judge_shared_first"
 )
 
 //go:embed templates/*.txt
@@ -74,14 +86,15 @@ var files embed.FS
 
 // registry maps a name to its current template file and version.
 var registry = map[string]struct{ file, version string }{
-	Topics:          {"templates/f1-topic-assignment.v1.txt", "f1.v1"},
-	Summary:         {"templates/f2-summary.v1.txt", "f2.v1"},
-	Judge:           {"templates/f3-pairwise-judge.v1.txt", "f3.v1"},
-	Audit:           {"templates/a1-leakage-audit.v1.txt", "a1.v1"},
-	Rewrite:         {"templates/b4-rewrite.v1.txt", "b4.v1"},
-	Format:          {"templates/f5-math-format.v1.txt", "f5.v1"},
-	Ordinal:         {"templates/f4-ordinal-judge.v1.txt", "f4.v1"},
-	JudgeConfidence: {"templates/c1-pairwise-confidence.v1.txt", "c1.v1"},
+	Topics:           {"templates/f1-topic-assignment.v1.txt", "f1.v1"},
+	Summary:          {"templates/f2-summary.v1.txt", "f2.v1"},
+	Judge:            {"templates/f3-pairwise-judge.v1.txt", "f3.v1"},
+	Audit:            {"templates/a1-leakage-audit.v1.txt", "a1.v1"},
+	Rewrite:          {"templates/b4-rewrite.v1.txt", "b4.v1"},
+	Format:           {"templates/f5-math-format.v1.txt", "f5.v1"},
+	Ordinal:          {"templates/f4-ordinal-judge.v1.txt", "f4.v1"},
+	JudgeConfidence:  {"templates/c1-pairwise-confidence.v1.txt", "c1.v1"},
+	JudgeSharedFirst: {"templates/f3-pairwise-judge-shared-first.v1.txt", "f3s.v1"},
 }
 
 // TopicsData fills the "topics" prompt (F.1).

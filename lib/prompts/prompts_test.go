@@ -3,6 +3,8 @@ package prompts
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -14,14 +16,15 @@ import (
 // produced them. Add a new file and version instead.
 func TestVersionsPinned(t *testing.T) {
 	want := map[string]struct{ version, sha string }{
-		Topics:          {"f1.v1", "10e355041c24a843bb0b9a4ea205d9c4ce773207dd7f8e962712fd7882eaadef"},
-		Summary:         {"f2.v1", "12fc13ccf9964e158e25738841bbe70f787e77f4864697426ba4787d819704bc"},
-		Judge:           {"f3.v1", "d008e7c897d46d7bc384a1dd87de8cc1cfe3bbc0ba87a40cab78e45aaf6176be"},
-		Audit:           {"a1.v1", "0a56b0eee976cb729451e8d7bfac7250a4f589989ef428b47842c720526611f4"},
-		Rewrite:         {"b4.v1", "b8a8b9d4f6fbae37da7fca2b975dabc05604daf39a86364967f75cc0304b39cf"},
-		Format:          {"f5.v1", "fbf97b9d2eea0889612373ed3962b7dbd707f572fcd03c3ebe05d42079fe2c46"},
-		Ordinal:         {"f4.v1", "c90de20c4d80963745aba5fc4dcc028bc474043d57d63a01f3353b7f173b8126"},
-		JudgeConfidence: {"c1.v1", "91cbf21041bd1c06b58f120797d9422294e6054adeaca2fb7b9f70dcbfc5a31a"},
+		Topics:           {"f1.v1", "10e355041c24a843bb0b9a4ea205d9c4ce773207dd7f8e962712fd7882eaadef"},
+		Summary:          {"f2.v1", "12fc13ccf9964e158e25738841bbe70f787e77f4864697426ba4787d819704bc"},
+		Judge:            {"f3.v1", "d008e7c897d46d7bc384a1dd87de8cc1cfe3bbc0ba87a40cab78e45aaf6176be"},
+		Audit:            {"a1.v1", "0a56b0eee976cb729451e8d7bfac7250a4f589989ef428b47842c720526611f4"},
+		Rewrite:          {"b4.v1", "b8a8b9d4f6fbae37da7fca2b975dabc05604daf39a86364967f75cc0304b39cf"},
+		Format:           {"f5.v1", "fbf97b9d2eea0889612373ed3962b7dbd707f572fcd03c3ebe05d42079fe2c46"},
+		Ordinal:          {"f4.v1", "c90de20c4d80963745aba5fc4dcc028bc474043d57d63a01f3353b7f173b8126"},
+		JudgeConfidence:  {"c1.v1", "91cbf21041bd1c06b58f120797d9422294e6054adeaca2fb7b9f70dcbfc5a31a"},
+		JudgeSharedFirst: {"f3s.v1", "577022cfef15fc23a8d61db47ab965ab3836ea425a95aa8b4cff4e2fc31c66d4"},
 	}
 	if got := Names(); len(got) != len(want) {
 		t.Fatalf("Names() = %v", got)
@@ -179,6 +182,45 @@ func TestJudgeRender(t *testing.T) {
 	}
 	if _, err := p.Render(map[string]string{"TargetProblem": "x"}); err == nil {
 		t.Error("a missing field rendered without error")
+	}
+}
+
+// TestJudgeSharedFirstIsF3Reordered: F.3s has F.3's lines, each as
+// often, none changed (only their order), and puts what every comparison
+// shares (the instructions, then the target) before the two samples.
+func TestJudgeSharedFirstIsF3Reordered(t *testing.T) {
+	lines := func(file string) []string {
+		raw, err := files.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
+		sort.Strings(ls)
+		return ls
+	}
+	if a, b := lines(registry[Judge].file), lines(registry[JudgeSharedFirst].file); !slices.Equal(a, b) {
+		t.Errorf("F.3s is not a reordering of F.3's lines:\n%q\n%q", a, b)
+	}
+	p, err := Get(JudgeSharedFirst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := JudgeData{TargetProblem: "TP", TargetSolution: "TS", Sample1Problem: "AP", Sample1Solution: "AS", Sample2Problem: "BP", Sample2Solution: "BS"}
+	msgs, err := p.Render(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := msgs[len(msgs)-1].Content
+	out, target, s1 := strings.Index(u, "OUTPUT FORMAT"), strings.Index(u, "- Problem: TP"), strings.Index(u, "- Problem: AP")
+	if len(msgs) != 1 || out < 0 || !(out < target && target < s1) {
+		t.Errorf("F.3s is not instructions, target, samples in that order:\n%s", u)
+	}
+	// Two comparisons of one target share everything up to Sample 1.
+	d2 := d
+	d2.Sample1Problem, d2.Sample2Problem = "CP", "DP"
+	msgs2, _ := p.Render(d2)
+	if !strings.HasPrefix(msgs2[0].Content, u[:s1]) {
+		t.Error("two comparisons of one target do not share the prompt up to Sample 1")
 	}
 }
 

@@ -49,7 +49,30 @@ type Config struct {
 	// pairs near each other in the ranking. Rounds still caps every
 	// tournament.
 	Scheduler *Scheduler `yaml:"scheduler" json:"scheduler,omitempty"`
+	// PromptOrder is the order of F.3's parts (backend llm): paper (the
+	// default: the paper's text, its three items before its instructions)
+	// or shared_first (F.3s: the same lines, the instructions before the
+	// items), which makes every request start with what all comparisons
+	// share, then the query, so that a server's prefix cache computes only
+	// the two samples: on CI's llama-server the share of prompt tokens it
+	// serves from its cache goes from about a fifth to over four fifths
+	// (issue 41). A model may answer the reordered text differently, and
+	// its answers have other cache keys: switching a run's order re-asks
+	// every comparison. A pointer, unset for paper, so that the config's
+	// hash is what it was before the key existed.
+	PromptOrder *string `yaml:"prompt_order" json:"prompt_order,omitempty"`
 }
+
+// SharedFirst reports whether the judge sends F.3s (PromptOrder).
+func (j *Config) SharedFirst() bool {
+	return j.PromptOrder != nil && *j.PromptOrder == PromptOrderSharedFirst
+}
+
+// Orders of F.3's parts (PromptOrder).
+const (
+	PromptOrderPaper       = "paper"
+	PromptOrderSharedFirst = "shared_first"
+)
 
 // Scheduler is `judge.scheduler`; zero fields take lib/schedule's defaults.
 type Scheduler struct {
@@ -110,6 +133,9 @@ func (j *Config) Schedule() schedule.Config {
 // Defaults implements config.Section.
 func (j *Config) Defaults(*config.Config) {
 	j.SetDefaults("lexical")
+	if o := j.PromptOrder; o != nil && (*o == "" || *o == PromptOrderPaper) {
+		j.PromptOrder = nil // the default written out: the same hash as no key
+	}
 	if j.Rounds == 0 {
 		j.Rounds = 20
 	}
@@ -136,6 +162,9 @@ func (j *Config) Validate(core *config.Config, bad func(string, ...any)) {
 	j.Check(core, Section.Name, []string{"lexical", llmstage.BackendLLM}, bad)
 	if j.Rounds < 1 || j.Rounds > 1000 {
 		bad("judge.rounds: %d must be in [1, 1000]", j.Rounds)
+	}
+	if o := j.PromptOrder; o != nil && *o != PromptOrderPaper && *o != PromptOrderSharedFirst {
+		bad("judge.prompt_order: %q is not %s or %s", *o, PromptOrderPaper, PromptOrderSharedFirst)
 	}
 	if !(j.PositionAudit >= 0 && j.PositionAudit <= 1) {
 		bad("judge.position_audit: %v must be a share in [0, 1] (0: no audit)", j.PositionAudit)
