@@ -124,27 +124,34 @@ type PromptCache struct {
 // field of its chat answers, that counts the prompt: prompt_n tokens
 // evaluated, cache_n reused from the slot's cache.
 type llamaTimings struct {
-	PromptN *int64 `json:"prompt_n"`
-	CacheN  *int64 `json:"cache_n"`
+	PromptN *number `json:"prompt_n"`
+	CacheN  *number `json:"cache_n"`
 }
 
-// ServerPromptCache reads out's prompt accounting: llama-server's
+// ServerPromptCache reads a chat answer's prompt accounting: llama-server's
 // timings.prompt_n and timings.cache_n where present (they count what the
 // slot did, and are present whatever the request asked), else OpenAI's
 // and vLLM's usage.prompt_tokens_details.cached_tokens with the rest of
-// usage.prompt_tokens evaluated. Negative or missing counts are 0.
-func ServerPromptCache(out *openai.ChatCompletion) PromptCache {
-	if f, ok := out.JSON.ExtraFields["timings"]; ok {
-		var t llamaTimings
-		if err := json.Unmarshal([]byte(f.Raw()), &t); err == nil && t.PromptN != nil && t.CacheN != nil {
-			return PromptCache{Evaluated: int(max(0, *t.PromptN)), Cached: int(max(0, *t.CacheN)), Reported: true}
-		}
+// usage.prompt_tokens evaluated. Negative or missing counts are 0; a body
+// that is no chat answer has none.
+func ServerPromptCache(body []byte) PromptCache {
+	var out chatResponse
+	if json.Unmarshal(body, &out) != nil {
+		return PromptCache{}
 	}
-	prompt := max(0, out.Usage.PromptTokens)
-	if !out.Usage.PromptTokensDetails.JSON.CachedTokens.Valid() {
+	return promptCache(&out)
+}
+
+func promptCache(out *chatResponse) PromptCache {
+	if t := out.Timings; t != nil && t.PromptN != nil && t.CacheN != nil {
+		return PromptCache{Evaluated: int(max(0, int64(*t.PromptN))), Cached: int(max(0, int64(*t.CacheN))), Reported: true}
+	}
+	prompt := max(0, int64(out.Usage.PromptTokens))
+	d := out.Usage.PromptTokensDetails
+	if d == nil || d.CachedTokens == nil {
 		return PromptCache{Evaluated: int(prompt)}
 	}
-	cached := min(prompt, max(0, out.Usage.PromptTokensDetails.CachedTokens))
+	cached := min(prompt, max(0, int64(*d.CachedTokens)))
 	return PromptCache{Evaluated: int(prompt - cached), Cached: int(cached), Reported: true}
 }
 
@@ -473,7 +480,7 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 		Content:          text(out.Choices[0].Message.Content),
 		PromptTokens:     int(promptTok),
 		CompletionTokens: int(complTok),
-		PromptCache:      ServerPromptCache(out),
+		PromptCache:      promptCache(out),
 		Latency:          lat,
 		Attempts:         attempts,
 	}

@@ -167,10 +167,15 @@ type chatResponse struct {
 		} `json:"logprobs"`
 	} `json:"choices"`
 	Usage struct {
-		PromptTokens     number `json:"prompt_tokens"`
-		CompletionTokens number `json:"completion_tokens"`
+		PromptTokens        number `json:"prompt_tokens"`
+		CompletionTokens    number `json:"completion_tokens"`
+		PromptTokensDetails *struct {
+			CachedTokens *number `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
 	SystemFingerprint json.RawMessage `json:"system_fingerprint"`
+	// Timings is llama-server's account of the request (its extra field).
+	Timings *llamaTimings `json:"timings"`
 }
 
 type wireTokenLogprob struct {
