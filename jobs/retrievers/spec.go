@@ -2,8 +2,8 @@
 // `retrievers:` map (paper §4.1, App. C; SPEC §3 "Neural retrievers"):
 // Spec and the registry of its kinds (Kinds), defaults and validation,
 // the per-model input formats (Table 3) and the task instructions of App.
-// F.6 shipped in models.yaml, the Formatter that
-// applies them, and the quality–latency frontier families.
+// F.6 shipped in models.yaml, the Formatter that applies them, and the
+// quality–latency frontier families.
 //
 // It is a declaration only and links no LLM client (it uses lib/llmconf,
 // not lib/llm): jobs/config imports it, and so every stage binary does,
