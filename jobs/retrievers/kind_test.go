@@ -62,7 +62,8 @@ func ticked(s string) []string {
 }
 
 // The docs that list the kinds say what the registry says: the kinds, their
-// frontier families and which take an instruction.
+// frontier families, which take an instruction and which rank the whole
+// deduplication pool.
 func TestDocsAgreeWithKinds(t *testing.T) {
 	names := retrievers.KindNames()
 
@@ -115,5 +116,25 @@ func TestDocsAgreeWithKinds(t *testing.T) {
 	}
 	if got := ticked(not); !slices.Equal(got, wantNot) {
 		t.Errorf("docs/algorithms.md: kinds that take no instruction %q, the registry's %q", got, wantNot)
+	}
+
+	// "over the whole pool (bi-encoders, kind `embedding`, …; the other kinds, `rerank`, … are left out …)".
+	p = docPassage(t, "over the whole pool (bi-encoders")
+	p = p[:strings.Index(p, ")")]
+	bi, rest, _ := strings.Cut(p, ";")
+	_, others, _ := strings.Cut(rest, "the other kinds")
+	var wantBi, wantOthers []string
+	for _, k := range retrievers.Kinds() {
+		if k.BiEncoder {
+			wantBi = append(wantBi, k.Name)
+		} else {
+			wantOthers = append(wantOthers, k.Name)
+		}
+	}
+	if got := ticked(bi); !slices.Equal(got, wantBi) {
+		t.Errorf("docs/algorithms.md: bi-encoder kinds on the whole pool %q, the registry's %q", got, wantBi)
+	}
+	if got := ticked(others); !slices.Equal(got, wantOthers) {
+		t.Errorf("docs/algorithms.md: kinds left out of the whole pool %q, the registry's %q", got, wantOthers)
 	}
 }
