@@ -44,6 +44,11 @@ requests (llm_busy_ms), with the shards' wall time beside it.
 A complete input is counted rather than forecast, so to check the forecast
 made before a run, save it (saber plan --json > plan.json) and compare that
 one afterwards: saber plan --compare --forecast plan.json.
+
+With plan.beside_paper (examples/paper-scale.yaml) the Markdown ends with
+each LLM stage's GPU-hours beside the paper's App. E figures, the saving
+of each mechanism (scheduler, prefix reuse, caching) with its source, and
+whether issue 41's goal (≤ 40% of App. E's) is met, and on what.
 `, stderr)
 	cfgPath := fs.String("config", "", "run config `FILE`")
 	stages := fs.String("stages", "", "comma-separated `list` of stages (default: the main line)")
@@ -92,5 +97,8 @@ one afterwards: saber plan --compare --forecast plan.json.
 		return stage.ExitOK
 	}
 	forecast.Markdown(stdout, cfg.Run, steps, *compare)
+	if cfg.Plan.BesidePaper {
+		forecast.BesidePaper(stdout, cfg, steps)
+	}
 	return stage.ExitOK
 }

@@ -13,8 +13,8 @@ import (
 
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
-	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/readers"
+	reportdecl "github.com/saber-math/saber/jobs/report/decl"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/analysis"
@@ -162,7 +162,7 @@ func writeOverTime(ctx context.Context, env *stage.Env, b *bench, idx *index) er
 			continue
 		}
 		o.pts = append(o.pts, analysis.Dated{Name: r, Date: d, Score: scores[r]})
-		o.family = append(o.family, config.FamilyOf(env.Config, r))
+		o.family = append(o.family, reportdecl.FamilyOf(env.Config, r))
 	}
 	// The frontier of each family over time.
 	o.on = make([]bool, len(o.pts))

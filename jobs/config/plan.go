@@ -18,6 +18,15 @@ type Plan struct {
 	// Sample is how many documents (or queries) the forecast reads, and
 	// --measure sends, per stage to measure per-row costs; default 200.
 	Sample int `yaml:"sample" json:"sample"`
+	// Documents, when set, is the number of rows ingest stages as the
+	// forecast assumes it, instead of counting the inputs: a forecast at a
+	// scale whose data is not at hand (examples/paper-scale.yaml, the
+	// paper's 283K problems). Only the forecast reads it.
+	Documents int `yaml:"documents" json:"documents,omitempty"`
+	// BesidePaper prints, after the forecast, each LLM stage's GPU-hours
+	// beside the paper's App. E figures, with the saving of each mechanism
+	// (jobs/forecast/paper.go).
+	BesidePaper bool `yaml:"beside_paper" json:"beside_paper,omitempty"`
 }
 
 func (c *Config) defaultsPlan() {
@@ -35,6 +44,9 @@ func (c *Config) validatePlan(bad func(string, ...any)) {
 	}
 	if c.Plan.Sample < 0 {
 		bad("plan.sample: must be ≥ 1")
+	}
+	if c.Plan.Documents < 0 {
+		bad("plan.documents: must be ≥ 0 (0: count the inputs)")
 	}
 	for st, v := range c.Plan.CallsPerSecond {
 		if !(v > 0) {

@@ -14,7 +14,7 @@ import (
 )
 
 // BenchmarkJudgeOverhead is the judge's own cost per comparison — prompt
-// rendering, the HTTP round trip through openai-go to a zero-latency fake,
+// rendering, the HTTP round trip to a zero-latency fake,
 // answer parsing — with 16 comparisons in flight, no cache (the client has none here). Against a real
 // model each comparison takes seconds; this is what saber adds to it.
 func BenchmarkJudgeOverhead(b *testing.B) {

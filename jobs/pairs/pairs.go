@@ -20,7 +20,7 @@ import (
 	"sync"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/jobs/config"
+	calibratedecl "github.com/saber-math/saber/jobs/calibrate/decl"
 	"github.com/saber-math/saber/jobs/pairs/decl"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
@@ -56,7 +56,7 @@ func run(ctx context.Context, env *stage.Env) error {
 		edges string
 	)
 	if !keepAll {
-		if !has(cfg, config.CalibrateSection.Name) {
+		if !has(cfg, calibratedecl.Section.Name) {
 			return fmt.Errorf("pairs: the config holds no calibrate section, whose grid the counts are made over (a bug: load every stage's section)")
 		}
 		grid = Edges(cfg)

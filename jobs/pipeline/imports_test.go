@@ -243,3 +243,20 @@ func moduleRoot(t *testing.T) (root, module string) {
 	t.Fatalf("%s/go.mod: no module line", root)
 	return "", ""
 }
+
+// TestStageSectionsLiveInTheirStage checks that every stage's config
+// section is declared by that stage's own decl package, never by
+// jobs/config: a section another stage reads is read through the owning
+// stage's declaration, so its defaults, checks and staleness stay the
+// owner's.
+func TestStageSectionsLiveInTheirStage(t *testing.T) {
+	for _, s := range Stages {
+		if s.Section == nil {
+			continue
+		}
+		typ := reflect.TypeOf(s.Section).String()
+		if !strings.Contains(typ, "/decl.") || strings.Contains(typ, "/jobs/config.") {
+			t.Errorf("stage %s: section %s is %s, not a type of the stage's decl package", s.Name, s.Section.SectionName(), typ)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/jobs/config"
+	reportdecl "github.com/saber-math/saber/jobs/report/decl"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/chart"
@@ -23,8 +24,8 @@ const (
 )
 
 // FamilyOf is a retriever's family on the quality–latency frontier; see
-// config.FamilyOf.
-func FamilyOf(cfg *config.Config, name string) string { return config.FamilyOf(cfg, name) }
+// reportdecl.FamilyOf.
+func FamilyOf(cfg *config.Config, name string) string { return reportdecl.FamilyOf(cfg, name) }
 
 // FrontierPoint is one system by median seconds per query and nDCG.
 type FrontierPoint struct {

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 )
 
 // EmbedOptions are the per-call parameters of an embeddings request.
@@ -35,23 +32,23 @@ func (c *Client) EmbedWith(ctx context.Context, inputs []string, o EmbedOptions)
 		c.fail("invalid_request")
 		return nil, fmt.Errorf("llm: embed: dimensions %d is negative: %w", o.Dimensions, ErrPermanent)
 	}
-	params := openai.EmbeddingNewParams{
-		Model:          c.cfg.Model,
-		Input:          openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: inputs},
-		EncodingFormat: openai.EmbeddingNewParamsEncodingFormatFloat,
-	}
-	if o.Dimensions > 0 {
-		params.Dimensions = openai.Int(int64(o.Dimensions))
-	}
-	var extra []option.RequestOption
+	// The extra keys (a model's task type, ...) go beside the standard
+	// ones, which they may not replace.
+	params := map[string]any{}
 	for k, v := range o.Extra {
-		extra = append(extra, option.WithJSONSet(k, v))
+		params[k] = v
 	}
-	var out *openai.CreateEmbeddingResponse
+	params["model"] = c.cfg.Model
+	params["input"] = inputs
+	params["encoding_format"] = "float"
+	if o.Dimensions > 0 {
+		params["dimensions"] = o.Dimensions
+	}
+	var out *embeddingResponse
 	start := time.Now()
 	_, err := c.retry(ctx, "embed", func(actx context.Context, res **http.Response) error {
-		var err error
-		out, err = c.embed.New(actx, params, append(extra, option.WithResponseInto(res))...)
+		out = nil
+		err := c.postJSON(actx, "embeddings", params, &out, res)
 		if err == nil {
 			err = checkEmbeddings(out, len(inputs))
 		}
@@ -62,7 +59,7 @@ func (c *Client) EmbedWith(ctx context.Context, inputs []string, o EmbedOptions)
 		c.failures.Add(1)
 		return nil, err
 	}
-	c.promptTokens.Add(max(0, out.Usage.PromptTokens))
+	c.promptTokens.Add(max(0, int64(out.Usage.PromptTokens)))
 	vecs := make([][]float32, len(inputs))
 	for i, d := range out.Data {
 		idx := int(d.Index)
@@ -95,12 +92,11 @@ func (c *Client) EmbedWith(ctx context.Context, inputs []string, o EmbedOptions)
 	return vecs, nil
 }
 
-// checkEmbeddings says whether out, as the SDK decoded a 200 answer, holds
+// checkEmbeddings says whether out, as decoded from a 200 answer, holds
 // one vector per input. A body of `null` decodes as a nil response and an
-// item whose embedding is missing or of the wrong type as an empty vector,
-// both without an error: they are invalid answers, retried like a
-// malformed body.
-func checkEmbeddings(out *openai.CreateEmbeddingResponse, n int) error {
+// item whose embedding is missing as an empty vector, both without an
+// error: they are invalid answers, retried like a malformed body.
+func checkEmbeddings(out *embeddingResponse, n int) error {
 	if out == nil {
 		return fmt.Errorf("llm: embeddings answer is JSON null: %w", errEmptyChoices)
 	}

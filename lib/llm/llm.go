@@ -9,11 +9,12 @@
 // optional rate, and the API key never leaves the process environment — it is
 // in no config, log, error, statistic or cache key.
 //
-// The HTTP work is done by the official SDK, github.com/openai/openai-go,
-// with its own retries turned off so that the bound on attempts is ours.
+// The HTTP work is a few JSON requests over net/http (wire.go), so that the
+// bound on attempts, the timeouts and the error classes are all ours.
 package llm
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -29,9 +30,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/shared"
 	"github.com/rs/zerolog"
 	"golang.org/x/time/rate"
 
@@ -135,17 +133,14 @@ type Stats struct {
 type Client struct {
 	cfg     Config
 	cache   Cache
-	apiKey  string // only ever handed to the SDK and to redact
+	apiKey  string // only ever put in the Authorization header and redacted
 	timeout time.Duration
 
 	transport *http.Transport // every request's; dialhook may reroute its dials
 
-	chat   openai.ChatCompletionService
-	embed  openai.EmbeddingService
-	raw    openai.Client // only Options set: Post to endpoints the SDK lacks (rerank.go)
-	sem    chan struct{}
-	limit  *rate.Limiter // nil = unlimited
-	params openai.ChatCompletionNewParams
+	http  *http.Client
+	sem   chan struct{}
+	limit *rate.Limiter // nil = unlimited
 
 	backoffBase, backoffCap time.Duration
 
@@ -209,28 +204,13 @@ func New(cfg Config, cache Cache) (*Client, error) {
 	tr.IdleConnTimeout = 90 * time.Second
 	httpc := &http.Client{Transport: tr} // no Timeout: each attempt has its own context
 
-	// The services are built from these options alone, not through
-	// openai.NewClient, which would also pick up OPENAI_BASE_URL,
-	// OPENAI_ORG_ID, OPENAI_CUSTOM_HEADERS... from the environment. No debug
-	// logging option is ever set: the SDK's would dump request headers.
-	opts := []option.RequestOption{
-		option.WithBaseURL(cfg.BaseURL),
-		option.WithHTTPClient(httpc),
-		option.WithMaxRetries(0),
-	}
-	if key != "" {
-		opts = append(opts, option.WithAPIKey(key))
-	}
-
 	c := &Client{
 		cfg:         cfg,
 		cache:       cache,
 		apiKey:      key,
 		timeout:     cfg.Timeout(),
 		transport:   tr,
-		chat:        openai.NewChatCompletionService(opts...),
-		embed:       openai.NewEmbeddingService(opts...),
-		raw:         openai.Client{Options: opts},
+		http:        httpc,
 		sem:         make(chan struct{}, cfg.Concurrency),
 		backoffBase: defaultBackoffBase,
 		backoffCap:  defaultBackoffCap,
@@ -240,18 +220,6 @@ func New(cfg Config, cache Cache) (*Client, error) {
 		// Burst 1: requests are spaced evenly, never bunched, which is what
 		// a server-side rate limit expects.
 		c.limit = rate.NewLimiter(rate.Limit(cfg.RatePerSecond), 1)
-	}
-	c.params = openai.ChatCompletionNewParams{Model: shared.ChatModel(cfg.Model)}
-	if cfg.Temperature != nil {
-		c.params.Temperature = openai.Float(*cfg.Temperature)
-	}
-	if cfg.MaxTokens > 0 {
-		// max_completion_tokens, not the deprecated max_tokens: OpenAI's
-		// reasoning models reject the latter; vLLM takes both.
-		c.params.MaxCompletionTokens = openai.Int(int64(cfg.MaxTokens))
-	}
-	if cfg.ReasoningEffort != "" {
-		c.params.ReasoningEffort = shared.ReasoningEffort(cfg.ReasoningEffort)
 	}
 	return c, nil
 }
@@ -346,16 +314,15 @@ var errEmptyChoices = errors.New("llm: response has no choices")
 
 // errMalformedAnswer marks a 200 answer that is JSON but not a chat
 // completion: a choice without a message, a content that is not a string.
-// The SDK's decoder accepts such bodies without an error (it leaves the
-// fields zero), so without this check a broken answer would pass as an
-// empty one, or, for a body of `null`, as a nil completion.
+// Without this check a broken answer would pass as an empty one.
 var errMalformedAnswer = errors.New("llm: answer is not a chat completion")
 
-// checkChat says whether out, as the SDK decoded a 200 answer, is an
-// answer: a completion whose first choice has a message with a string (or
-// null, as OpenAI allows) content. Anything else is an invalid answer,
-// retried and counted like a malformed body, never dereferenced.
-func checkChat(out *openai.ChatCompletion) error {
+// checkChat says whether out, as decoded from a 200 answer (nil for a
+// body of `null`), is an answer: a completion whose first choice has a
+// message with a string (or null, as OpenAI allows) content. Anything else
+// is an invalid answer, retried and counted like a malformed body, never
+// dereferenced.
+func checkChat(out *chatResponse) error {
 	if out == nil {
 		return fmt.Errorf("llm: answer is JSON null: %w", errEmptyChoices)
 	}
@@ -363,12 +330,10 @@ func checkChat(out *openai.ChatCompletion) error {
 		return errEmptyChoices
 	}
 	ch := out.Choices[0]
-	if !ch.JSON.Message.Valid() {
+	if ch.Message == nil {
 		return fmt.Errorf("llm: choice 0 has no message object: %w", errMalformedAnswer)
 	}
-	// The decoder turns a number or a boolean into its text and reports
-	// it valid: only the raw JSON says what the server sent.
-	if raw := ch.Message.JSON.Content.Raw(); raw != "" && raw != "null" && raw[0] != '"' {
+	if raw := bytes.TrimSpace(ch.Message.Content); len(raw) > 0 && string(raw) != "null" && raw[0] != '"' {
 		return fmt.Errorf("llm: message content is not a string: %w", errMalformedAnswer)
 	}
 	return nil
@@ -409,34 +374,35 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 		}
 	}
 
-	params := c.params
-	params.Messages = make([]openai.ChatCompletionMessageParamUnion, len(req.Messages))
+	params := chatRequest{
+		Model:       c.cfg.Model,
+		Messages:    make([]chatMessage, len(req.Messages)),
+		Temperature: c.cfg.Temperature,
+		// max_completion_tokens, not the deprecated max_tokens: OpenAI's
+		// reasoning models reject the latter; vLLM takes both.
+		MaxCompletionTokens: max(0, c.cfg.MaxTokens),
+		ReasoningEffort:     c.cfg.ReasoningEffort,
+	}
 	for i, m := range req.Messages {
-		switch m.Role {
-		case RoleSystem:
-			params.Messages[i] = openai.SystemMessage(m.Content)
-		case RoleUser:
-			params.Messages[i] = openai.UserMessage(m.Content)
-		case RoleAssistant:
-			params.Messages[i] = openai.AssistantMessage(m.Content)
-		}
+		params.Messages[i] = chatMessage{Role: string(m.Role), Content: m.Content}
 	}
 	if c.cfg.Seed != nil {
 		if key == "" { // not computed for the cache
 			key = c.Key(req)
 		}
-		params.Seed = openai.Int(requestSeed(*c.cfg.Seed, key))
+		seed := requestSeed(*c.cfg.Seed, key)
+		params.Seed = &seed
 	}
 	if req.TopLogprobs > 0 {
-		params.Logprobs = openai.Bool(true)
-		params.TopLogprobs = openai.Int(int64(req.TopLogprobs))
+		params.Logprobs = true
+		params.TopLogprobs = req.TopLogprobs
 	}
 
 	start := time.Now()
-	var out *openai.ChatCompletion
+	var out *chatResponse
 	attempts, err := c.retry(ctx, "chat", func(actx context.Context, res **http.Response) error {
-		var err error
-		out, err = c.chat.New(actx, params, option.WithResponseInto(res))
+		out = nil
+		err := c.postJSON(actx, "chat/completions", params, &out, res)
 		if err == nil {
 			err = checkChat(out)
 		}
@@ -450,9 +416,9 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	}
 	// A usage the server got wrong (negative, or of the wrong type, which
 	// decodes as 0) must not turn the token counters backwards.
-	promptTok, complTok := max(0, out.Usage.PromptTokens), max(0, out.Usage.CompletionTokens)
+	promptTok, complTok := max(0, int64(out.Usage.PromptTokens)), max(0, int64(out.Usage.CompletionTokens))
 	resp := Response{
-		Content:          out.Choices[0].Message.Content,
+		Content:          text(out.Choices[0].Message.Content),
 		PromptTokens:     int(promptTok),
 		CompletionTokens: int(complTok),
 		Latency:          lat,
@@ -463,10 +429,9 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	// OpenAI deprecated the field; llama.cpp and vLLM still send it, and
 	// with a single-model server that answers to any name it is the one
 	// thing that says which build answered.
-	//lint:ignore SA1019 the servers we run still send it (see above)
-	c.noteFingerprint(out.SystemFingerprint)
-	if req.TopLogprobs > 0 {
-		resp.Logprobs = tokenLogprobs(out.Choices[0].Logprobs.Content)
+	c.noteFingerprint(text(out.SystemFingerprint))
+	if lp := out.Choices[0].Logprobs; req.TopLogprobs > 0 && lp != nil {
+		resp.Logprobs = tokenLogprobs(lp.Content)
 	}
 
 	if useCache {

@@ -7,9 +7,6 @@ import (
 	"math"
 	"net/http"
 	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 )
 
 // This file holds the scoring endpoints the OpenAI API does not have but
@@ -41,7 +38,7 @@ type TopLogprob struct {
 	Logprob float64
 }
 
-func tokenLogprobs(in []openai.ChatCompletionTokenLogprob) []TokenLogprob {
+func tokenLogprobs(in []wireTokenLogprob) []TokenLogprob {
 	out := make([]TokenLogprob, len(in))
 	for i, t := range in {
 		out[i] = TokenLogprob{Token: t.Token, Logprob: t.Logprob, Top: make([]TopLogprob, len(t.TopLogprobs))}
@@ -155,7 +152,7 @@ func (c *Client) scoreCall(ctx context.Context, op, path string, body any, n int
 	start := time.Now()
 	_, err := c.retry(ctx, op, func(actx context.Context, res **http.Response) error {
 		var raw []byte
-		if err := c.raw.Post(actx, path, body, &raw, option.WithResponseInto(res)); err != nil {
+		if err := c.call(actx, http.MethodPost, path, body, &raw, res); err != nil {
 			return err
 		}
 		idx, sc, tok, err := decode(raw)

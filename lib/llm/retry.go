@@ -15,13 +15,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openai/openai-go/v3"
 	"github.com/rs/zerolog"
 )
 
 // attemptFunc makes one HTTP request under ctx and leaves the raw response
 // (if any) in *res, so failures are classified by status and headers even
-// when the SDK could not decode the error body.
+// when the error body could not be decoded.
 type attemptFunc func(ctx context.Context, res **http.Response) error
 
 // retry runs do until it succeeds, fails permanently, ctx ends, or
@@ -227,9 +226,9 @@ func permanentStatus(code int) bool {
 var inputTooLarge = regexp.MustCompile(`(?i)too (large|long) to process|input .*(too (large|long)|exceeds)`)
 
 // serverMessage is the message of the server's error body, "" when it had
-// none the SDK could read.
+// none saber could read.
 func serverMessage(err error) string {
-	var apiErr *openai.Error
+	var apiErr *apiError
 	if errors.As(err, &apiErr) {
 		return apiErr.Message
 	}
@@ -241,7 +240,7 @@ func serverMessage(err error) string {
 // OpenAI quotes part of the key there.
 func (c *Client) statusError(err error, code int) error {
 	text := fmt.Sprintf("HTTP %d %s", code, http.StatusText(code))
-	var apiErr *openai.Error
+	var apiErr *apiError
 	if code != http.StatusUnauthorized && code != http.StatusForbidden && errors.As(err, &apiErr) && apiErr.Message != "" {
 		m := apiErr.Message
 		if len(m) > 300 {

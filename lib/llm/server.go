@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"sort"
 	"time"
-
-	"github.com/openai/openai-go/v3/option"
 )
 
 // ServerModel is one entry of a server's model list (GET /models): its id
@@ -66,8 +64,8 @@ func (c *Client) listModels(ctx context.Context) ([]ServerModel, error) {
 	defer cancel()
 	var raw []byte
 	var res *http.Response
-	if err := c.raw.Get(ctx, "models", nil, &raw, option.WithResponseInto(&res)); err != nil {
-		if res != nil {
+	if err := c.call(ctx, http.MethodGet, "models", nil, &raw, &res); err != nil {
+		if res != nil && res.StatusCode >= 400 {
 			return nil, c.statusError(err, res.StatusCode)
 		}
 		return nil, fmt.Errorf("GET models: %w", c.redact(err))

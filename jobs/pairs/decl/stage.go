@@ -4,7 +4,9 @@ import (
 	"slices"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	calibratedecl "github.com/saber-math/saber/jobs/calibrate/decl"
 	"github.com/saber-math/saber/jobs/config"
+	selectiondecl "github.com/saber-math/saber/jobs/selection/decl"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/thresholds"
 )
@@ -16,10 +18,10 @@ func Has(cfg *config.Config, section string) bool { return slices.Contains(cfg.S
 // when select uses fixed thresholds, those, so that every threshold
 // calibrate or select asks about is a cell boundary and counts are exact.
 func Edges(cfg *config.Config) thresholds.Grid {
-	c := config.CalibrateSection.Of(cfg)
+	c := calibratedecl.Section.Of(cfg)
 	g := thresholds.Grid{Topic: c.TopicGrid.Values(), Summ: c.SummGrid.Values()}
-	if Has(cfg, config.SelectSection.Name) {
-		if s := config.SelectSection.Of(cfg); s.Thresholds == config.ThresholdsFixed {
+	if Has(cfg, selectiondecl.Section.Name) {
+		if s := selectiondecl.Section.Of(cfg); s.Thresholds == selectiondecl.ThresholdsFixed {
 			return g.Union([]float64{s.TauTopic}, []float64{s.TauSumm})
 		}
 	}
@@ -37,7 +39,7 @@ var Stage = stage.Stage{
 			// The counts are made over these thresholds: a change to one
 			// makes the counts stale.
 			u = append(u, "calibrate.topic_grid", "calibrate.summ_grid")
-			if Has(cfg, config.SelectSection.Name) && config.SelectSection.Of(cfg).Thresholds == config.ThresholdsFixed {
+			if Has(cfg, selectiondecl.Section.Name) && selectiondecl.Section.Of(cfg).Thresholds == selectiondecl.ThresholdsFixed {
 				u = append(u, "select.thresholds", "select.tau_topic", "select.tau_summ")
 			}
 		}

@@ -3,6 +3,7 @@ package decl
 import (
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
+	downstreamdecl "github.com/saber-math/saber/jobs/downstream/decl"
 	"github.com/saber-math/saber/jobs/stage"
 )
 
@@ -12,7 +13,7 @@ var Stage = stage.Stage{
 	Summary:  "each query's statement rewritten with the same mathematics in another surface form (App. B.4; prompt B.4 or the offline rewriter): queries, corpus → rewrites",
 	Section:  Section,
 	Optional: true,
-	Enabled:  config.DownstreamEnabled,
+	Enabled:  downstreamdecl.Enabled,
 	Uses: func(c *config.Config) []string {
 		if Section.Of(c).UsesLLM() {
 			return []string{"llm"}
