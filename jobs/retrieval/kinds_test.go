@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/saber-math/saber/jobs/config"
+	reportdecl "github.com/saber-math/saber/jobs/report/decl"
 	"github.com/saber-math/saber/jobs/retrieval"
 	"github.com/saber-math/saber/jobs/retrievers"
 )
@@ -91,7 +92,7 @@ func TestRegisteredKind(t *testing.T) {
 		t.Errorf("config.Parse of kind nope: %v, want the kinds listed with wordcount", err)
 	}
 
-	cfg, err := config.Parse([]byte(base+"    model: m\nevaluate:\n  retrievers: [wc]\n  instructions: [I1]\n"), config.ReportSection)
+	cfg, err := config.Parse([]byte(base+"    model: m\nevaluate:\n  retrievers: [wc]\n  instructions: [I1]\n"), reportdecl.Section)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestRegisteredKind(t *testing.T) {
 		t.Errorf("InstructionVariant(wc.I1) = %q, %q, %v", b, in, ok)
 	}
 	// Family.
-	if f := config.FamilyOf(cfg, "wc"); f != retrievers.FamilyCrossEncoder {
+	if f := reportdecl.FamilyOf(cfg, "wc"); f != retrievers.FamilyCrossEncoder {
 		t.Errorf("FamilyOf(wc) = %q, want %q", f, retrievers.FamilyCrossEncoder)
 	}
 	// Evaluate's build, through the registry of the config's retrievers.
