@@ -96,24 +96,16 @@ func MainSetting(settings []string) string {
 }
 
 // CardConfigs are the configs the card declares: one per data/ table
-// (saber_<table>), then for every setting the four MTEB loads by subset
-// (<setting>-corpus, -queries, -qrels, -top_ranked), then the same four
-// without a subset for the main setting.
+// (saber_<table>), then every layout's (Layout.CardConfigs: MTEB's).
 func CardConfigs(settings []string) []cardConfig {
 	var out []cardConfig
 	for _, t := range Tables {
 		out = append(out, cardConfig{Name: t.CardConfig(), DataFiles: []cardFile{{Split: CardSplit, Path: t.Path}}})
 	}
-	mteb := func(name, setting, file string) cardConfig {
-		return cardConfig{Name: name, DataFiles: []cardFile{{Split: CardSplit, Path: "mteb/" + setting + "/" + file + ".parquet"}}}
-	}
-	for _, st := range settings {
-		for _, f := range MTEBFiles {
-			out = append(out, mteb(st+"-"+f, st, f))
+	for _, l := range Layouts {
+		if l.CardConfigs != nil {
+			out = append(out, l.CardConfigs(settings)...)
 		}
-	}
-	for _, f := range MTEBFiles {
-		out = append(out, mteb(f, MainSetting(settings), f))
 	}
 	return out
 }
@@ -323,14 +315,15 @@ func (c *Contents) cardStructure(b *bytes.Buffer, rows map[string]int64) {
 		b.WriteString("\n")
 	}
 	b.WriteString("### Other layouts\n\n")
-	fmt.Fprintf(b, "- **BEIR**: `beir/<setting>/corpus.jsonl` (`_id`, `title`, `text`), `queries.jsonl` (`_id`, `text`), `qrels/test.tsv` (`query-id`, `corpus-id`, integer `score` = level) and `%s` (`query-id`, `corpus-id`: the candidates to rerank), one folder per setting (%s).\n", BEIRCandidates, strings.Join(c.Settings, ", "))
-	b.WriteString("- **MTEB**: `mteb/<setting>/corpus.parquet` (`_id`, `title`, `text`), `queries.parquet` (`_id`, `text`), `qrels.parquet` (`query-id`, `corpus-id`, `score` int32) and `top_ranked.parquet` (`query-id`, `corpus-ids`: the documents to rerank), the configs `<setting>-corpus`, `<setting>-queries`, `<setting>-qrels` and `<setting>-top_ranked`.\n")
-	fmt.Fprintf(b, "- **TREC**: `trec/qrels.txt` (levels), `trec/ratings.tsv` (the exact ratings) and `trec/runs/<retriever>.<setting>.run`, %s, with scores derived from ranks so that no run has a tie (`%s`).\n", c.systemsPhrase(), TRECReadme)
+	for _, l := range Layouts {
+		fmt.Fprintf(b, "- **%s**: %s\n", l.Name, l.Describe(c))
+	}
 	fmt.Fprintf(b, "- `%s` (Croissant 1.0), `%s`, `%s` (every file's SHA-256, size and rows, and what made the release), `%s` with `%s` (how to rebuild it) and `%s` (`sha256sum -c %s`).\n\n", CroissantFile, LicensesFile, ManifestFile, ReproduceFile, ReproduceConfig, SumsFile, SumsFile)
 }
 
-// cardLoad is the card's "How to load": snippets for datasets, BEIR and
-// MTEB, each naming files and configs this release has.
+// cardLoad is the card's "How to load": a snippet for datasets, then
+// every layout's (Layout.Load), each naming files and configs this
+// release has.
 func (c *Contents) cardLoad(b *bytes.Buffer) {
 	main := MainSetting(c.Settings)
 	b.WriteString("## How to load\n\n")
@@ -339,18 +332,11 @@ func (c *Contents) cardLoad(b *bytes.Buffer) {
 	fmt.Fprintf(b, "qrels = load_dataset(PATH, %q, split=%q)        # query, doc, rating in [0, 5], level\n", Tables[3].CardConfig(), CardSplit)
 	fmt.Fprintf(b, "corpus = load_dataset(PATH, %q, split=%q)       # id, statement, solution, source, license, no_training\n", Tables[1].CardConfig(), CardSplit)
 	fmt.Fprintf(b, "docs = load_dataset(PATH, \"%s-corpus\", split=%q)  # _id, title, text of the %s setting\n```\n\n", main, CardSplit, main)
-	b.WriteString("With BEIR (`pip install beir`), one folder per setting; the benchmark reranks each query's candidates, so evaluate on `" + BEIRCandidates + "`, not on the whole corpus (BEIR's usual full-corpus evaluation counts unjudged documents as irrelevant, which is not this benchmark):\n\n")
-	b.WriteString("```python\nimport csv\nfrom beir.datasets.data_loader import GenericDataLoader\n\n")
-	fmt.Fprintf(b, "folder = \"beir/%s\"\n", main)
-	fmt.Fprintf(b, "corpus, queries, qrels = GenericDataLoader(data_folder=folder).load(split=%q)\n", CardSplit)
-	b.WriteString("candidates = {}\n")
-	fmt.Fprintf(b, "with open(folder + \"/%s\") as f:\n", BEIRCandidates)
-	b.WriteString("    for row in csv.DictReader(f, delimiter=\"\\t\"):\n        candidates.setdefault(row[\"query-id\"], {})[row[\"corpus-id\"]] = 0.0\n")
-	b.WriteString("# rerank: results = beir.reranking.Rerank(model).rerank(corpus, queries, candidates, top_k=len(corpus))\n```\n\n")
-	b.WriteString("With MTEB (v2), the settings are subsets and the configs carry the names its retrieval loader asks for (`<subset>-corpus`, `-queries`, `-qrels`, `-top_ranked`; the unprefixed ones are the " + main + " setting):\n\n")
-	b.WriteString("```python\nfrom mteb.abstasks.retrieval_dataset_loaders import RetrievalDatasetLoader\n\n")
-	fmt.Fprintf(b, "split = RetrievalDatasetLoader(hf_repo=PATH, revision=\"main\", split=%q, config=%q).load()\n", CardSplit, main)
-	b.WriteString("# split[\"corpus\"], split[\"queries\"], split[\"relevant_docs\"] (levels), split[\"top_ranked\"] (the candidates)\n```\n\n")
+	for _, l := range Layouts {
+		if l.Load != nil {
+			l.Load(c, b)
+		}
+	}
 	b.WriteString("BEIR, MTEB and trec_eval score integer levels with linear gain; the benchmark's number is nDCG@10 with exponential gain over the real-valued ratings (`data/qrels.parquet`, `trec/ratings.tsv`): see Task and metric and `" + TRECReadme + "`.\n\n")
 }
 
@@ -478,7 +464,7 @@ func (c *Contents) cardLicensing(b *bytes.Buffer) {
 	fmt.Fprintf(b, "The rows of this release carry %d licence%s: %s. ", len(ls), map[bool]string{true: "", false: "s"}[len(ls) == 1], strings.Join(ls, "; "))
 	fmt.Fprintf(b, "Our own material — the ratings, judgments, topic labels, model-written summaries, thresholds, results, the built-in ontology and this card — is under %s. "+
 		"Problem and solution texts stay under their sources' terms (paper App. A.8), and so does text derived from them word for word: every extractive summary keeps its document's licence. "+
-		"Every text-bearing row names its terms: `license`, `source` and `no_training` in `data/corpus.parquet`, `data/queries.parquet`, `data/summaries.parquet` and `data/topics.parquet`; the BEIR, MTEB and TREC files join to them by id. `%s` has the details.\n\n", c.Meta.License, LicensesFile)
+		"Every text-bearing row names its terms: `license`, `source` and `no_training` in `data/corpus.parquet`, `data/queries.parquet`, `data/summaries.parquet` and `data/topics.parquet`; the %s files join to them by id. `%s` has the details.\n\n", c.Meta.License, layoutNames(), LicensesFile)
 	b.WriteString("| source | origin | licence | documents | not for training |\n|---|---|---|--:|--:|\n")
 	for _, r := range c.licenceRows() {
 		fmt.Fprintf(b, "| %s | %s | %s | %d | %d |\n", r.Source, r.Origin, r.License, r.Docs, r.NoTraining)
@@ -538,6 +524,6 @@ func (c *Contents) licenses() []byte {
 	for _, r := range c.licenceRows() {
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d |\n", r.Source, r.Origin, r.License, r.Docs, r.NoTraining)
 	}
-	fmt.Fprintf(&b, "\nRows with `no_training = true` (%d) come from sources whose terms forbid training models on them: use them to evaluate only. The same texts appear in the BEIR, MTEB and TREC layouts under the same terms.\n", c.noTraining())
+	fmt.Fprintf(&b, "\nRows with `no_training = true` (%d) come from sources whose terms forbid training models on them: use them to evaluate only. The same texts appear in the %s layouts under the same terms.\n", c.noTraining(), layoutNames())
 	return b.Bytes()
 }

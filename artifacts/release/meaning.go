@@ -152,19 +152,12 @@ func contentsOf(m *Manifest, t *tables, runs map[System][]trec.RunLine, conf []b
 
 // regenCheck names the check a regenerated file failed.
 func regenCheck(p string) string {
+	if l, ok := layoutOf(p); ok && l.Regen != nil {
+		if s := l.Regen(p); s != "" {
+			return s
+		}
+	}
 	switch {
-	case strings.HasPrefix(p, "beir/") && strings.HasSuffix(p, "/corpus.jsonl"):
-		return "BEIR corpus texts equal data/corpus.parquet under the setting's rule"
-	case strings.HasPrefix(p, "beir/") && strings.HasSuffix(p, "/queries.jsonl"):
-		return "BEIR query texts equal data/queries.parquet under the setting's rule"
-	case strings.HasPrefix(p, "beir/") && strings.HasSuffix(p, "/"+BEIRCandidates):
-		return "BEIR candidates equal data/candidates.parquet"
-	case strings.HasPrefix(p, "beir/"), p == "trec/qrels.txt", p == "trec/ratings.tsv":
-		return "qrels equal the ratings of data/qrels.parquet"
-	case strings.HasPrefix(p, "mteb/"):
-		return "MTEB files equal the tables under the setting's rule"
-	case strings.HasPrefix(p, "trec/runs/"):
-		return "run scores are derived from ranks"
 	case p == CardFile:
 		return "the card's figures regenerated from the tables"
 	case p == CroissantFile:

@@ -74,8 +74,8 @@ var sumLine = regexp.MustCompile(`^([0-9a-f]{64}) [ *](.+)$`)
 // declares, the card's configs against the files, croissant.json's hashes
 // and fields, and the cross-references (every qrel's document in the
 // corpus, every query with candidates and ratings, ratings in [0, 5] with
-// their level, no query among its own candidates, no unaccepted leak, the
-// BEIR, MTEB and TREC layouts holding the same ids). An error is returned
+// their level, no query among its own candidates, no unaccepted leak, every
+// layout of Layouts holding the same ids). An error is returned
 // only when the folder cannot be read at all.
 func Verify(ctx context.Context, st store.Store) (*Report, error) {
 	rep := &Report{}
@@ -236,17 +236,8 @@ func schemaOf(p string) (dataset.Info, bool) {
 	if t, ok := TableOf(p); ok {
 		return dataset.Info{Name: t.Config, Schema: t.Schema}, true
 	}
-	if strings.HasPrefix(p, "mteb/") {
-		switch path.Base(p) {
-		case "corpus.parquet":
-			return infoOf[MTEBDoc](), true
-		case "queries.parquet":
-			return infoOf[MTEBQuery](), true
-		case "qrels.parquet":
-			return infoOf[MTEBQrel](), true
-		case "top_ranked.parquet":
-			return infoOf[MTEBTopRanked](), true
-		}
+	if l, ok := layoutOf(p); ok && l.Schema != nil {
+		return l.Schema(p)
 	}
 	return dataset.Info{}, false
 }
@@ -522,95 +513,6 @@ func checkReferences(rep *Report, data map[string][]byte, t *tables) {
 		}
 	}
 	checkLayouts(rep, data, queries, corpus, qrels)
-}
-
-// checkLayouts checks that the BEIR, MTEB and TREC files hold exactly the
-// tables' ids and levels.
-func checkLayouts(rep *Report, data map[string][]byte, queries []Query, corpus []Doc, qrels []Qrel) {
-	wantQ, wantD := idsOf(queries, func(q Query) string { return q.ID }), idsOf(corpus, func(d Doc) string { return d.ID })
-	wantR := map[string]int32{}
-	for _, r := range qrels {
-		wantR[r.Query+"\t"+r.Doc] = r.Level
-	}
-	same := func(file, what string, got, want map[string]bool) {
-		for id := range want {
-			if !got[id] {
-				rep.add(file, "lacks %s %s", what, id)
-				return
-			}
-		}
-		for id := range got {
-			if !want[id] {
-				rep.add(file, "has %s %s, which the tables do not", what, id)
-				return
-			}
-		}
-	}
-	sameQrels := func(file string, got map[string]int32) {
-		if len(got) != len(wantR) {
-			rep.add(file, "%d qrels, data/qrels.parquet has %d", len(got), len(wantR))
-			return
-		}
-		for k, lv := range wantR {
-			if g, ok := got[k]; !ok || g != lv {
-				rep.add(file, "qrel %s: %d, data/qrels.parquet's level is %d", strings.ReplaceAll(k, "\t", " "), g, lv)
-				return
-			}
-		}
-	}
-	for _, p := range sortedKeys(data) {
-		b := data[p]
-		switch {
-		case strings.HasPrefix(p, "beir/") && strings.HasSuffix(p, "/corpus.jsonl"):
-			got, err := jsonlIDs(b)
-			if err != nil {
-				rep.add(p, "%v", err)
-				continue
-			}
-			same(p, "document", got, wantD)
-		case strings.HasPrefix(p, "beir/") && strings.HasSuffix(p, "/queries.jsonl"):
-			got, err := jsonlIDs(b)
-			if err != nil {
-				rep.add(p, "%v", err)
-				continue
-			}
-			same(p, "query", got, wantQ)
-		case strings.HasPrefix(p, "beir/") && strings.HasSuffix(p, "/qrels/test.tsv"):
-			got, err := tsvQrels(b)
-			if err != nil {
-				rep.add(p, "%v", err)
-				continue
-			}
-			sameQrels(p, got)
-		case strings.HasPrefix(p, "mteb/") && strings.HasSuffix(p, "/corpus.parquet"):
-			if rows, err := dataset.Decode[MTEBDoc](b, p); err == nil {
-				same(p, "document", idsOf(rows, func(d MTEBDoc) string { return d.ID }), wantD)
-			}
-		case strings.HasPrefix(p, "mteb/") && strings.HasSuffix(p, "/queries.parquet"):
-			if rows, err := dataset.Decode[MTEBQuery](b, p); err == nil {
-				same(p, "query", idsOf(rows, func(q MTEBQuery) string { return q.ID }), wantQ)
-			}
-		case strings.HasPrefix(p, "mteb/") && strings.HasSuffix(p, "/qrels.parquet"):
-			if rows, err := dataset.Decode[MTEBQrel](b, p); err == nil {
-				got := map[string]int32{}
-				for _, r := range rows {
-					got[r.Query+"\t"+r.Doc] = r.Score
-				}
-				sameQrels(p, got)
-			}
-		case p == "trec/qrels.txt":
-			qs, err := trec.ReadQrels(bytes.NewReader(b), p)
-			if err != nil {
-				rep.add(p, "%v", err)
-				continue
-			}
-			got := map[string]int32{}
-			for _, q := range qs {
-				got[q.Query+"\t"+q.Doc] = int32(q.Level)
-			}
-			sameQrels(p, got)
-		}
-	}
 }
 
 func idsOf[T any](rows []T, id func(T) string) map[string]bool {

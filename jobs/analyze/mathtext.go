@@ -14,6 +14,7 @@ import (
 	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/retrieval"
+	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/analysis"
 	"github.com/saber-math/saber/lib/chart"
@@ -340,7 +341,13 @@ func writeTable10(ctx context.Context, env *stage.Env, res *mathTextResult, idx 
 		header: append([]string{"Retriever", "No Instr."}, ins...), csv: [][]string{append([]string{"retriever", "none"}, ins...)}}
 	t.notes = []string{"Percentage of queries where the maths-only part scores higher, for each retriever evaluated with the instructions of App. F.6 (evaluate.instructions); the instruction applies to the query side only."}
 	if len(bases) == 0 {
-		t.notes = append(t.notes, "No analysed retriever was evaluated with instructions: set evaluate.instructions (I1, I2, I3) with retrievers that take one (embedding, rerank, score, chat) to fill this table.")
+		var takes []string
+		for _, k := range retrievers.Kinds() {
+			if k.TakesInstruction {
+				takes = append(takes, k.Name)
+			}
+		}
+		t.notes = append(t.notes, "No analysed retriever was evaluated with instructions: set evaluate.instructions (I1, I2, I3) with retrievers that take one ("+strings.Join(takes, ", ")+") to fill this table.")
 	}
 	for _, r := range bases {
 		all, _ := analysis.MathWinShares(res.perQuery[r], nil)

@@ -8,9 +8,9 @@ import (
 )
 
 // The instructions study (paper App. D.9): evaluate.instructions names
-// instructions (I1–I3 of App. F.6); every configured retriever that can
-// take one (embedding, rerank, score, chat: not the lexical baselines or
-// plugins, which have no instruction mechanism) is evaluated once more per
+// instructions (I1–I3 of App. F.6); every configured retriever whose kind
+// takes one (retrievers.Kind.TakesInstruction: not the lexical baselines,
+// nor plugins, which have no instruction mechanism) is evaluated once more per
 // instruction, as the retriever "<name>.<instruction>" — a copy of its spec
 // with the instruction set. The variants are ordinary retrievers to
 // evaluate and report; report puts them side by side in Table 9.
@@ -25,7 +25,7 @@ func (c *Config) expandInstructions() {
 	base := slices.Clone(c.Evaluate.Retrievers)
 	for _, r := range base {
 		spec, ok := c.Retrievers[r]
-		if !ok || !takesInstruction(spec) {
+		if !ok || !spec.TakesInstruction() {
 			continue
 		}
 		if _, _, variant := c.InstructionVariant(r); variant {
@@ -45,20 +45,12 @@ func (c *Config) expandInstructions() {
 	}
 }
 
-func takesInstruction(s retrievers.Spec) bool {
-	switch s.Kind {
-	case retrievers.KindEmbedding, retrievers.KindRerank, retrievers.KindScore, retrievers.KindChat:
-		return true
-	}
-	return false
-}
-
 // InstructionVariant says whether an evaluated retriever is an instructions
 // study variant, and of which retriever and instruction.
 func (c *Config) InstructionVariant(name string) (base, instruction string, ok bool) {
 	for _, in := range c.Evaluate.Instructions {
 		if b, found := strings.CutSuffix(name, "."+in); found {
-			if spec, exists := c.Retrievers[b]; exists && takesInstruction(spec) && slices.Contains(c.Evaluate.Retrievers, b) {
+			if spec, exists := c.Retrievers[b]; exists && spec.TakesInstruction() && slices.Contains(c.Evaluate.Retrievers, b) {
 				return b, in, true
 			}
 		}

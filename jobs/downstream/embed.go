@@ -106,7 +106,7 @@ func buildEmbedder(ctx context.Context, env *stage.Env, name string) (retrieval.
 	emb, ok := ret.(retrieval.Embedder)
 	if !ok {
 		closeFn()
-		return nil, nil, stage.BadInput(fmt.Errorf("retrievers.%s: kind %s does not embed (the full pool takes kind embedding or a lexical built-in)", name, env.Config.Retrievers[name].Kind))
+		return nil, nil, fmt.Errorf("retrievers.%s: kind %s is declared a bi-encoder (retrievers.Kind.BiEncoder) but its retriever does not embed", name, env.Config.Retrievers[name].Kind)
 	}
 	return emb, closeFn, nil
 }

@@ -25,7 +25,12 @@ import (
 // requests at a time: with the defaults and no long document, 150
 // candidates take ⌈150/16⌉ = 10 sequential requests. Scores are the
 // server's, per pair, so slicing does not change them.
-type crossEncoder struct{ httpBase }
+type crossEncoder struct {
+	httpBase
+	// call is the client's method of the kind's endpoint: Rerank (kind
+	// rerank) or Score (kind score).
+	call func(c *llm.Client, ctx context.Context, path, query string, docs []string) ([]float64, error)
+}
 
 func (c *crossEncoder) Score(ctx context.Context, query string, docs []string) ([]float64, error) {
 	query, err := c.rewrite(ctx, query)
@@ -48,11 +53,7 @@ func (c *crossEncoder) Score(ctx context.Context, query string, docs []string) (
 		lo, hi := i*bs, min((i+1)*bs, len(fd))
 		var s []float64
 		var err error
-		if c.spec.Kind == retrievers.KindScore {
-			s, err = c.client.Score(ctx, c.spec.Endpoint, q, fd[lo:hi])
-		} else {
-			s, err = c.client.Rerank(ctx, c.spec.Endpoint, q, fd[lo:hi])
-		}
+		s, err = c.call(c.client, ctx, c.spec.Endpoint, q, fd[lo:hi])
 		if err != nil {
 			return err
 		}

@@ -179,34 +179,11 @@ func build(ctx context.Context, name string, spec retrievers.Spec, opt Options) 
 	if err != nil {
 		return nil, fmt.Errorf("retrievers.%s: %v: %w", name, err, retrievers.ErrBadSpec)
 	}
-	if spec.Kind == retrievers.KindPlugin {
-		return startPlugin(ctx, name, spec, f, opt)
+	b, ok := builder(spec.Kind)
+	if !ok { // a kind registered in jobs/retrievers without its builder here
+		return nil, fmt.Errorf("retrievers.%s: kind %q has no builder in jobs/retrieval", name, spec.Kind)
 	}
-	lc := spec.LLMConfig()
-	lc.Settings = "retrievers." + name // messages name its keys
-	c, err := llm.New(lc, nil)
-	if err != nil {
-		return nil, fmt.Errorf("retrievers.%s: %v: %w", name, err, retrievers.ErrBadSpec)
-	}
-	h := httpBase{name: name, spec: spec, f: f, client: c}
-	if spec.Rewrite != nil {
-		rcfg := spec.RewriteConfig()
-		rcfg.Settings = "retrievers." + name + ".rewrite"
-		rc, err := llm.New(rcfg, nil)
-		if err != nil {
-			return nil, fmt.Errorf("retrievers.%s.rewrite: %v: %w", name, err, retrievers.ErrBadSpec)
-		}
-		h.rewriter = rc
-	}
-	switch spec.Kind {
-	case retrievers.KindEmbedding:
-		return &embedding{httpBase: h}, nil
-	case retrievers.KindRerank, retrievers.KindScore:
-		return &crossEncoder{httpBase: h}, nil
-	case retrievers.KindChat:
-		return &chatReranker{httpBase: h}, nil
-	}
-	return nil, fmt.Errorf("retrievers.%s: kind %q: %w", name, spec.Kind, retrievers.ErrBadSpec) // unreachable after Validate
+	return b(ctx, name, spec, f, opt)
 }
 
 // Rank is the timed region of App. C.5: from handing the query's candidates

@@ -13,14 +13,12 @@ const (
 var Families = []string{FamilyBiEncoder, FamilyCrossEncoder, FamilyOther}
 
 // KindFamily is the frontier family of a configured retriever of kind
-// kind: embedding is a bi-encoder; rerank, score and chat are
-// cross-encoders (rerankers); plugins are other, on neither frontier.
+// kind (Kind.Family: embedding is a bi-encoder; rerank, score and chat are
+// cross-encoders, rerankers; plugins are other, on neither frontier); an
+// unknown kind is other.
 func KindFamily(kind string) string {
-	switch kind {
-	case KindEmbedding:
-		return FamilyBiEncoder
-	case KindRerank, KindScore, KindChat:
-		return FamilyCrossEncoder
+	if k, ok := LookupKind(kind); ok {
+		return k.Family
 	}
 	return FamilyOther
 }

@@ -31,9 +31,10 @@ func NewFormatter(s Spec) (Formatter, error) {
 	if err != nil {
 		return Formatter{}, err
 	}
+	k, _ := LookupKind(s.Kind)
 	return Formatter{
 		query: f.Query, doc: f.Doc, instr: instr,
-		field:      strings.Contains(f.Query, PlaceholderInstruction) || (s.Kind == KindChat && strings.Contains(s.Prompt, PlaceholderInstruction)),
+		field:      strings.Contains(f.Query, PlaceholderInstruction) || (k.uses("prompt") && strings.Contains(s.Prompt, PlaceholderInstruction)),
 		QueryExtra: f.QueryExtra, DocExtra: f.DocExtra,
 	}, nil
 }

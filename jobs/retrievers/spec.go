@@ -1,9 +1,9 @@
 // Package retrievers declares the retrievers a run config defines in its
 // `retrievers:` map (paper §4.1, App. C; SPEC §3 "Neural retrievers"):
-// Spec and its kinds (embedding, rerank, score, chat, plugin), defaults
-// and validation, the per-model input formats (Table 3) and the task
-// instructions of App. F.6 shipped in models.yaml, the Formatter that
-// applies them, and the quality–latency frontier families.
+// Spec and the registry of its kinds (Kinds), defaults and validation,
+// the per-model input formats (Table 3) and the task instructions of App.
+// F.6 shipped in models.yaml, the Formatter that applies them, and the
+// quality–latency frontier families.
 //
 // It is a declaration only and links no LLM client (it uses lib/llmconf,
 // not lib/llm): jobs/config imports it, and so every stage binary does,
@@ -26,18 +26,6 @@ import (
 	"github.com/saber-math/saber/lib/lexical"
 	"github.com/saber-math/saber/lib/llmconf"
 )
-
-// Kinds of configured retrievers.
-const (
-	KindEmbedding = "embedding" // bi-encoder over /embeddings, cosine
-	KindRerank    = "rerank"    // cross-encoder over /rerank (vLLM, Jina, Cohere)
-	KindScore     = "score"     // cross-encoder over vLLM's /score
-	KindChat      = "chat"      // generative reranker over chat completions
-	KindPlugin    = "plugin"    // external program, JSONL on stdin/stdout
-)
-
-// Kinds lists the kinds a Spec may have.
-var Kinds = []string{KindEmbedding, KindRerank, KindScore, KindChat, KindPlugin}
 
 // Parsers of a chat reranker's answer.
 const (
@@ -75,7 +63,7 @@ const (
 // Fields tagged hash:"-" say where and how fast to ask, not what: editing
 // them never makes evaluate's rankings stale.
 type Spec struct {
-	// Kind is embedding, rerank, score, chat or plugin.
+	// Kind names one of Kinds; which other fields apply depends on it.
 	Kind string `yaml:"kind" json:"kind"`
 
 	// BaseURL, Model and APIKeyEnv say which OpenAI-compatible server and
@@ -273,48 +261,18 @@ func instructionText(v string) (string, error) {
 
 // WithDefaults returns s with its defaults filled in; it is idempotent.
 func (s Spec) WithDefaults() Spec {
-	if s.Kind == KindPlugin {
-		if s.Threads == 0 {
-			s.Threads = DefaultThreads
-		}
-		if s.TimeoutSeconds == 0 {
-			s.TimeoutSeconds = DefaultPluginTimeout
-		}
-		if s.StartTimeoutSeconds == 0 {
-			s.StartTimeoutSeconds = DefaultPluginStartTimeout
-		}
+	k, _ := LookupKind(s.Kind)
+	if k.Defaults != nil {
+		s = k.Defaults(s)
 	}
 	if s.InFlight == 0 {
 		s.InFlight = DefaultInFlight
 	}
-	switch s.Kind {
-	case KindEmbedding, KindRerank, KindScore:
-		if s.BatchSize == 0 {
-			s.BatchSize = s.InFlight
-		}
+	if k.uses("batch_size") && s.BatchSize == 0 {
+		s.BatchSize = s.InFlight
 	}
 	if s.Workers == 0 {
 		s.Workers = 1
-	}
-	if s.Kind == KindChat {
-		if s.Parser == ParserYesNo {
-			if s.TopLogprobs == 0 {
-				s.TopLogprobs = DefaultTopLogprobs
-			}
-			if s.MaxTokens == 0 {
-				s.MaxTokens = 1
-			}
-			if len(s.YesTokens) == 0 {
-				s.YesTokens = []string{"yes"}
-			}
-			if len(s.NoTokens) == 0 {
-				s.NoTokens = []string{"no"}
-			}
-		}
-		if s.Temperature == nil {
-			t := 0.0
-			s.Temperature = &t
-		}
 	}
 	if s.Rewrite != nil {
 		rw := *s.Rewrite
@@ -340,49 +298,47 @@ func (s Spec) Validate(name string, bad func(format string, a ...any)) {
 	if slices.Contains(lexical.Names(), name) {
 		bad("%s: %q is a built-in lexical retriever; choose another name", p, name)
 	}
-	set := func(field string, isSet bool, kinds ...string) {
-		if isSet && !slices.Contains(kinds, s.Kind) {
-			bad("%s.%s: not used by kind %s (only by %s)", p, field, s.Kind, strings.Join(kinds, ", "))
-		}
-	}
-	http := []string{KindEmbedding, KindRerank, KindScore, KindChat}
-	switch s.Kind {
-	case KindEmbedding, KindRerank, KindScore, KindChat:
-		cfg := s.LLMConfig()
-		cfg.Settings = p
-		if err := cfg.Validate(); err != nil {
-			bad("%s: %v", p, strings.TrimPrefix(err.Error(), "llm: config: "))
-		}
-	case KindPlugin:
-		if len(s.Command) == 0 || s.Command[0] == "" {
-			bad("%s.command: required for kind plugin (the program and its arguments)", p)
-		}
-	default:
-		bad("%s.kind: %q is not one of %s", p, s.Kind, strings.Join(Kinds, ", "))
+	k, ok := LookupKind(s.Kind)
+	if !ok {
+		bad("%s.kind: %q is not one of %s", p, s.Kind, strings.Join(KindNames(), ", "))
 		return
 	}
-	set("base_url", s.BaseURL != "", http...)
-	set("model", s.Model != "", http...)
-	set("api_key_env", s.APIKeyEnv != "", http...)
-	set("allow_insecure_key", s.AllowInsecureKey, http...)
-	set("max_attempts", s.MaxAttempts != 0, http...)
-	set("rewrite", s.Rewrite != nil, http...)
-	set("max_input", s.MaxInput != 0, KindEmbedding, KindRerank, KindScore)
-	set("dimensions", s.Dimensions != 0, KindEmbedding)
-	set("batch_size", s.BatchSize != 0, KindEmbedding, KindRerank, KindScore)
-	set("endpoint", s.Endpoint != "", KindRerank, KindScore)
-	set("prompt", s.Prompt != "", KindChat)
-	set("system", s.System != "", KindChat)
-	set("parser", s.Parser != "", KindChat)
-	set("yes_tokens", len(s.YesTokens) > 0, KindChat)
-	set("no_tokens", len(s.NoTokens) > 0, KindChat)
-	set("top_logprobs", s.TopLogprobs != 0, KindChat)
-	set("max_tokens", s.MaxTokens != 0, KindChat)
-	set("temperature", s.Temperature != nil, KindChat)
-	set("command", len(s.Command) > 0, KindPlugin)
-	set("env", len(s.Env) > 0, KindPlugin)
-	set("threads", s.Threads != 0, KindPlugin)
-	set("start_timeout_seconds", s.StartTimeoutSeconds != 0, KindPlugin)
+	if k.Validate != nil {
+		k.Validate(s, p, bad)
+	}
+	set := func(field string, isSet bool) {
+		if isSet && !k.uses(field) {
+			var by []string
+			for _, o := range Kinds() {
+				if o.uses(field) {
+					by = append(by, o.Name)
+				}
+			}
+			bad("%s.%s: not used by kind %s (only by %s)", p, field, s.Kind, strings.Join(by, ", "))
+		}
+	}
+	set("base_url", s.BaseURL != "")
+	set("model", s.Model != "")
+	set("api_key_env", s.APIKeyEnv != "")
+	set("allow_insecure_key", s.AllowInsecureKey)
+	set("max_attempts", s.MaxAttempts != 0)
+	set("rewrite", s.Rewrite != nil)
+	set("max_input", s.MaxInput != 0)
+	set("dimensions", s.Dimensions != 0)
+	set("batch_size", s.BatchSize != 0)
+	set("endpoint", s.Endpoint != "")
+	set("prompt", s.Prompt != "")
+	set("system", s.System != "")
+	set("parser", s.Parser != "")
+	set("yes_tokens", len(s.YesTokens) > 0)
+	set("no_tokens", len(s.NoTokens) > 0)
+	set("top_logprobs", s.TopLogprobs != 0)
+	set("max_tokens", s.MaxTokens != 0)
+	set("temperature", s.Temperature != nil)
+	set("command", len(s.Command) > 0)
+	set("env", len(s.Env) > 0)
+	set("threads", s.Threads != 0)
+	set("start_timeout_seconds", s.StartTimeoutSeconds != 0)
 
 	if s.InFlight < 1 {
 		bad("%s.in_flight: %d must be ≥ 1", p, s.InFlight)
@@ -398,9 +354,6 @@ func (s Spec) Validate(name string, bad func(format string, a ...any)) {
 	}
 	if !finiteNonNeg(s.TimeoutSeconds) || !finiteNonNeg(s.StartTimeoutSeconds) {
 		bad("%s: timeout_seconds and start_timeout_seconds must be finite and ≥ 0", p)
-	}
-	if s.Kind == KindPlugin && s.Threads < 1 {
-		bad("%s.threads: %d must be ≥ 1", p, s.Threads)
 	}
 
 	// Templates and the instruction.
@@ -420,33 +373,11 @@ func (s Spec) Validate(name string, bad func(format string, a ...any)) {
 	if err != nil {
 		bad("%s.instruction: %v", p, err)
 	}
-	field := strings.Contains(f.Query, PlaceholderInstruction) || (s.Kind == KindChat && strings.Contains(s.Prompt, PlaceholderInstruction))
+	field := strings.Contains(f.Query, PlaceholderInstruction) || (k.uses("prompt") && strings.Contains(s.Prompt, PlaceholderInstruction))
 	if field && instr == "" {
 		bad("%s: the query template or prompt has an {instruction} field but no instruction is set", p)
 	}
 
-	switch s.Kind {
-	case KindChat:
-		if !strings.Contains(s.Prompt, PlaceholderQuery) || !strings.Contains(s.Prompt, PlaceholderDoc) {
-			bad("%s.prompt: required for kind chat, with {query} and {doc}", p)
-		}
-		switch s.Parser {
-		case ParserYesNo:
-			if s.TopLogprobs < 1 || s.TopLogprobs > llmconf.MaxTopLogprobs {
-				bad("%s.top_logprobs: %d must be in [1, %d]", p, s.TopLogprobs, llmconf.MaxTopLogprobs)
-			}
-		case ParserNumber:
-			if s.TopLogprobs != 0 || len(s.YesTokens) > 0 || len(s.NoTokens) > 0 {
-				bad("%s: top_logprobs, yes_tokens and no_tokens are for parser yes_no", p)
-			}
-		default:
-			bad("%s.parser: %q is not one of %s, %s", p, s.Parser, ParserYesNo, ParserNumber)
-		}
-	case KindPlugin:
-		if s.Workers > 1 {
-			bad("%s.workers: a plugin answers one request at a time; workers must be 1", p)
-		}
-	}
 	if rw := s.Rewrite; rw != nil {
 		if !strings.Contains(rw.Prompt, PlaceholderQuery) {
 			bad("%s.rewrite.prompt: required, with {query}", p)

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/retrievers"
 )
 
 // Section is the deduplication experiment's part of the run
@@ -112,12 +111,13 @@ func (c *Config) Validate(core *config.Config, bad func(string, ...any)) {
 // Off is the hint for a main line that leaves the experiment out.
 const Off = "set downstream.retrievers to run the deduplication experiment (App. B.4)"
 
-// BiEncoders are the retrievers of the experiment that embed (kind
-// embedding), in config order: the models the embed stage runs.
+// BiEncoders are the retrievers of the experiment that embed (their kind
+// is declared retrievers.Kind.BiEncoder), in config order: the models the
+// embed stage runs.
 func BiEncoders(c *config.Config) []string {
 	var out []string
 	for _, r := range Section.Of(c).Retrievers {
-		if s, ok := c.Retrievers[r]; ok && s.Kind == retrievers.KindEmbedding {
+		if s, ok := c.Retrievers[r]; ok && s.BiEncoder() {
 			out = append(out, r)
 		}
 	}
@@ -131,7 +131,7 @@ func OnPool(c *config.Config, name string) bool {
 		return true
 	}
 	s, ok := c.Retrievers[name]
-	return ok && s.Kind == retrievers.KindEmbedding
+	return ok && s.BiEncoder()
 }
 
 // retrieverKeys are the config keys of the configured retrievers among
