@@ -66,7 +66,11 @@ func Binaries(tags []string, extra ...string) (string, error) {
 	for _, e := range extra {
 		args = append(args, "./"+e)
 	}
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), args...)
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("pipelinetest: no go command to build the binaries with: %w", err)
+	}
+	cmd := exec.Command(gocmd, args...)
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	if err != nil {
