@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/stage"
@@ -255,6 +256,29 @@ func Status(ctx context.Context, cfg *config.Config, g *pipeline.Graph, r Runner
 	if err != nil {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the record of the last saber run is unreadable, so its failures are not shown: %v", err))
 	}
+	rep.executor(local, jobs)
+	states := rep.taskStates(ctx, r, jobs)
+	// Manifests are read after Slurm answered: a task Slurm calls COMPLETED
+	// has written its manifest, so the two never disagree by a race.
+	plans, err := rep.plans(ctx, cfg, g, root)
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]bool{} // job ids Slurm still has records of
+	for k := range states {
+		known[k[:strings.LastIndexByte(k, '_')]] = true
+	}
+	for _, p := range plans {
+		rep.Steps = append(rep.Steps, rep.stepStatus(p, jobs, states, known, local))
+	}
+	rep.commands(configPath)
+	return rep, nil
+}
+
+// executor says which ran the run last: the local executor when its record
+// is newer than the last submission, else Slurm when anything was
+// submitted.
+func (rep *Report) executor(local *pipeline.LocalRecord, jobs *Jobs) {
 	var submitted time.Time
 	for _, s := range jobs.Submissions {
 		if s.Submitted.After(submitted) {
@@ -267,35 +291,48 @@ func Status(ctx context.Context, cfg *config.Config, g *pipeline.Graph, r Runner
 	case len(jobs.Submissions) > 0:
 		rep.Executor = "slurm"
 	}
+}
+
+// taskStates asks sacct, then squeue, for the state of every submitted
+// task, by "<job>_<task>" (task -1 outside an array); what either cannot
+// tell is a note.
+func (rep *Report) taskStates(ctx context.Context, r Runner, jobs *Jobs) map[string]TaskState {
 	states := map[string]TaskState{}
-	if len(jobs.Submissions) > 0 && r != nil {
-		var ids []string
-		for _, s := range jobs.Submissions {
-			ids = append(ids, s.JobID)
-		}
-		list := strings.Join(ids, ",")
-		if out, err := r.Run(ctx, "sacct", "--json", "-j", list); err == nil {
-			if js, err := parseJobs(out); err == nil {
-				rep.Accounting = true
-				jobStates(js, states, false)
-			}
-		} else {
-			rep.Notes = append(rep.Notes, "sacct unavailable (accounting off?): states of finished tasks are unknown; "+firstLine(err.Error()))
-		}
-		// squeue knows pending and running tasks best (and restart counts).
-		if out, err := r.Run(ctx, "squeue", "--json", "-j", list); err == nil {
-			if js, err := parseJobs(out); err == nil {
-				rep.Squeue = true
-				jobStates(js, states, true)
-			}
-		} else if !strings.Contains(err.Error(), "Invalid job id") {
-			rep.Notes = append(rep.Notes, "squeue unavailable: "+firstLine(err.Error()))
-		} else {
-			rep.Squeue = true
-		}
+	if len(jobs.Submissions) == 0 || r == nil {
+		return states
 	}
-	// Manifests are read after Slurm answered: a task Slurm calls COMPLETED
-	// has written its manifest, so the two never disagree by a race.
+	var ids []string
+	for _, s := range jobs.Submissions {
+		ids = append(ids, s.JobID)
+	}
+	list := strings.Join(ids, ",")
+	if out, err := r.Run(ctx, "sacct", "--json", "-j", list); err == nil {
+		if js, err := parseJobs(out); err == nil {
+			rep.Accounting = true
+			jobStates(js, states, false)
+		}
+	} else {
+		rep.Notes = append(rep.Notes, "sacct unavailable (accounting off?): states of finished tasks are unknown; "+firstLine(err.Error()))
+	}
+	// squeue knows pending and running tasks best (and restart counts).
+	if out, err := r.Run(ctx, "squeue", "--json", "-j", list); err == nil {
+		if js, err := parseJobs(out); err == nil {
+			rep.Squeue = true
+			jobStates(js, states, true)
+		}
+	} else if !strings.Contains(err.Error(), "Invalid job id") {
+		rep.Notes = append(rep.Notes, "squeue unavailable: "+firstLine(err.Error()))
+	} else {
+		rep.Squeue = true
+	}
+	return states
+}
+
+// plans are the plans of every step the report lists: an optional stage
+// the config leaves off is not missing work, and is listed only once some
+// of it was run (by name); the others get a note saying how to turn them
+// on.
+func (rep *Report) plans(ctx context.Context, cfg *config.Config, g *pipeline.Graph, root store.Store) ([]*pipeline.StepPlan, error) {
 	planner := g.NewPlanner(cfg, root)
 	var plans []*pipeline.StepPlan
 	off := map[string]bool{}
@@ -304,8 +341,6 @@ func Status(ctx context.Context, cfg *config.Config, g *pipeline.Graph, r Runner
 		if err != nil {
 			return nil, err
 		}
-		// An optional stage the config leaves off is not missing work:
-		// it is listed only once some of it was run (by name).
 		if st := n.Stage; st.Optional && (st.Enabled == nil || !st.Enabled(cfg)) && len(sp.Missing) == sp.Shards {
 			if st.Off != "" && !off[st.Name] {
 				off[st.Name] = true
@@ -315,70 +350,83 @@ func Status(ctx context.Context, cfg *config.Config, g *pipeline.Graph, r Runner
 		}
 		plans = append(plans, sp)
 	}
-	known := map[string]bool{} // job ids Slurm still has records of
-	for k := range states {
-		known[k[:strings.LastIndexByte(k, '_')]] = true
+	return plans, nil
+}
+
+// stepStatus is one step's line: its shards done and stale, the Slurm
+// state of each submitted shard (the latest submission covering a shard
+// decides it), with the log tail of a missing shard in trouble, and the
+// last local run's failures of shards still missing.
+func (rep *Report) stepStatus(p *pipeline.StepPlan, jobs *Jobs, states map[string]TaskState, known map[string]bool, local *pipeline.LocalRecord) StepStatus {
+	ss := StepStatus{Stage: p.Stage, Step: p.Step, Total: p.Shards, Done: p.Shards - len(p.Missing),
+		Missing: p.Missing, States: map[string]int{}, Stale: p.StaleShards(), StaleWhy: p.Reasons(), CodeChanged: len(p.Code)}
+	for _, c := range p.Code {
+		ss.Code = c
 	}
-	for _, p := range plans {
-		ss := StepStatus{Stage: p.Stage, Step: p.Step, Total: p.Shards, Done: p.Shards - len(p.Missing),
-			Missing: p.Missing, States: map[string]int{}, Stale: p.StaleShards(), StaleWhy: p.Reasons(), CodeChanged: len(p.Code)}
-		for _, c := range p.Code {
-			ss.Code = c
-		}
-		missing := map[int]bool{}
-		for _, i := range p.Missing {
-			missing[i] = true
-		}
-		// The latest submission covering a shard decides its state.
-		latest := map[int]TaskState{}
-		for _, sub := range jobs.Submissions {
-			if sub.Stage != p.Stage || sub.Step != p.Step {
-				continue
-			}
-			for _, shard := range sub.Missing {
-				task := -1
-				if sub.Array != "" {
-					task = shard - sub.Offset
-				}
-				ts, ok := states[sub.JobID+"_"+strconv.Itoa(task)]
-				switch {
-				case ok:
-				case known[sub.JobID] && task >= 0:
-					// Slurm keeps no record of an array task cancelled
-					// before it started; its siblings are still listed.
-					ts = TaskState{JobID: sub.JobID, Task: task, State: "CANCELLED", Reason: "no record: cancelled before it started"}
-				default:
-					ts = TaskState{JobID: sub.JobID, Task: task, State: "UNKNOWN"}
-				}
-				ts.Shard = shard
-				ts.Log = logPath(sub, task)
-				latest[shard] = ts
-			}
-		}
-		shards := make([]int, 0, len(latest))
-		for s := range latest {
-			shards = append(shards, s)
-		}
-		sort.Ints(shards)
-		for _, s := range shards {
-			ts := latest[s]
-			ss.States[ts.State]++
-			if missing[s] && (problemStates[ts.State] || ts.Restarts > 0) {
-				ts.Tail = stage.LogTail(ts.Log, 10)
-				ss.Problems = append(ss.Problems, ts)
-			}
-		}
-		if rep.Executor == "local" {
-			for _, f := range local.Failures {
-				// A failure of another shard count is of shards that no
-				// longer exist; one of a shard done since was fixed.
-				if f.Stage == p.Stage && f.Step == p.Step && f.Shards == p.Shards && missing[f.Shard] {
-					ss.Failed = append(ss.Failed, LocalFailure{ShardFailure: f, Meaning: ExitMeaning(f.ExitCode), Tail: stage.LogTail(f.Log, 10)})
-				}
-			}
-		}
-		rep.Steps = append(rep.Steps, ss)
+	missing := map[int]bool{}
+	for _, i := range p.Missing {
+		missing[i] = true
 	}
+	latest := latestStates(p, jobs, states, known)
+	shards := make([]int, 0, len(latest))
+	for s := range latest {
+		shards = append(shards, s)
+	}
+	sort.Ints(shards)
+	for _, s := range shards {
+		ts := latest[s]
+		ss.States[ts.State]++
+		if missing[s] && (problemStates[ts.State] || ts.Restarts > 0) {
+			ts.Tail = stage.LogTail(ts.Log, 10)
+			ss.Problems = append(ss.Problems, ts)
+		}
+	}
+	if rep.Executor == "local" {
+		for _, f := range local.Failures {
+			// A failure of another shard count is of shards that no
+			// longer exist; one of a shard done since was fixed.
+			if f.Stage == p.Stage && f.Step == p.Step && f.Shards == p.Shards && missing[f.Shard] {
+				ss.Failed = append(ss.Failed, LocalFailure{ShardFailure: f, Meaning: ExitMeaning(f.ExitCode), Tail: stage.LogTail(f.Log, 10)})
+			}
+		}
+	}
+	return ss
+}
+
+// latestStates is the state of each of p's shards under the latest
+// submission covering it.
+func latestStates(p *pipeline.StepPlan, jobs *Jobs, states map[string]TaskState, known map[string]bool) map[int]TaskState {
+	latest := map[int]TaskState{}
+	for _, sub := range jobs.Submissions {
+		if sub.Stage != p.Stage || sub.Step != p.Step {
+			continue
+		}
+		for _, shard := range sub.Missing {
+			task := -1
+			if sub.Array != "" {
+				task = shard - sub.Offset
+			}
+			ts, ok := states[sub.JobID+"_"+strconv.Itoa(task)]
+			switch {
+			case ok:
+			case known[sub.JobID] && task >= 0:
+				// Slurm keeps no record of an array task cancelled
+				// before it started; its siblings are still listed.
+				ts = TaskState{JobID: sub.JobID, Task: task, State: "CANCELLED", Reason: "no record: cancelled before it started"}
+			default:
+				ts = TaskState{JobID: sub.JobID, Task: task, State: "UNKNOWN"}
+			}
+			ts.Shard = shard
+			ts.Log = logPath(sub, task)
+			latest[shard] = ts
+		}
+	}
+	return latest
+}
+
+// commands are what to run next: recompute stale shards, resume locally,
+// or resubmit, by the executor that ran the run last.
+func (rep *Report) commands(configPath string) {
 	stale, missing := false, false
 	for _, s := range rep.Steps {
 		stale = stale || len(s.StaleWhy) > 0
@@ -403,7 +451,6 @@ func Status(ctx context.Context, cfg *config.Config, g *pipeline.Graph, r Runner
 			rep.Resubmit = "saber submit --config " + Quote(configPath)
 		}
 	}
-	return rep, nil
 }
 
 func logPath(sub Submission, task int) string {
@@ -443,23 +490,7 @@ func (rep *Report) Print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "%-10s %-7s %11s %6s  %s\n", "stage", "step", "done/total", "stale", tasks)
 	for _, s := range rep.Steps {
-		var parts []string
-		keys := make([]string, 0, len(s.States))
-		for k := range s.States {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			parts = append(parts, fmt.Sprintf("%s %d", k, s.States[k]))
-		}
-		if len(s.Failed) > 0 {
-			parts = append(parts, fmt.Sprintf("failed %d", len(s.Failed)))
-		}
-		stale := "-"
-		if len(s.StaleWhy) > 0 {
-			stale = fmt.Sprint(len(s.Stale))
-		}
-		fmt.Fprintf(w, "%-10s %-7s %5d/%-5d %6s  %s\n", s.Stage, s.Step, s.Done, s.Total, stale, strings.Join(parts, ", "))
+		s.printLine(w)
 	}
 	var code []string
 	for _, s := range rep.Steps {
@@ -480,25 +511,13 @@ func (rep *Report) Print(w io.Writer) {
 		}
 	}
 	for _, s := range rep.Steps {
-		for _, p := range s.Problems {
-			fmt.Fprintf(w, "\n%s %s shard %d: %s (job %s, task %d, exit %d, restarts %d%s)\n  log %s\n",
-				s.Stage, s.Step, p.Shard, p.State, p.JobID, p.Task, p.ExitCode, p.Restarts, reason(p.Reason), p.Log)
-			for _, l := range p.Tail {
-				fmt.Fprintf(w, "  | %s\n", l)
-			}
-		}
-		for _, f := range s.Failed {
-			how := "failed"
-			if f.Signal != "" {
-				how = "was killed by " + f.Signal
-			}
-			fmt.Fprintf(w, "\n%s %s shard %s %s at its last attempt, %s (exit %d: %s)\n  log %s\n",
-				s.Stage, s.Step, f.Spec(), how, f.Time.Format(time.RFC3339), f.ExitCode, f.Meaning, f.Log)
-			for _, l := range f.Tail {
-				fmt.Fprintf(w, "  | %s\n", l)
-			}
-		}
+		s.printProblems(w)
 	}
+	rep.printNext(w)
+}
+
+// printNext says what to run next, or that nothing is left.
+func (rep *Report) printNext(w io.Writer) {
 	switch {
 	case rep.Resume != "" && rep.Resubmit != "":
 		fmt.Fprintf(w, "\nmissing shards remain; run them with:\n  %s\nor on Slurm with:\n  %s\n", rep.Resume, rep.Resubmit)
@@ -513,6 +532,51 @@ func (rep *Report) Print(w io.Writer) {
 		fmt.Fprintln(w, "\nevery shard has run, but the stale ones above are not current")
 	default:
 		fmt.Fprintln(w, "\nevery shard is done")
+	}
+}
+
+// printLine is the step's row of the table: shards done and stale, and
+// its tasks by state.
+func (s StepStatus) printLine(w io.Writer) {
+	var parts []string
+	keys := make([]string, 0, len(s.States))
+	for k := range s.States {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, s.States[k]))
+	}
+	if len(s.Failed) > 0 {
+		parts = append(parts, fmt.Sprintf("failed %d", len(s.Failed)))
+	}
+	stale := "-"
+	if len(s.StaleWhy) > 0 {
+		stale = fmt.Sprint(len(s.Stale))
+	}
+	fmt.Fprintf(w, "%-10s %-7s %5d/%-5d %6s  %s\n", s.Stage, s.Step, s.Done, s.Total, stale, strings.Join(parts, ", "))
+}
+
+// printProblems shows each missing shard in trouble, Slurm's or the last
+// local run's, with its log's last lines.
+func (s StepStatus) printProblems(w io.Writer) {
+	for _, p := range s.Problems {
+		fmt.Fprintf(w, "\n%s %s shard %d: %s (job %s, task %d, exit %d, restarts %d%s)\n  log %s\n",
+			s.Stage, s.Step, p.Shard, p.State, p.JobID, p.Task, p.ExitCode, p.Restarts, reason(p.Reason), p.Log)
+		for _, l := range p.Tail {
+			fmt.Fprintf(w, "  | %s\n", l)
+		}
+	}
+	for _, f := range s.Failed {
+		how := "failed"
+		if f.Signal != "" {
+			how = "was killed by " + f.Signal
+		}
+		fmt.Fprintf(w, "\n%s %s shard %s %s at its last attempt, %s (exit %d: %s)\n  log %s\n",
+			s.Stage, s.Step, f.Spec(), how, f.Time.Format(time.RFC3339), f.ExitCode, f.Meaning, f.Log)
+		for _, l := range f.Tail {
+			fmt.Fprintf(w, "  | %s\n", l)
+		}
 	}
 }
 
