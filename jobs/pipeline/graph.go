@@ -38,52 +38,94 @@ type Graph struct {
 // step writes something, every dataset has exactly one writer, every
 // dataset read has a writer, and no step depends on itself through others.
 func NewGraph(stages []stage.Stage) (*Graph, error) {
-	type raw struct {
-		node  Node
-		order int
+	nodes, writer, err := stepsOf(stages)
+	if err != nil {
+		return nil, err
 	}
-	var all []raw
+	deps, err := dependencies(nodes, writer)
+	if err != nil {
+		return nil, err
+	}
+	order, err := topoOrder(nodes, deps)
+	if err != nil {
+		return nil, err
+	}
+	pos := make([]int, len(nodes))
+	for p, i := range order {
+		pos[i] = p
+	}
+	g := &Graph{stages: stages, writer: map[string]int{}}
+	for _, i := range order {
+		g.nodes = append(g.nodes, nodes[i])
+		var ds []int
+		for _, d := range deps[i] {
+			ds = append(ds, pos[d])
+		}
+		slices.Sort(ds)
+		g.deps = append(g.deps, ds)
+	}
+	for ds, w := range writer {
+		g.writer[ds] = pos[w]
+	}
+	return g, nil
+}
+
+// stepsOf lists every step in registration order and which one writes
+// each dataset, refusing a stage registered twice, a stage or step that
+// writes nothing, and a dataset two steps write.
+func stepsOf(stages []stage.Stage) ([]Node, map[string]int, error) {
+	var nodes []Node
 	writer := map[string]int{}
 	names := map[string]bool{}
 	for _, st := range stages {
 		if names[st.Name] {
-			return nil, fmt.Errorf("stage %s is registered twice", st.Name)
+			return nil, nil, fmt.Errorf("stage %s is registered twice", st.Name)
 		}
 		names[st.Name] = true
 		if len(st.Steps) == 0 {
-			return nil, fmt.Errorf("stage %s has no steps", st.Name)
+			return nil, nil, fmt.Errorf("stage %s has no steps", st.Name)
 		}
 		for _, step := range st.Steps {
 			if len(step.Outputs) == 0 {
-				return nil, fmt.Errorf("stage %s step %s writes no dataset", st.Name, step.Name)
+				return nil, nil, fmt.Errorf("stage %s step %s writes no dataset", st.Name, step.Name)
 			}
 			for _, ds := range step.Outputs {
 				if w, dup := writer[ds]; dup {
-					return nil, fmt.Errorf("dataset %s is written by both %s and %s %s", ds, all[w].node, st.Name, step.Name)
+					return nil, nil, fmt.Errorf("dataset %s is written by both %s and %s %s", ds, nodes[w], st.Name, step.Name)
 				}
-				writer[ds] = len(all)
+				writer[ds] = len(nodes)
 			}
-			all = append(all, raw{node: Node{Stage: st, Step: step}, order: len(all)})
+			nodes = append(nodes, Node{Stage: st, Step: step})
 		}
 	}
-	deps := make([][]int, len(all))
-	for i, r := range all {
-		for _, ds := range r.node.Step.Inputs {
+	return nodes, writer, nil
+}
+
+// dependencies are, for each step, the steps that write what it reads.
+func dependencies(nodes []Node, writer map[string]int) ([][]int, error) {
+	deps := make([][]int, len(nodes))
+	for i, n := range nodes {
+		for _, ds := range n.Step.Inputs {
 			w, ok := writer[ds]
 			if !ok {
-				return nil, fmt.Errorf("%s reads dataset %s, which no registered step writes", r.node, ds)
+				return nil, fmt.Errorf("%s reads dataset %s, which no registered step writes", n, ds)
 			}
 			if w == i {
-				return nil, fmt.Errorf("%s reads its own output %s", r.node, ds)
+				return nil, fmt.Errorf("%s reads its own output %s", n, ds)
 			}
 			if !slices.Contains(deps[i], w) {
 				deps[i] = append(deps[i], w)
 			}
 		}
 	}
-	// Kahn's algorithm; among ready steps the earliest registered first.
-	indeg := make([]int, len(all))
-	users := make([][]int, len(all))
+	return deps, nil
+}
+
+// topoOrder is Kahn's algorithm, the earliest registered first among the
+// steps ready to run; a cycle is an error naming its steps.
+func topoOrder(nodes []Node, deps [][]int) ([]int, error) {
+	indeg := make([]int, len(nodes))
+	users := make([][]int, len(nodes))
 	for i, ds := range deps {
 		indeg[i] = len(ds)
 		for _, d := range ds {
@@ -91,7 +133,7 @@ func NewGraph(stages []stage.Stage) (*Graph, error) {
 		}
 	}
 	var ready, order []int
-	for i := range all {
+	for i := range nodes {
 		if indeg[i] == 0 {
 			ready = append(ready, i)
 		}
@@ -107,33 +149,16 @@ func NewGraph(stages []stage.Stage) (*Graph, error) {
 			}
 		}
 	}
-	if len(order) != len(all) {
+	if len(order) != len(nodes) {
 		var stuck []string
-		for i := range all {
+		for i := range nodes {
 			if indeg[i] > 0 {
-				stuck = append(stuck, all[i].node.String())
+				stuck = append(stuck, nodes[i].String())
 			}
 		}
 		return nil, fmt.Errorf("the steps' inputs and outputs form a cycle among %s", strings.Join(stuck, ", "))
 	}
-	pos := make([]int, len(all))
-	for p, i := range order {
-		pos[i] = p
-	}
-	g := &Graph{stages: stages, writer: map[string]int{}}
-	for _, i := range order {
-		g.nodes = append(g.nodes, all[i].node)
-		var ds []int
-		for _, d := range deps[i] {
-			ds = append(ds, pos[d])
-		}
-		slices.Sort(ds)
-		g.deps = append(g.deps, ds)
-	}
-	for ds, w := range writer {
-		g.writer[ds] = pos[w]
-	}
-	return g, nil
+	return order, nil
 }
 
 // Nodes are the steps in topological order.
