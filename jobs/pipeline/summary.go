@@ -34,106 +34,150 @@ func Summarize(ctx context.Context, cfg *config.Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	stats := func(ds string) map[string]int64 {
-		st, err := layout.SumStats(ctx, root, cfg.Run, ds)
-		if err != nil {
-			return nil
-		}
-		return st
+	sm := &summarizer{cfg: cfg, root: root, s: &Summary{}}
+	sm.corpus(ctx)
+	if err := sm.thresholds(ctx); err != nil {
+		return nil, err
 	}
-	s := &Summary{}
-	line := func(name, format string, a ...any) {
-		s.Lines = append(s.Lines, fmt.Sprintf("%-20s %s", name, fmt.Sprintf(format, a...)))
+	sm.benchmark(ctx)
+	sm.ratings(ctx)
+	sm.line("reports", "%s", root.URI(layout.ReportsPrefix(cfg.Run)))
+	if off := offline(cfg); len(off) > 0 {
+		sm.warn("offline backends in use (" + strings.Join(off, ", ") + "): the labels are a smoke test, not the paper's; set <stage>.backend: llm with an llm: server")
 	}
-	where := func(ds string) string { return root.URI(layout.DatasetPrefix(cfg.Run, ds)) }
-	if st := stats(dataset.Problems.Name); st != nil {
-		line("rows in", "%s (%s)", RowsInOf(st), where(dataset.Rejects.Name))
+	return sm.s, nil
+}
+
+// summarizer builds a Summary from the datasets' manifests.
+type summarizer struct {
+	cfg  *config.Config
+	root store.Store
+	s    *Summary
+}
+
+// stats are a dataset's statistics summed over its complete manifests;
+// nil when it is not complete.
+func (sm *summarizer) stats(ctx context.Context, ds string) map[string]int64 {
+	st, err := layout.SumStats(ctx, sm.root, sm.cfg.Run, ds)
+	if err != nil {
+		return nil
 	}
-	if st := stats(dataset.Corpus.Name); st != nil {
-		line("deduplicated", "%d duplicate clusters, %d dropped, %d kept (%s)", st["clusters"], st["dropped"], st["kept"], where(dataset.Corpus.Name))
+	return st
+}
+
+func (sm *summarizer) line(name, format string, a ...any) {
+	sm.s.Lines = append(sm.s.Lines, fmt.Sprintf("%-20s %s", name, fmt.Sprintf(format, a...)))
+}
+
+func (sm *summarizer) warn(w string) {
+	if w != "" {
+		sm.s.Warnings = append(sm.s.Warnings, w)
 	}
-	if st := stats(dataset.Topics.Name); st != nil && st["documents"] > 0 {
-		line("topics", "%.2f per document, %d documents without (%s)", float64(st["topics_total"])/float64(st["documents"]), st["no_topics"], where(dataset.Topics.Name))
-		if w := topicWarning(st); w != "" {
-			s.Warnings = append(s.Warnings, w)
-		}
+}
+
+func (sm *summarizer) where(ds string) string {
+	return sm.root.URI(layout.DatasetPrefix(sm.cfg.Run, ds))
+}
+
+// corpus: the rows ingest read, dedup's clusters, the topics, summaries
+// and pairs.
+func (sm *summarizer) corpus(ctx context.Context) {
+	if st := sm.stats(ctx, dataset.Problems.Name); st != nil {
+		sm.line("rows in", "%s (%s)", RowsInOf(st), sm.where(dataset.Rejects.Name))
 	}
-	if st := stats(dataset.Summaries.Name); st != nil {
+	if st := sm.stats(ctx, dataset.Corpus.Name); st != nil {
+		sm.line("deduplicated", "%d duplicate clusters, %d dropped, %d kept (%s)", st["clusters"], st["dropped"], st["kept"], sm.where(dataset.Corpus.Name))
+	}
+	if st := sm.stats(ctx, dataset.Topics.Name); st != nil && st["documents"] > 0 {
+		sm.line("topics", "%.2f per document, %d documents without (%s)", float64(st["topics_total"])/float64(st["documents"]), st["no_topics"], sm.where(dataset.Topics.Name))
+		sm.warn(topicWarning(st))
+	}
+	if st := sm.stats(ctx, dataset.Summaries.Name); st != nil {
 		mean := 0.0
 		if n := st["summaries"]; n > 0 {
 			mean = float64(st["core_idea_words_total"]) / float64(n)
 		}
-		line("summaries", "%d, mean %.1f words, %d without a core idea (%s)", st["summaries"], mean, st["no_core_idea"], where(dataset.Summaries.Name))
+		sm.line("summaries", "%d, mean %.1f words, %d without a core idea (%s)", st["summaries"], mean, st["no_core_idea"], sm.where(dataset.Summaries.Name))
 	}
-	if st := stats(dataset.Pairs.Name); st != nil {
-		line("pairs", "%d (topic %d, summary %d, both %d)", st["pairs"], st["pairs_topic"], st["pairs_summary"], st["pairs_both"])
+	if st := sm.stats(ctx, dataset.Pairs.Name); st != nil {
+		sm.line("pairs", "%d (topic %d, summary %d, both %d)", st["pairs"], st["pairs_topic"], st["pairs_summary"], st["pairs_both"])
 	}
-	if ms, err := layout.Complete(ctx, root, cfg.Run, dataset.Thresholds.Name); err == nil {
-		for _, m := range ms {
-			for _, o := range m.Objects(dataset.Thresholds.Name) {
-				th, err := dataset.Read[dataset.Threshold](ctx, root, o.Key)
-				if err != nil {
-					return nil, fmt.Errorf("read %s: %w", root.URI(o.Key), err)
-				}
-				// Every row carries the final thresholds.
-				if len(th) > 0 {
-					t := th[0]
-					line("thresholds", "τ_topic %.6g, τ_summ %.6g, feasible %t", t.TauTopic, t.TauSumm, t.Feasible)
-					if !t.Feasible {
-						s.Warnings = append(s.Warnings, "the thresholds are not feasible: some domain has fewer eligible queries than calibrate.min_eligible (reports/calibrate.md)")
-					}
+}
+
+// thresholds: the final thresholds calibrate chose, which every row of
+// its output carries.
+func (sm *summarizer) thresholds(ctx context.Context) error {
+	ms, err := layout.Complete(ctx, sm.root, sm.cfg.Run, dataset.Thresholds.Name)
+	if err != nil {
+		return nil // not complete: no line
+	}
+	for _, m := range ms {
+		for _, o := range m.Objects(dataset.Thresholds.Name) {
+			th, err := dataset.Read[dataset.Threshold](ctx, sm.root, o.Key)
+			if err != nil {
+				return fmt.Errorf("read %s: %w", sm.root.URI(o.Key), err)
+			}
+			if len(th) > 0 {
+				t := th[0]
+				sm.line("thresholds", "τ_topic %.6g, τ_summ %.6g, feasible %t", t.TauTopic, t.TauSumm, t.Feasible)
+				if !t.Feasible {
+					sm.warn("the thresholds are not feasible: some domain has fewer eligible queries than calibrate.min_eligible (reports/calibrate.md)")
 				}
 			}
 		}
 	}
-	if st := stats(dataset.Candidates.Name); st != nil {
-		var doms, few []string
-		for k, v := range st {
-			if d, ok := strings.CutPrefix(k, "selected_"); ok {
-				doms = append(doms, fmt.Sprintf("%s %d", d, v))
-				if v < fewQueries {
-					few = append(few, fmt.Sprintf("%s %d (%d eligible)", d, v, st["eligible_"+d]))
-				}
+	return nil
+}
+
+// benchmark: the queries and candidates select chose, per domain, with a
+// warning for a domain too small for narrow intervals.
+func (sm *summarizer) benchmark(ctx context.Context) {
+	st := sm.stats(ctx, dataset.Candidates.Name)
+	if st == nil {
+		return
+	}
+	var doms, few []string
+	for k, v := range st {
+		if d, ok := strings.CutPrefix(k, "selected_"); ok {
+			doms = append(doms, fmt.Sprintf("%s %d", d, v))
+			if v < fewQueries {
+				few = append(few, fmt.Sprintf("%s %d (%d eligible)", d, v, st["eligible_"+d]))
 			}
 		}
-		sort.Strings(doms)
-		sort.Strings(few)
-		if len(few) > 0 {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("domains with fewer than %d queries, whose intervals are wide: %s (more: select.per_domain, a larger corpus or lower thresholds)", fewQueries, strings.Join(few, ", ")))
-		}
-		line("benchmark", "%d queries, %d candidates; per domain: %s", st["queries"], st["candidates"], strings.Join(doms, ", "))
-		if short := shortfall(cfg, st); short != "" {
-			s.Warnings = append(s.Warnings, short)
-		}
 	}
-	if st := stats(dataset.Judgments.Name); st != nil && st["judgments"] > 0 {
+	sort.Strings(doms)
+	sort.Strings(few)
+	if len(few) > 0 {
+		sm.warn(fmt.Sprintf("domains with fewer than %d queries, whose intervals are wide: %s (more: select.per_domain, a larger corpus or lower thresholds)", fewQueries, strings.Join(few, ", ")))
+	}
+	sm.line("benchmark", "%d queries, %d candidates; per domain: %s", st["queries"], st["candidates"], strings.Join(doms, ", "))
+	sm.warn(shortfall(sm.cfg, st))
+}
+
+// ratings: the judgments, ratings, evaluated systems and the leakage
+// audit.
+func (sm *summarizer) ratings(ctx context.Context) {
+	if st := sm.stats(ctx, dataset.Judgments.Name); st != nil && st["judgments"] > 0 {
 		share := float64(st["invalid"]) / float64(st["judgments"])
-		line("judgments", "%d over %d queries, %d invalid (%.1f%%)", st["judgments"], st["queries"], st["invalid"], 100*share)
+		sm.line("judgments", "%d over %d queries, %d invalid (%.1f%%)", st["judgments"], st["queries"], st["invalid"], 100*share)
 		if share > 0.05 {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%.1f%% of judgments are invalid (no \\boxed{1} or \\boxed{2}): check the judge model and prompt (judge.max_invalid_share bounds it)", 100*share))
+			sm.warn(fmt.Sprintf("%.1f%% of judgments are invalid (no \\boxed{1} or \\boxed{2}): check the judge model and prompt (judge.max_invalid_share bounds it)", 100*share))
 		}
 	}
-	if st := stats(dataset.Ratings.Name); st != nil {
-		line("ratings", "%d, %d never played (%s)", st["ratings"], st["never_played"], where(dataset.Ratings.Name))
+	if st := sm.stats(ctx, dataset.Ratings.Name); st != nil {
+		sm.line("ratings", "%d, %d never played (%s)", st["ratings"], st["never_played"], sm.where(dataset.Ratings.Name))
 	}
-	if st := stats(dataset.Results.Name); st != nil {
-		line("evaluated", "%d systems over %d queries", st["systems"], st["queries"])
+	if st := sm.stats(ctx, dataset.Results.Name); st != nil {
+		sm.line("evaluated", "%d systems over %d queries", st["systems"], st["queries"])
 	}
 	// The audit's reduce counts the rows of audit and leaks that
 	// reports/audit.md and index.html list; its map's manifests have no
 	// flagged count.
-	if st := stats(dataset.Leaks.Name); st != nil {
+	if st := sm.stats(ctx, dataset.Leaks.Name); st != nil {
 		a := LeakageOf(st)
-		line("leakage audit", "%s (%s)", a, root.URI(layout.ReportsPrefix(cfg.Run)+"audit.md"))
-		if w := leakWarning(a, len(releasedecl.Section.Of(cfg).AcceptLeaks)); w != "" {
-			s.Warnings = append(s.Warnings, w)
-		}
+		sm.line("leakage audit", "%s (%s)", a, sm.root.URI(layout.ReportsPrefix(sm.cfg.Run)+"audit.md"))
+		sm.warn(leakWarning(a, len(releasedecl.Section.Of(sm.cfg).AcceptLeaks)))
 	}
-	line("reports", "%s", root.URI(layout.ReportsPrefix(cfg.Run)))
-	if off := offline(cfg); len(off) > 0 {
-		s.Warnings = append(s.Warnings, "offline backends in use ("+strings.Join(off, ", ")+"): the labels are a smoke test, not the paper's; set <stage>.backend: llm with an llm: server")
-	}
-	return s, nil
 }
 
 // RowsIn is what ingest made of its sources' rows, from its reduce's
