@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -257,6 +258,39 @@ func TestStageSectionsLiveInTheirStage(t *testing.T) {
 		typ := reflect.TypeOf(s.Section).String()
 		if !strings.Contains(typ, "/decl.") || strings.Contains(typ, "/jobs/config.") {
 			t.Errorf("stage %s: section %s is %s, not a type of the stage's decl package", s.Name, s.Section.SectionName(), typ)
+		}
+	}
+}
+
+// TestRuntimeFunctionsShort keeps the runtime and the executors readable:
+// no function of jobs/stage, jobs/pipeline or slurm (tests aside) is over
+// 80 lines; a longer one is split into the steps it takes.
+func TestRuntimeFunctionsShort(t *testing.T) {
+	root, _ := moduleRoot(t)
+	fset := token.NewFileSet()
+	for _, dir := range []string{"jobs/stage", "jobs/pipeline", "slurm"} {
+		files, err := filepath.Glob(filepath.Join(root, dir, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: %v (%d files)", dir, err, len(files))
+		}
+		for _, file := range files {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, file, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range f.Decls {
+				fd, ok := d.(*ast.FuncDecl)
+				if !ok || fd.Body == nil {
+					continue
+				}
+				if n := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1; n > 80 {
+					rel, _ := filepath.Rel(root, file)
+					t.Errorf("%s: %s is %d lines, over 80", filepath.ToSlash(rel), fd.Name.Name, n)
+				}
+			}
 		}
 	}
 }

@@ -103,21 +103,11 @@ func Command(ctx context.Context, b Binary, args []string, stdout, stderr io.Wri
 	}
 	log := NewLogger(cfg, st.Name, stderr)
 	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			fmt.Fprintf(stderr, "%s: --cpuprofile: %v\n", st.Name, err)
-			return ExitBadInput
+		stop, code := startProfile(*cpuProfile, st.Name, stderr)
+		if code != ExitOK {
+			return code
 		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintf(stderr, "%s: --cpuprofile: %v\n", st.Name, err)
-			return ExitBug
-		}
-		defer func() {
-			pprof.StopCPUProfile()
-			if err := f.Close(); err != nil {
-				fmt.Fprintf(stderr, "%s: --cpuprofile: %v\n", st.Name, err)
-			}
-		}()
+		defer stop()
 	}
 	// Storage calls before a shard starts (opening the root) log their
 	// retries with the stage's fields too.
@@ -133,6 +123,28 @@ func Command(ctx context.Context, b Binary, args []string, stdout, stderr io.Wri
 		return code
 	}
 	return ExitOK
+}
+
+// startProfile starts --cpuprofile's CPU profile into path; stop ends it.
+// A file that cannot be made is bad input, a profile that cannot start a
+// bug.
+func startProfile(path, name string, stderr io.Writer) (stop func(), code int) {
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: --cpuprofile: %v\n", name, err)
+		return nil, ExitBadInput
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		fmt.Fprintf(stderr, "%s: --cpuprofile: %v\n", name, err)
+		return nil, ExitBug
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(stderr, "%s: --cpuprofile: %v\n", name, err)
+		}
+	}, ExitOK
 }
 
 // runGuarded is runStage with a panic anywhere in this goroutine — a
