@@ -146,7 +146,7 @@ func BesidePaper(w io.Writer, cfg *config.Config, steps []*Step) {
 		eq = schedHours
 	}
 	fmt.Fprintf(w, "| scheduler (judge.scheduler) | %s | %.1f | %.1f | %s |\n", num(schedCalls), schedHours, eq, cell(schedSource))
-	fmt.Fprintln(w, "| prefix reuse (the server's prefix cache) | not measured | not measured | 0 | no measured prefix-cache hit share in this repository: neither the shards' manifests nor --measure record one; counted as no saving |")
+	fmt.Fprintln(w, "| prefix reuse (the server's prefix cache) | not measured | not measured | 0 | it saves prompt prefill, not calls: the shares served from cache are measured (each shard's llm_prompt_cached of its prompt tokens, saber stats; docs/algorithms.md gives CI's llama-server figures), but what prefill is of a call's time on the target server is not, so it is counted as no saving |")
 	var cached, cachedHours float64
 	for _, f := range AppendixE {
 		if st := byStage[f.Stage]; st != nil && st.LLM != nil {
