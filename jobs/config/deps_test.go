@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/saber-math/saber/jobs/pipeline/pipelinetest"
 )
 
 // light are the packages every stage binary imports (the run config and
@@ -31,13 +33,7 @@ func heavy(path string) bool {
 // It asks `go list -deps`, so it skips where the go command is missing
 // (and fails there under CI=true).
 func TestNoLLMClient(t *testing.T) {
-	gocmd, err := exec.LookPath("go")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("no go command on PATH: the dependency check cannot run")
-		}
-		t.Skip("no go command to list dependencies with")
-	}
+	gocmd := pipelinetest.GoCommand(t)
 	// One line a non-standard package: path, directory, Go files, imports.
 	format := "{{if not .Standard}}{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}\t{{join .Imports \" \"}}{{end}}"
 	cmd := exec.Command(gocmd, append([]string{"list", "-deps", "-f", format}, light...)...)

@@ -1,12 +1,13 @@
 package pipeline
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/saber-math/saber/jobs/pipeline/pipelinetest"
 )
 
 // noModelCalls are the stages whose binaries must not link an LLM client:
@@ -20,13 +21,7 @@ var noModelCalls = []string{"ingest", "dedup", "pairs", "calibrate", "select", "
 // runtime; and no LLM client in the binaries of stages that call no
 // model. The sizes these decide are printed by make build (make sizes).
 func TestStageBinariesLinkOnlyTheirStage(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("no go command under CI=true")
-		}
-		t.Skip("no go command")
-	}
+	goBin := pipelinetest.GoCommand(t)
 	root, module := moduleRoot(t)
 	cmd := exec.Command(goBin, "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, "./cmd/...")
 	cmd.Dir = root

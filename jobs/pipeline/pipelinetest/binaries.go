@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -156,4 +157,19 @@ func sourceKey(root string, tags, extra []string) (string, error) {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// GoCommand is the go command on PATH, for tests that ask it about the
+// module (go list). Without one the test is skipped, and fails under
+// CI=true, where the toolchain is part of what CI provides.
+func GoCommand(t testing.TB) string {
+	t.Helper()
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no go command on PATH under CI=true: %v", err)
+		}
+		t.Skip("no go command on PATH")
+	}
+	return gocmd
 }
