@@ -9,10 +9,7 @@ type Config = decl.Config
 
 var Section = decl.Section
 
-const BackendRules = decl.BackendRules
 const BackendLLM = decl.BackendLLM
-
-var Reports = decl.Reports
 
 const ReportIndex = decl.ReportIndex
 const ReportMathText = decl.ReportMathText

@@ -10,6 +10,5 @@ type Grid = decl.Grid
 
 var Section = decl.Section
 
-const MaxGridPoints = decl.MaxGridPoints
 const ReportMarkdown = decl.ReportMarkdown
 const ReportCSV = decl.ReportCSV

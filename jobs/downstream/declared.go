@@ -12,7 +12,6 @@ var BiEncoders = decl.BiEncoders
 var Section = decl.Section
 var Scales = decl.Scales
 
-const Off = decl.Off
 const ScalePool = decl.ScalePool
 const ScaleCandidates = decl.ScaleCandidates
 const ReportMD = decl.ReportMD

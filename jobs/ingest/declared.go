@@ -11,4 +11,3 @@ type Cond = decl.Cond
 type Fields = decl.Fields
 
 var Section = decl.Section
-var DefaultPlaceholders = decl.DefaultPlaceholders

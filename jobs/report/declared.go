@@ -9,7 +9,6 @@ type Config = decl.Config
 
 var Section = decl.Section
 var Families = decl.Families
-var Reports = decl.Reports
 var TableExts = decl.TableExts
 
 const Table9 = decl.Table9

@@ -6,11 +6,8 @@ import "github.com/saber-math/saber/lib/llmconf"
 // run config can hold and check it without linking this client.
 type Config = llmconf.Config
 
-// Defaults and limits of Config, from lib/llmconf.
+// The defaults and limits of Config that this package and its callers use, from lib/llmconf.
 const (
-	DefaultAPIKeyEnv             = llmconf.DefaultAPIKeyEnv
-	DefaultTimeoutSeconds        = llmconf.DefaultTimeoutSeconds
-	DefaultMaxAttempts           = llmconf.DefaultMaxAttempts
 	DefaultConcurrency           = llmconf.DefaultConcurrency
 	DefaultMaxConsecutiveRejects = llmconf.DefaultMaxConsecutiveRejects
 	BaseURLEnv                   = llmconf.BaseURLEnv
