@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/jobs/config"
-	reportdecl "github.com/saber-math/saber/jobs/report/decl"
+	"github.com/saber-math/saber/jobs/report/decl"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/chart"
@@ -23,9 +23,9 @@ const (
 	FamilyOther        = retrievers.FamilyOther
 )
 
-// FamilyOf is a retriever's family on the quality–latency frontier; see
-// reportdecl.FamilyOf.
-func FamilyOf(cfg *config.Config, name string) string { return reportdecl.FamilyOf(cfg, name) }
+// FamilyOf is a retriever's family on the quality–latency frontier, as
+// report.families sets it (decl.FamilyOf).
+var FamilyOf = decl.FamilyOf
 
 // FrontierPoint is one system by median seconds per query and nDCG.
 type FrontierPoint struct {
