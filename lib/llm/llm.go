@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -196,6 +197,7 @@ type Client struct {
 	transport *http.Transport // every request's; dialhook may reroute its dials
 
 	http  *http.Client
+	base  *url.URL // cfg.BaseURL as a folder: endpoints resolve against it
 	sem   chan struct{}
 	limit *rate.Limiter // nil = unlimited
 
@@ -263,7 +265,13 @@ func New(cfg Config, cache Cache) (*Client, error) {
 	tr.IdleConnTimeout = 90 * time.Second
 	httpc := &http.Client{Transport: tr} // no Timeout: each attempt has its own context
 
+	// Validate checked the URL; as a folder, "rerank" resolves below it.
+	base, err := url.Parse(strings.TrimSuffix(cfg.BaseURL, "/") + "/")
+	if err != nil {
+		return nil, fmt.Errorf("llm: base_url: %w", err)
+	}
 	c := &Client{
+		base:        base,
 		cfg:         cfg,
 		cache:       cache,
 		apiKey:      key,

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 )
 
 // This file is the client's HTTP layer: the OpenAI wire format of the few
@@ -62,10 +61,7 @@ func errorMessage(body []byte) string {
 // <base>/rerank, "../score" → the base's parent's /score), on the base's
 // host only.
 func (c *Client) endpoint(path string) (string, error) {
-	base, err := url.Parse(strings.TrimSuffix(c.cfg.BaseURL, "/") + "/")
-	if err != nil {
-		return "", fmt.Errorf("llm: base_url: %w", err)
-	}
+	base := c.base
 	ref, err := url.Parse(path)
 	if err != nil {
 		return "", fmt.Errorf("llm: path %q: %w", path, err)
