@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,13 @@ import (
 // they never call a model, so the client (lib/llm, openai-go: a third of a
 // binary) has no business in them.
 var noModelCalls = []string{"ingest", "dedup", "pairs", "calibrate", "select", "rate", "report", "release"}
+
+// templateUsers may link text/template or html/template. A template calls
+// methods by name, so the linker keeps every exported method of every
+// type a binary reaches once it links one: 8 MB of each stage binary.
+// Report's HTML needs html/template's escaping; the prompts need only
+// placeholders (lib/prompts/fill.go).
+var templateUsers = []string{"report"}
 
 // TestStageBinariesLinkOnlyTheirStage checks what each stage binary links
 // (go list -deps): its own stage's code and every stage's declaration,
@@ -55,6 +63,13 @@ func TestStageBinariesLinkOnlyTheirStage(t *testing.T) {
 		if len(linked) != 1 {
 			t.Errorf("bin/%s links the code of %d stages %v, want its own only", bin, len(linked), linked)
 		}
+		if !slices.Contains(templateUsers, bin) {
+			for _, d := range deps {
+				if d == "text/template" || d == "html/template" {
+					t.Errorf("bin/%s links %s, which keeps every method of every type in the binary", bin, d)
+				}
+			}
+		}
 		if slices.Contains(noModelCalls, bin) {
 			for _, d := range deps {
 				if d == module+"/lib/llm" || strings.HasPrefix(d, "github.com/openai/") {
@@ -70,5 +85,45 @@ func TestStageBinariesLinkOnlyTheirStage(t *testing.T) {
 		if !seen[s.Name] {
 			t.Errorf("stage %s has no binary cmd/%s", s.Name, s.Name)
 		}
+	}
+}
+
+// Size goals of issue 40, for binaries built as make build builds them.
+const (
+	maxStageBinaryMB = 40
+	maxBinTotalMB    = 450
+)
+
+// TestBinarySizes checks make build's binaries against the size goals, so
+// that a dependency which brings back a whole SDK's worth of code (as
+// protobuf v1.34.2 did, by keeping every method linked) fails here rather
+// than on an admin's shared filesystem.
+func TestBinarySizes(t *testing.T) {
+	dir, err := pipelinetest.Binaries(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += info.Size()
+		mb := float64(info.Size()) / 1e6
+		t.Logf("%-12s %6.1f MB", e.Name(), mb)
+		if e.Name() != "saber" && mb > maxStageBinaryMB {
+			t.Errorf("bin/%s is %.1f MB, over the %d MB goal", e.Name(), mb, maxStageBinaryMB)
+		}
+	}
+	if mb := float64(total) / 1e6; mb > maxBinTotalMB {
+		t.Errorf("bin/ is %.1f MB, over the %d MB goal", mb, maxBinTotalMB)
 	}
 }

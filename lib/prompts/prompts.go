@@ -9,7 +9,7 @@
 // breaks, which are restored at its markdown headings and numbered items;
 // the only other changes are "&lt;"/"&gt;" → "<"/">", "<truefalse>" →
 // "<true|false>" (the "|" was lost) and the stray closing quote after
-// F.2's {solution}. Placeholders ({problem} ...) became text/template fields.
+// F.2's {solution}. Placeholders ({problem} ...) became {{.Field}} fields.
 //
 // A.1, the duplicate-leakage audit (paper App. A.5, which gives no prompt),
 // is ours: the two problems with their solutions, the definition
@@ -55,7 +55,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"text/template"
 
 	"github.com/saber-math/saber/lib/llm"
 )
@@ -144,8 +143,9 @@ type AuditData struct {
 // whoever builds them.
 func JoinTags(tags []string) string { return strings.Join(tags, ", ") }
 
-// Prompt is one version of a prompt. System and User are text/template
-// sources; System is empty for a prompt that is a single user message.
+// Prompt is one version of a prompt. System and User are templates whose
+// only actions are {{.Field}} placeholders (see fill.go); System is empty
+// for a prompt that is a single user message.
 type Prompt struct {
 	Name, Version string
 	System, User  string
@@ -197,13 +197,13 @@ func split(s string) (system, user string, err error) {
 }
 
 // parsed caches parsed templates by source text.
-var parsed sync.Map // string → *template.Template
+var parsed sync.Map // string → *template
 
-func parse(src string) (*template.Template, error) {
+func parse(src string) (*template, error) {
 	if t, ok := parsed.Load(src); ok {
-		return t.(*template.Template), nil
+		return t.(*template), nil
 	}
-	t, err := template.New("").Option("missingkey=error").Parse(src)
+	t, err := parseTemplate(src)
 	if err != nil {
 		return nil, err
 	}
@@ -228,11 +228,11 @@ func (p Prompt) Render(data any) ([]llm.Message, error) {
 		if err != nil {
 			return nil, fmt.Errorf("prompts: parsing %s %s %s template: %w", p.Name, p.Version, part.role, err)
 		}
-		var b strings.Builder
-		if err := t.Execute(&b, data); err != nil {
+		text, err := t.fill(data)
+		if err != nil {
 			return nil, fmt.Errorf("prompts: rendering %s %s %s message: %w", p.Name, p.Version, part.role, err)
 		}
-		msgs = append(msgs, llm.Message{Role: part.role, Content: b.String()})
+		msgs = append(msgs, llm.Message{Role: part.role, Content: text})
 	}
 	return msgs, nil
 }
