@@ -658,7 +658,7 @@ var (
 		Compare: func(a, b *RunRow) int {
 			return cmp.Or(strings.Compare(a.Retriever, b.Retriever), strings.Compare(a.Setting, b.Setting), strings.Compare(a.Query, b.Query), cmp.Compare(a.Rank, b.Rank))
 		}}
-	Timings = Dataset[Timing]{Name: "timings", Version: 1, Measurement: true, Key: "retriever, setting, query", Doc: "wall time per query from hand-over to sorted ranking",
+	Timings = Dataset[Timing]{Name: "timings", Version: 1, Measurement: true, Key: "retriever, setting, query", Doc: "wall time per query from hand-over to sorted ranking (a retriever that caches its work: the latency sample's queries in the main setting, timed cold)",
 		Compare: func(a, b *Timing) int {
 			return cmp.Or(strings.Compare(a.Retriever, b.Retriever), strings.Compare(a.Setting, b.Setting), strings.Compare(a.Query, b.Query))
 		}}

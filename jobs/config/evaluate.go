@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/saber-math/saber/jobs/retrievers"
 )
 
 // Evaluate configures the retrieval evaluation (paper §4.1, App. C). It is
@@ -38,6 +40,21 @@ type Evaluate struct {
 
 // Settings of the evaluation, in report order.
 var Settings = []string{"statement-full", "full-full", "statement-statement"}
+
+// MainSetting is the setting the report leads with and times (App. C.5:
+// latency is measured on statement–full): the first of Settings that
+// evaluate runs, else the first it runs.
+func (c *Config) MainSetting() string {
+	for _, s := range Settings {
+		if slices.Contains(c.Evaluate.Settings, s) {
+			return s
+		}
+	}
+	if len(c.Evaluate.Settings) == 0 {
+		return ""
+	}
+	return c.Evaluate.Settings[0]
+}
 
 // LexicalRetrievers are the built-in baselines (C.4).
 var LexicalRetrievers = []string{"bm25", "tfidf", "jaccard", "bm25-no-tok", "tfidf-no-tok", "jaccard-no-tok"}
@@ -92,6 +109,21 @@ func (c *Config) RetrieverKeys() []string {
 		}
 	}
 	return out
+}
+
+// MemoRetrievers reports whether an evaluated retriever is of a kind that
+// keeps what it computes in the run's cache (retrievers.Kind.Memo): then
+// evaluate times the latency sample alone, which the seed and
+// report.latency_queries decide.
+func (c *Config) MemoRetrievers() bool {
+	for _, r := range c.Evaluate.Retrievers {
+		if s, ok := c.Retrievers[r]; ok {
+			if k, ok := retrievers.LookupKind(s.Kind); ok && k.Memo {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // EvalTask is what one evaluate shard does: one retriever in one setting

@@ -6,6 +6,15 @@
 // It writes `runs` and `timings`. Shards are query ranges × retrievers ×
 // settings, so a slow retriever spreads over many tasks while the lexical
 // ones take few.
+//
+// The HTTP retrievers keep what they compute in the run's cache
+// (jobs/retrieval/memo.go), so that each document is embedded or scored
+// once per model however many queries, settings and reruns ask for it.
+// Latency is measured apart, as App. C.5 does, with no caching: a
+// memoizing retriever scores the latency sample's queries (report's
+// latency_queries, drawn by reportdecl.LatencySample) in the main setting
+// cold, and only those queries get a row in `timings`. Lexical retrievers
+// and plugins keep nothing and are timed on every query.
 package evaluate
 
 import (
@@ -18,6 +27,7 @@ import (
 	"github.com/saber-math/saber/jobs/evaluate/decl"
 	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/readers"
+	reportdecl "github.com/saber-math/saber/jobs/report/decl"
 	"github.com/saber-math/saber/jobs/retrieval"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/jobs/stage"
@@ -57,7 +67,11 @@ func run(ctx context.Context, env *stage.Env) error {
 	// core, as the paper does.
 	workers := stage.Workers(cfg.Evaluate.Workers)
 	threads := runtime.GOMAXPROCS(0) / workers
-	reg := retrieval.NewRegistry(cfg.Retrievers, retrieval.Options{Dir: cfg.Dir(), LexicalThreads: threads})
+	cache, err := env.LLMCache()
+	if err != nil {
+		return err
+	}
+	reg := retrieval.NewRegistry(cfg.Retrievers, retrieval.Options{Dir: cfg.Dir(), LexicalThreads: threads, Cache: cache})
 	ret, err := reg.Build(ctx, task.Retriever)
 	if err != nil {
 		if errors.Is(err, retrievers.ErrBadSpec) {
@@ -73,8 +87,12 @@ func run(ctx context.Context, env *stage.Env) error {
 	if w := reg.Workers(task.Retriever); w > 0 {
 		workers = w
 	}
+	timed, err := timedQueries(ctx, env, task.Setting, ret)
+	if err != nil {
+		return err
+	}
 	runs := make([][]dataset.RunRow, len(qs))
-	timings := make([]dataset.Timing, len(qs))
+	timings := make([]*dataset.Timing, len(qs))
 	prog := env.Progress("queries", int64(len(qs)))
 	err = parallel.For(ctx, len(qs), workers, func(ctx context.Context, i int) error {
 		q := qs[i]
@@ -88,7 +106,12 @@ func run(ctx context.Context, env *stage.Env) error {
 			return stage.BadInput(err)
 		}
 		// Timed: from handing over the candidates to the sorted ranking (C.5).
-		order, scores, took, err := retrieval.Rank(retrieval.WithQueryID(ctx, q.ID), ret, ids, qt, dt)
+		qctx := retrieval.WithQueryID(ctx, q.ID)
+		cold := timed == nil || timed[q.ID]
+		if cold {
+			qctx = retrieval.Cold(qctx)
+		}
+		order, scores, took, err := retrieval.Rank(qctx, ret, ids, qt, dt)
 		if err != nil {
 			return fmt.Errorf("query %s: %s: %w", q.ID, task.Retriever, err)
 		}
@@ -97,7 +120,9 @@ func run(ctx context.Context, env *stage.Env) error {
 			rows[rank] = dataset.RunRow{Retriever: task.Retriever, Setting: task.Setting, Query: q.ID, Doc: ids[k], Score: scores[k], Rank: int32(rank + 1)}
 		}
 		runs[i] = rows
-		timings[i] = dataset.Timing{Retriever: task.Retriever, Setting: task.Setting, Query: q.ID, Candidates: int32(len(ids)), Seconds: took.Seconds()}
+		if cold {
+			timings[i] = &dataset.Timing{Retriever: task.Retriever, Setting: task.Setting, Query: q.ID, Candidates: int32(len(ids)), Seconds: took.Seconds()}
+		}
 		prog.Add(1)
 		return nil
 	})
@@ -119,11 +144,44 @@ func run(ctx context.Context, env *stage.Env) error {
 	for _, r := range runs {
 		all = append(all, r...)
 	}
+	var times []dataset.Timing
+	for _, t := range timings {
+		if t != nil {
+			times = append(times, *t)
+		}
+	}
 	env.Count("queries", int64(len(qs)))
+	env.Count("timed_queries", int64(len(times)))
 	env.Count("rows", int64(len(all)))
 	env.Log.Info().Int("queries", len(qs)).Int("rows", len(all)).Msg("ranked")
-	if err := stage.WriteOutput(ctx, env, dataset.Timings, timings); err != nil {
+	if err := stage.WriteOutput(ctx, env, dataset.Timings, times); err != nil {
 		return err
 	}
 	return stage.WriteOutput(ctx, env, dataset.Runs, all)
+}
+
+// timedQueries are the queries a shard times (App. C.5): nil, every one,
+// for a retriever that keeps nothing between queries; for one that does
+// (retrieval.Memoizes), the latency sample's in the main setting, which it
+// scores cold, and none in the other settings.
+func timedQueries(ctx context.Context, env *stage.Env, setting string, ret retrieval.Retriever) (map[string]bool, error) {
+	if !retrieval.Memoizes(ret) {
+		return nil, nil
+	}
+	timed := map[string]bool{}
+	if setting != env.Config.MainSetting() {
+		return timed, nil
+	}
+	qs, err := readers.Queries(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(qs))
+	for i, q := range qs {
+		ids[i] = q.ID
+	}
+	for _, id := range reportdecl.LatencySample(env.RunSeed(), ids, reportdecl.LatencyQueries(env.Config)) {
+		timed[id] = true
+	}
+	return timed, nil
 }

@@ -10,6 +10,8 @@ type Config = decl.Config
 var Section = decl.Section
 var Families = decl.Families
 var TableExts = decl.TableExts
+var LatencySample = decl.LatencySample
+var LatencyKey = decl.LatencyKey
 
 const Table9 = decl.Table9
 const ReportFrontier = decl.ReportFrontier

@@ -178,7 +178,7 @@ func run(ctx context.Context, env *stage.Env) error {
 			m.settings = append(m.settings, s)
 		}
 	}
-	m.main = m.settings[0]
+	m.main = cfg.MainSetting() // = m.settings[0]
 	m.domainQueries = make([]int, len(b.domains))
 	for _, d := range b.qDomain {
 		m.domainQueries[d]++

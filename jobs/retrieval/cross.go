@@ -46,21 +46,32 @@ func (c *crossEncoder) Score(ctx context.Context, query string, docs []string) (
 			owner = append(owner, i)
 		}
 	}
-	bs := c.spec.BatchSize
-	n := (len(fd) + bs - 1) / bs
 	pieces := make([]float64, len(fd))
+	todo, finish, err := c.recall(ctx, q, fd, pieces)
+	if err != nil {
+		return nil, err
+	}
+	bs := c.spec.BatchSize
+	n := (len(todo) + bs - 1) / bs
 	err = parallel.For(ctx, n, max(1, c.spec.InFlight/bs), func(ctx context.Context, i int) error {
-		lo, hi := i*bs, min((i+1)*bs, len(fd))
-		var s []float64
-		var err error
-		s, err = c.call(c.client, ctx, c.spec.Endpoint, q, fd[lo:hi])
+		idx := todo[i*bs : min((i+1)*bs, len(todo))]
+		texts := make([]string, len(idx))
+		for k, j := range idx {
+			texts[k] = fd[j]
+		}
+		s, err := c.call(c.client, ctx, c.spec.Endpoint, q, texts)
 		if err != nil {
 			return err
 		}
-		copy(pieces[lo:hi], s)
+		for k, j := range idx {
+			pieces[j] = s[k]
+		}
 		return nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := finish(); err != nil {
 		return nil, err
 	}
 	scores := make([]float64, len(docs))
@@ -73,6 +84,55 @@ func (c *crossEncoder) Score(ctx context.Context, query string, docs []string) (
 		scores[i] /= float64(counts[i]) // every document has ≥ 1 piece
 	}
 	return scores, nil
+}
+
+// recall fills pieces from the memo and returns the pieces left to score,
+// each distinct text once, and finish, which stores their scores and
+// copies them to the pieces of the same text. Without a memo every piece
+// is left.
+func (c *crossEncoder) recall(ctx context.Context, q string, fd []string, pieces []float64) (todo []int, finish func() error, err error) {
+	m := c.memoFor(ctx)
+	if m == nil {
+		todo = make([]int, len(fd))
+		for i := range todo {
+			todo[i] = i
+		}
+		return todo, func() error { return nil }, nil
+	}
+	keys := make([]string, len(fd))
+	for i, d := range fd {
+		keys[i] = memoKey("cross/v1", c.spec.Kind, c.spec.Endpoint, c.spec.Model, q, d)
+	}
+	found, err := m.lookup(ctx, keys)
+	if err != nil {
+		return nil, nil, err
+	}
+	first := map[string]int{}
+	same := map[int]int{}
+	for i := range fd {
+		if found[i] != nil {
+			if pieces[i], err = decodeFloat64(found[i]); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		if j, ok := first[keys[i]]; ok {
+			same[i] = j
+			continue
+		}
+		first[keys[i]] = i
+		todo = append(todo, i)
+	}
+	return todo, func() error {
+		vals := make([][]byte, len(fd))
+		for _, i := range todo {
+			vals[i] = encodeFloat64(pieces[i])
+		}
+		for i, j := range same {
+			pieces[i] = pieces[j]
+		}
+		return m.store(ctx, keys, vals, todo)
+	}, nil
 }
 
 // chatReranker is a generative reranker: one chat completion per (query,
@@ -96,39 +156,94 @@ func (c *chatReranker) Score(ctx context.Context, query string, docs []string) (
 		return nil, err
 	}
 	q := c.f.Query(query)
-	scores := make([]float64, len(docs))
-	err = parallel.For(ctx, len(docs), c.spec.InFlight, func(ctx context.Context, i int) error {
-		prompt := strings.NewReplacer(retrievers.PlaceholderQuery, q, retrievers.PlaceholderDoc, c.f.Doc(docs[i]),
+	prompts := make([]string, len(docs))
+	for i, d := range docs {
+		prompts[i] = strings.NewReplacer(retrievers.PlaceholderQuery, q, retrievers.PlaceholderDoc, c.f.Doc(d),
 			retrievers.PlaceholderInstruction, c.f.InstructionField()).Replace(c.spec.Prompt)
-		var msgs []llm.Message
-		if c.spec.System != "" {
-			msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: c.spec.System})
+	}
+	scores := make([]float64, len(docs))
+	m := c.memoFor(ctx)
+	if m == nil {
+		err = parallel.For(ctx, len(docs), c.spec.InFlight, func(ctx context.Context, i int) error {
+			var err error
+			scores[i], err = c.ask(ctx, i, prompts[i])
+			return err
+		})
+		return scores, err
+	}
+	// With the memo: each distinct prompt looked up, and asked when absent,
+	// once.
+	keys := make([]string, len(docs))
+	first := map[string]int{}
+	var distinct []int
+	for i, p := range prompts {
+		keys[i] = c.promptKey(p)
+		if _, ok := first[keys[i]]; !ok {
+			first[keys[i]] = i
+			distinct = append(distinct, i)
 		}
-		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: prompt})
-		req := llm.Request{PromptVersion: "rerank:" + c.name, Messages: msgs, NoCache: true}
-		if c.spec.Parser == retrievers.ParserYesNo {
-			req.TopLogprobs = c.spec.TopLogprobs
-		}
-		resp, err := c.client.Chat(ctx, req)
+	}
+	err = parallel.For(ctx, len(distinct), c.spec.InFlight, func(ctx context.Context, k int) error {
+		i := distinct[k]
+		found, err := m.lookup(ctx, keys[i:i+1])
 		if err != nil {
 			return err
 		}
-		var s float64
-		if c.spec.Parser == retrievers.ParserYesNo {
-			s, err = YesNoScore(resp.Logprobs, c.spec.YesTokens, c.spec.NoTokens)
-		} else {
-			s, err = LastNumber(resp.Content)
+		if found[0] != nil {
+			scores[i], err = decodeFloat64(found[0])
+			return err
 		}
-		if err != nil {
-			return fmt.Errorf("%s: document %d: %w", c.name, i, err)
+		if scores[i], err = c.ask(ctx, i, prompts[i]); err != nil {
+			return err
 		}
-		scores[i] = s
-		return nil
+		return m.store(ctx, keys[i:i+1], [][]byte{encodeFloat64(scores[i])}, []int{0})
 	})
 	if err != nil {
 		return nil, err
 	}
+	for i := range scores {
+		scores[i] = scores[first[keys[i]]]
+	}
 	return scores, nil
+}
+
+// promptKey is the memo key of a prompt's score: the model, what shapes
+// its answer and how the answer is read.
+func (c *chatReranker) promptKey(prompt string) string {
+	temp := "default"
+	if c.spec.Temperature != nil {
+		temp = strconv.FormatFloat(*c.spec.Temperature, 'g', -1, 64)
+	}
+	return memoKey("chat/v1", c.spec.Model, c.spec.System, prompt, c.spec.Parser,
+		strings.Join(c.spec.YesTokens, "\x00"), strings.Join(c.spec.NoTokens, "\x00"),
+		strconv.Itoa(c.spec.TopLogprobs), strconv.Itoa(c.spec.MaxTokens), temp)
+}
+
+// ask scores document i's prompt.
+func (c *chatReranker) ask(ctx context.Context, i int, prompt string) (float64, error) {
+	var msgs []llm.Message
+	if c.spec.System != "" {
+		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: c.spec.System})
+	}
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: prompt})
+	req := llm.Request{PromptVersion: "rerank:" + c.name, Messages: msgs, NoCache: true}
+	if c.spec.Parser == retrievers.ParserYesNo {
+		req.TopLogprobs = c.spec.TopLogprobs
+	}
+	resp, err := c.client.Chat(ctx, req)
+	if err != nil {
+		return 0, err
+	}
+	var s float64
+	if c.spec.Parser == retrievers.ParserYesNo {
+		s, err = YesNoScore(resp.Logprobs, c.spec.YesTokens, c.spec.NoTokens)
+	} else {
+		s, err = LastNumber(resp.Content)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%s: document %d: %w", c.name, i, err)
+	}
+	return s, nil
 }
 
 func tokenIn(tok string, set []string) bool {

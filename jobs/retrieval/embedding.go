@@ -2,9 +2,11 @@ package retrieval
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
+	"strconv"
 
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/lib/llm"
@@ -67,54 +69,34 @@ func (e *embedding) vectors(ctx context.Context, query *string, docs []string) (
 			dp = append(dp, piece{text: e.f.Doc(c), owner: i, extra: e.f.DocExtra})
 		}
 	}
-	// Slices of batch_size pieces that share their request options.
-	var slices [][]piece
-	add := func(ps []piece) {
-		for lo := 0; lo < len(ps); lo += e.spec.BatchSize {
-			slices = append(slices, ps[lo:min(lo+e.spec.BatchSize, len(ps))])
-		}
-	}
-	if maps.Equal(stringify(e.f.QueryExtra), stringify(e.f.DocExtra)) {
-		add(append(qp, dp...))
-	} else {
-		add(qp)
-		add(dp)
-	}
-	vecs := make([][][]float32, len(slices))
-	workers := max(1, e.spec.InFlight/e.spec.BatchSize)
-	err := parallel.For(ctx, len(slices), workers, func(ctx context.Context, i int) error {
-		texts := make([]string, len(slices[i]))
-		for k, p := range slices[i] {
-			texts[k] = p.text
-		}
-		v, err := e.client.EmbedWith(ctx, texts, llm.EmbedOptions{Dimensions: e.spec.Dimensions, Extra: slices[i][0].extra})
-		if err == nil && len(v) != len(texts) {
-			err = fmt.Errorf("%s: the server returned %d vectors for %d texts", e.name, len(v), len(texts))
-		}
-		vecs[i] = v
-		return err
-	})
+	all := append(qp, dp...)
+	vecs := make([][]float32, len(all))
+	todo, finish, err := e.recall(ctx, all, vecs)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := e.embed(ctx, all, todo, vecs); err != nil {
+		return nil, nil, err
+	}
+	if err := finish(); err != nil {
 		return nil, nil, err
 	}
 	// Mean vector per text.
 	sums := make([][]float64, len(docs)+1) // 0: the query, 1+i: document i
 	counts := make([]int, len(docs)+1)
-	for i, sl := range slices {
-		for k, p := range sl {
-			v := vecs[i][k]
-			o := p.owner + 1
-			if sums[o] == nil {
-				sums[o] = make([]float64, len(v))
-			}
-			if len(v) != len(sums[o]) || len(v) == 0 {
-				return nil, nil, fmt.Errorf("%s: the server returned vectors of %d and %d dimensions", e.name, len(v), len(sums[o]))
-			}
-			for j, x := range v {
-				sums[o][j] += float64(x)
-			}
-			counts[o]++
+	for i, p := range all {
+		v := vecs[i]
+		o := p.owner + 1
+		if sums[o] == nil {
+			sums[o] = make([]float64, len(v))
 		}
+		if len(v) != len(sums[o]) || len(v) == 0 {
+			return nil, nil, fmt.Errorf("%s: the server returned vectors of %d and %d dimensions", e.name, len(v), len(sums[o]))
+		}
+		for j, x := range v {
+			sums[o][j] += float64(x)
+		}
+		counts[o]++
 	}
 	for o := range sums {
 		for j := range sums[o] {
@@ -122,6 +104,107 @@ func (e *embedding) vectors(ctx context.Context, query *string, docs []string) (
 		}
 	}
 	return sums[0], sums[1:], nil
+}
+
+// embed asks the server for the vectors of all[i], i in todo, and stores
+// them in vecs[i]: in slices of batch_size pieces that share their request
+// options, the query's first, in_flight/batch_size requests at a time.
+func (e *embedding) embed(ctx context.Context, all []piece, todo []int, vecs [][]float32) error {
+	var slices [][]int
+	add := func(idx []int) {
+		for lo := 0; lo < len(idx); lo += e.spec.BatchSize {
+			slices = append(slices, idx[lo:min(lo+e.spec.BatchSize, len(idx))])
+		}
+	}
+	if maps.Equal(stringify(e.f.QueryExtra), stringify(e.f.DocExtra)) {
+		add(todo)
+	} else {
+		var q, d []int
+		for _, i := range todo {
+			if all[i].owner < 0 {
+				q = append(q, i)
+			} else {
+				d = append(d, i)
+			}
+		}
+		add(q)
+		add(d)
+	}
+	workers := max(1, e.spec.InFlight/e.spec.BatchSize)
+	return parallel.For(ctx, len(slices), workers, func(ctx context.Context, s int) error {
+		texts := make([]string, len(slices[s]))
+		for k, i := range slices[s] {
+			texts[k] = all[i].text
+		}
+		v, err := e.client.EmbedWith(ctx, texts, llm.EmbedOptions{Dimensions: e.spec.Dimensions, Extra: all[slices[s][0]].extra})
+		if err == nil && len(v) != len(texts) {
+			err = fmt.Errorf("%s: the server returned %d vectors for %d texts", e.name, len(v), len(texts))
+		}
+		if err != nil {
+			return err
+		}
+		for k, i := range slices[s] {
+			vecs[i] = v[k]
+		}
+		return nil
+	})
+}
+
+// recall fills vecs from the memo and returns the pieces left to embed,
+// each distinct text once, and finish, which stores what was embedded and
+// copies it to the pieces of the same text. Without a memo (none, or a
+// cold call) every piece is left, as sent before the memo existed.
+func (e *embedding) recall(ctx context.Context, all []piece, vecs [][]float32) (todo []int, finish func() error, err error) {
+	m := e.memoFor(ctx)
+	if m == nil {
+		todo = make([]int, len(all))
+		for i := range todo {
+			todo[i] = i
+		}
+		return todo, func() error { return nil }, nil
+	}
+	keys := make([]string, len(all))
+	for i, p := range all {
+		keys[i] = e.pieceKey(p)
+	}
+	found, err := m.lookup(ctx, keys)
+	if err != nil {
+		return nil, nil, err
+	}
+	first := map[string]int{}
+	same := map[int]int{} // a piece → the first piece of its text
+	for i := range all {
+		if found[i] != nil {
+			if vecs[i], err = decodeFloat32s(found[i]); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		if j, ok := first[keys[i]]; ok {
+			same[i] = j
+			continue
+		}
+		first[keys[i]] = i
+		todo = append(todo, i)
+	}
+	return todo, func() error {
+		vals := make([][]byte, len(all))
+		for _, i := range todo {
+			vals[i] = encodeFloat32s(vecs[i])
+		}
+		for i, j := range same {
+			vecs[i] = vecs[j]
+		}
+		return m.store(ctx, keys, vals, todo)
+	}, nil
+}
+
+// pieceKey is the memo key of a piece's vector: the model, the requested
+// dimensions and options, and the text as sent (template and instruction
+// applied).
+func (e *embedding) pieceKey(p piece) string {
+	extra, _ := json.Marshal(stringify(p.extra)) // a map[string]string: sorted keys, no error
+	return memoKey("embedding/v1", e.spec.Model, strconv.Itoa(e.spec.Dimensions), string(extra), p.text)
 }
 
 // Embedder is a bi-encoder whose query and document vectors can be had

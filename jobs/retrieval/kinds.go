@@ -72,7 +72,7 @@ func builder(kind string) (Builder, bool) {
 // client of the spec's LLMConfig and, with rewrite, the rewriter's, handed
 // to wrap, which makes the kind's retriever of them.
 func httpBuilder(wrap func(httpBase) Retriever) Builder {
-	return func(_ context.Context, name string, spec retrievers.Spec, f retrievers.Formatter, _ Options) (Retriever, error) {
+	return func(_ context.Context, name string, spec retrievers.Spec, f retrievers.Formatter, opt Options) (Retriever, error) {
 		lc := spec.LLMConfig()
 		lc.Settings = "retrievers." + name // messages name its keys
 		c, err := llm.New(lc, nil)
@@ -80,6 +80,9 @@ func httpBuilder(wrap func(httpBase) Retriever) Builder {
 			return nil, fmt.Errorf("retrievers.%s: %v: %w", name, err, retrievers.ErrBadSpec)
 		}
 		h := httpBase{name: name, spec: spec, f: f, client: c}
+		if opt.Cache != nil {
+			h.memo = &memo{c: opt.Cache}
+		}
 		if spec.Rewrite != nil {
 			rcfg := spec.RewriteConfig()
 			rcfg.Settings = "retrievers." + name + ".rewrite"

@@ -23,7 +23,9 @@
 //     stdin and stdout, started once per shard.
 //
 // Every HTTP call goes through lib/llm (retries, concurrency limit,
-// statistics) with no cache: retrieval is timed cold (App. C.5). Serving
+// statistics). With Options.Cache, what a call computed is kept by content
+// and not asked again, except under Cold, which App. C.5's timed queries
+// use (memo.go). Serving
 // parity (C.5) is the default: 16 documents in flight per query — embedding
 // and cross-encoder requests carry batch_size texts (default 16) and run
 // in_flight/batch_size at a time, chat requests carry one document and run
@@ -40,12 +42,14 @@ package retrieval
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/saber-math/saber/artifacts/kvcache"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/lib/lexical"
 	"github.com/saber-math/saber/lib/llm"
@@ -101,6 +105,10 @@ type Options struct {
 	// builds its index on a parallel.Team of up to that many (see
 	// lexical.BM25.Team). ≤ 1: one. The scores are the same either way.
 	LexicalThreads int
+	// Cache is the run's cache, where the HTTP kinds keep what they
+	// computed so that it is computed once (memo.go); nil: none, every
+	// call asks the server.
+	Cache *kvcache.Cache
 }
 
 // Registry builds retrievers by name: the lexical built-ins and the specs
@@ -234,6 +242,7 @@ type httpBase struct {
 	f        retrievers.Formatter
 	client   *llm.Client
 	rewriter *llm.Client // nil without rewrite
+	memo     *memo       // nil: every call asks the server (see memo.go)
 }
 
 func (h *httpBase) Name() string { return h.name }
@@ -248,10 +257,37 @@ func (h *httpBase) LLMClients() []*llm.Client {
 }
 
 // rewrite applies the query rewriter, if any (inside the timed region).
+// Outside a cold call the memo keeps the rewritten query per (rewrite
+// settings, query).
 func (h *httpBase) rewrite(ctx context.Context, query string) (string, error) {
 	if h.rewriter == nil {
 		return query, nil
 	}
+	m := h.memoFor(ctx)
+	if m == nil {
+		return h.askRewrite(ctx, query)
+	}
+	settings, err := json.Marshal(h.spec.Rewrite)
+	if err != nil {
+		return "", fmt.Errorf("rewrite: %w", err)
+	}
+	keys := []string{memoKey("rewrite/v1", string(settings), query)}
+	found, err := m.lookup(ctx, keys)
+	if err != nil {
+		return "", err
+	}
+	if found[0] != nil {
+		return string(found[0]), nil
+	}
+	out, err := h.askRewrite(ctx, query)
+	if err != nil {
+		return "", err
+	}
+	return out, m.store(ctx, keys, [][]byte{[]byte(out)}, []int{0})
+}
+
+// askRewrite asks the rewriter for query's rewrite and fills the template.
+func (h *httpBase) askRewrite(ctx context.Context, query string) (string, error) {
 	rw := h.spec.Rewrite
 	var msgs []llm.Message
 	if rw.System != "" {

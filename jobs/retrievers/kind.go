@@ -37,6 +37,10 @@ type Kind struct {
 	// apart (retrieval.Embedder), so downstream ranks the whole pool with
 	// it, as the paper does with its bi-encoders (App. B.4).
 	BiEncoder bool
+	// Memo says a retriever of the kind keeps what it computes in the
+	// run's cache (jobs/retrieval/memo.go), so that evaluate asks for each
+	// text once and times it only on the latency sample, cold (App. C.5).
+	Memo bool
 	// Fields are the spec's yaml keys only some kinds use that this one
 	// does; Validate rejects the others when set. Keys every kind uses
 	// (kind, format, query_template, doc_template, instruction, in_flight,
@@ -61,22 +65,22 @@ var httpFields = []string{"base_url", "model", "api_key_env", "allow_insecure_ke
 // kinds is the registry, in the order messages and docs list the kinds.
 var kinds = []Kind{
 	{
-		Name: KindEmbedding, Family: FamilyBiEncoder, TakesInstruction: true, BiEncoder: true,
+		Name: KindEmbedding, Family: FamilyBiEncoder, TakesInstruction: true, BiEncoder: true, Memo: true,
 		Fields:   append(slices.Clone(httpFields), "max_input", "dimensions", "batch_size"),
 		Validate: validateHTTP,
 	},
 	{
-		Name: KindRerank, Family: FamilyCrossEncoder, TakesInstruction: true,
+		Name: KindRerank, Family: FamilyCrossEncoder, TakesInstruction: true, Memo: true,
 		Fields:   append(slices.Clone(httpFields), "max_input", "batch_size", "endpoint"),
 		Validate: validateHTTP,
 	},
 	{
-		Name: KindScore, Family: FamilyCrossEncoder, TakesInstruction: true,
+		Name: KindScore, Family: FamilyCrossEncoder, TakesInstruction: true, Memo: true,
 		Fields:   append(slices.Clone(httpFields), "max_input", "batch_size", "endpoint"),
 		Validate: validateHTTP,
 	},
 	{
-		Name: KindChat, Family: FamilyCrossEncoder, TakesInstruction: true,
+		Name: KindChat, Family: FamilyCrossEncoder, TakesInstruction: true, Memo: true,
 		Fields: append(slices.Clone(httpFields), "prompt", "system", "parser", "yes_tokens", "no_tokens",
 			"top_logprobs", "max_tokens", "temperature"),
 		Defaults: chatDefaults,

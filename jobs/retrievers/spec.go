@@ -424,8 +424,9 @@ func (s Spec) format() (Format, error) {
 }
 
 // LLMConfig is the client configuration of an HTTP retriever (kinds
-// embedding, rerank, score, chat): no cache, concurrency for every query's
-// in-flight requests. Validate checks it; jobs/retrieval builds the client.
+// embedding, rerank, score, chat): no LLM answer cache (jobs/retrieval
+// keeps its own memo, by content, and skips it for the timed queries),
+// concurrency for every query's in-flight requests. Validate checks it; jobs/retrieval builds the client.
 func (s Spec) LLMConfig() llmconf.Config {
 	return llmconf.Config{
 		BaseURL:        s.BaseURL,

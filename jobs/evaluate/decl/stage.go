@@ -12,7 +12,16 @@ var Stage = stage.Stage{
 	Summary: "each retriever ranks every query's candidates, per text setting: queries, candidates, corpus → runs, timings",
 	// The evaluate: section is shared with report, which scores exactly
 	// the systems it lists.
-	Uses: func(c *config.Config) []string { return append([]string{"evaluate"}, c.RetrieverKeys()...) },
+	// A retriever that keeps its work in the run's cache is timed on the
+	// latency sample alone, cold (App. C.5): the seed draws it,
+	// report.latency_queries sizes it.
+	Uses: func(c *config.Config) []string {
+		u := append([]string{"evaluate"}, c.RetrieverKeys()...)
+		if c.MemoRetrievers() {
+			u = append(u, "seed", "report.latency_queries")
+		}
+		return u
+	},
 	// It needs only the benchmark, not the ratings: it runs beside judge
 	// and rate.
 	Steps: []stage.Step{{
@@ -20,5 +29,8 @@ var Stage = stage.Stage{
 		Inputs:  []string{dataset.Queries.Name, dataset.Candidates.Name, dataset.Corpus.Name},
 		Outputs: []string{dataset.Runs.Name, dataset.Timings.Name},
 		Shards:  func(c *config.Config) int { return c.EvalTasks() },
+		// The memo of what the HTTP retrievers computed
+		// (jobs/retrieval/memo.go) lives in the run's cache.
+		Cache: true,
 	}},
 }

@@ -138,6 +138,7 @@ type Server struct {
 	delay    time.Duration
 	logprobs LogprobsFunc
 	embedded []string
+	scored   []string // cross-encoder pairs, query + "\x00" + document
 	paths    map[string]int64
 
 	requests    atomic.Int64
@@ -667,6 +668,23 @@ func (s *Server) RequestsTo(path string) int64 {
 	return s.paths[path]
 }
 
+func (s *Server) recordPairs(query string, docs []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range docs {
+		s.scored = append(s.scored, query+"\x00"+d)
+	}
+}
+
+// Scored returns every (query, document) pair of every rerank or score
+// request that was answered or faulted, as query + "\x00" + document, in
+// arrival order.
+func (s *Server) Scored() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.scored...)
+}
+
 // Embedded returns every input text of every embeddings request that was
 // answered or faulted, in arrival order (concurrent requests interleave).
 func (s *Server) Embedded() []string {
@@ -760,6 +778,7 @@ func (s *Server) serveRerank(w http.ResponseWriter, r *http.Request) {
 		Document map[string]string `json:"document"`
 		Score    float64           `json:"relevance_score"`
 	}
+	s.recordPairs(*in.Query, in.Documents)
 	res := make([]result, len(in.Documents))
 	tokens := Tokens(*in.Query) * len(in.Documents)
 	for i, d := range in.Documents {
@@ -806,6 +825,7 @@ func (s *Server) serveScore(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "text_2 must be a string or a list of strings")
 		return
 	}
+	s.recordPairs(*in.Text1, texts)
 	type item struct {
 		Index  int     `json:"index"`
 		Object string  `json:"object"`
