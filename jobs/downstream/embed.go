@@ -82,7 +82,11 @@ func runEmbed(ctx context.Context, env *stage.Env) error {
 
 // build returns the named retriever, errors of configuration as bad input.
 func build(ctx context.Context, env *stage.Env, name string, threads int) (retrieval.Retriever, func(), error) {
-	reg := retrieval.NewRegistry(env.Config.Retrievers, retrieval.Options{Dir: env.Config.Dir(), LexicalThreads: threads})
+	cache, err := env.LLMCache()
+	if err != nil {
+		return nil, nil, err
+	}
+	reg := retrieval.NewRegistry(env.Config.Retrievers, retrieval.Options{Dir: env.Config.Dir(), LexicalThreads: threads, Cache: cache})
 	ret, err := reg.Build(ctx, name)
 	if err != nil {
 		if errors.Is(err, retrievers.ErrBadSpec) {

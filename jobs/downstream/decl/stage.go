@@ -33,6 +33,9 @@ var Stage = stage.Stage{
 		Inputs:  []string{dataset.Rewrites.Name, dataset.Queries.Name, dataset.Candidates.Name, dataset.Corpus.Name, dataset.PoolEmbeddings.Name},
 		Outputs: []string{dataset.DedupRanks.Name},
 		Shards:  func(c *config.Config) int { return Section.Of(c).Shards * max(1, len(Section.Of(c).Retrievers)) },
+		// What the HTTP retrievers computed is kept in the run's cache
+		// and shared with evaluate (jobs/retrieval/memo.go).
+		Cache: true,
 	}, {
 		Name:    "reduce",
 		Inputs:  []string{dataset.DedupRanks.Name, dataset.Results.Name, dataset.Rewrites.Name, dataset.Queries.Name},
@@ -73,5 +76,8 @@ var EmbedStage = stage.Stage{
 		Outputs: []string{dataset.PoolEmbeddings.Name},
 		Shards:  EmbedTasks,
 		Ignores: []string{"downstream"},
+		// A pool document's vector is evaluate's of the same text
+		// (statement-statement), kept once in the run's cache.
+		Cache: true,
 	}},
 }
