@@ -86,20 +86,7 @@ func benchmark(t *testing.T, cfg *config.Config) {
 func readRuns(ctx context.Context, t *testing.T, cfg *config.Config) []dataset.RunRow {
 	t.Helper()
 	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
-	ms, err := layout.Complete(ctx, root, cfg.Run, "runs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []dataset.RunRow
-	for _, m := range ms {
-		for _, o := range m.Objects(dataset.Runs.Name) {
-			rows, err := dataset.Read[dataset.RunRow](ctx, root, o.Key)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, rows...)
-		}
-	}
+	out := stagetest.ReadAll(t, root, cfg.Run, dataset.Runs)
 	sort.Slice(out, func(i, j int) bool { return dataset.Runs.Compare(&out[i], &out[j]) < 0 })
 	return out
 }

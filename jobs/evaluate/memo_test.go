@@ -9,13 +9,13 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/saber-math/saber/artifacts/dataset"
-	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/evaluate"
 	"github.com/saber-math/saber/jobs/readers"
 	reportdecl "github.com/saber-math/saber/jobs/report/decl"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/stage/stagetest"
 	"github.com/saber-math/saber/lib/llm/llmtest"
 	"github.com/saber-math/saber/shard"
 )
@@ -52,7 +52,7 @@ report: {latency_queries: %d}
 
 	// What each (query, setting) needs, from the benchmark's own texts.
 	docs := corpus(ctx, t, cfg)
-	qs, cands := queriesAndCandidates(ctx, t, cfg)
+	qs, cands := queriesAndCandidates(t, root, cfg.Run)
 	var ids []string
 	for _, q := range qs {
 		ids = append(ids, q.ID)
@@ -106,23 +106,11 @@ report: {latency_queries: %d}
 
 	// Timings: the sample's queries in the main setting, per retriever.
 	timed := map[string][]string{}
-	ms, err := layout.Complete(ctx, root, cfg.Run, dataset.Timings.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms {
-		for _, o := range m.Objects(dataset.Timings.Name) {
-			ts, err := dataset.Read[dataset.Timing](ctx, root, o.Key)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, x := range ts {
-				if x.Setting != cfg.MainSetting() {
-					t.Errorf("%s timed in %s, which is not the main setting", x.Retriever, x.Setting)
-				}
-				timed[x.Retriever] = append(timed[x.Retriever], x.Query)
-			}
+	for _, x := range stagetest.ReadAll(t, root, cfg.Run, dataset.Timings) {
+		if x.Setting != cfg.MainSetting() {
+			t.Errorf("%s timed in %s, which is not the main setting", x.Retriever, x.Setting)
 		}
+		timed[x.Retriever] = append(timed[x.Retriever], x.Query)
 	}
 	for _, r := range cfg.Evaluate.Retrievers {
 		slices.Sort(timed[r])
@@ -187,38 +175,14 @@ func preview(s string) string {
 }
 
 // queriesAndCandidates reads the benchmark's queries and their candidates.
-func queriesAndCandidates(ctx context.Context, t *testing.T, cfg *config.Config) ([]dataset.Query, map[string][]string) {
+func queriesAndCandidates(t *testing.T, root store.Store, run string) ([]dataset.Query, map[string][]string) {
 	t.Helper()
-	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
-	var qs []dataset.Query
 	cands := map[string][]string{}
-	for _, ds := range []string{dataset.Queries.Name, dataset.Candidates.Name} {
-		ms, err := layout.Complete(ctx, root, cfg.Run, ds)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range ms {
-			for _, o := range m.Objects(ds) {
-				if ds == dataset.Queries.Name {
-					rows, err := dataset.Read[dataset.Query](ctx, root, o.Key)
-					if err != nil {
-						t.Fatal(err)
-					}
-					qs = append(qs, rows...)
-					continue
-				}
-				rows, err := dataset.Read[dataset.Candidate](ctx, root, o.Key)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, r := range rows {
-					cands[r.Query] = append(cands[r.Query], r.Doc)
-				}
-			}
-		}
+	for _, r := range stagetest.ReadAll(t, root, run, dataset.Candidates) {
+		cands[r.Query] = append(cands[r.Query], r.Doc)
 	}
 	for q := range cands {
 		slices.Sort(cands[q])
 	}
-	return qs, cands
+	return stagetest.ReadAll(t, root, run, dataset.Queries), cands
 }

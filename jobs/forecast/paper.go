@@ -291,7 +291,7 @@ func evaluateMemo(cfg *config.Config, q, c int) memoForecast {
 		model := fmt.Sprint(spec.Model, "\x00", spec.Dimensions, "\x00", spec.Format, "\x00", spec.DocTemplate)
 		if !models[model] {
 			models[model] = true
-			with += float64(len(docForms)*q*c)
+			with += float64(len(docForms) * q * c)
 		}
 		f.saved += float64(len(cfg.Evaluate.Settings)*q)*float64(c+1) - with
 	}

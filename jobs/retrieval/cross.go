@@ -86,53 +86,18 @@ func (c *crossEncoder) Score(ctx context.Context, query string, docs []string) (
 	return scores, nil
 }
 
-// recall fills pieces from the memo and returns the pieces left to score,
-// each distinct text once, and finish, which stores their scores and
-// copies them to the pieces of the same text. Without a memo every piece
-// is left.
+// recall fills pieces from the memo (see the generic recall) and returns
+// the pieces left to score, each distinct text once.
 func (c *crossEncoder) recall(ctx context.Context, q string, fd []string, pieces []float64) (todo []int, finish func() error, err error) {
 	m := c.memoFor(ctx)
-	if m == nil {
-		todo = make([]int, len(fd))
-		for i := range todo {
-			todo[i] = i
+	var keys []string
+	if m != nil {
+		keys = make([]string, len(fd))
+		for i, d := range fd {
+			keys[i] = memoKey("cross/v1", c.spec.Kind, c.spec.Endpoint, c.spec.Model, q, d)
 		}
-		return todo, func() error { return nil }, nil
 	}
-	keys := make([]string, len(fd))
-	for i, d := range fd {
-		keys[i] = memoKey("cross/v1", c.spec.Kind, c.spec.Endpoint, c.spec.Model, q, d)
-	}
-	found, err := m.lookup(ctx, keys)
-	if err != nil {
-		return nil, nil, err
-	}
-	first := map[string]int{}
-	same := map[int]int{}
-	for i := range fd {
-		if found[i] != nil {
-			if pieces[i], err = decodeFloat64(found[i]); err != nil {
-				return nil, nil, err
-			}
-			continue
-		}
-		if j, ok := first[keys[i]]; ok {
-			same[i] = j
-			continue
-		}
-		first[keys[i]] = i
-		todo = append(todo, i)
-	}
-	return todo, func() error {
-		vals := make([][]byte, len(fd))
-		for _, i := range todo {
-			vals[i] = encodeFloat64(pieces[i])
-		}
-		for i, j := range same {
-			pieces[i] = pieces[j]
-		}
-		return m.store(ctx, keys, vals, todo)
-	}, nil
+	return recall(ctx, m, keys, pieces, decodeFloat64, encodeFloat64)
 }
 
 // chatReranker is a generative reranker: one chat completion per (query,
@@ -163,48 +128,27 @@ func (c *chatReranker) Score(ctx context.Context, query string, docs []string) (
 	}
 	scores := make([]float64, len(docs))
 	m := c.memoFor(ctx)
-	if m == nil {
-		err = parallel.For(ctx, len(docs), c.spec.InFlight, func(ctx context.Context, i int) error {
-			var err error
-			scores[i], err = c.ask(ctx, i, prompts[i])
-			return err
-		})
-		return scores, err
-	}
-	// With the memo: each distinct prompt looked up, and asked when absent,
-	// once.
-	keys := make([]string, len(docs))
-	first := map[string]int{}
-	var distinct []int
-	for i, p := range prompts {
-		keys[i] = c.promptKey(p)
-		if _, ok := first[keys[i]]; !ok {
-			first[keys[i]] = i
-			distinct = append(distinct, i)
+	var keys []string
+	if m != nil {
+		keys = make([]string, len(docs))
+		for i, p := range prompts {
+			keys[i] = c.promptKey(p)
 		}
 	}
-	err = parallel.For(ctx, len(distinct), c.spec.InFlight, func(ctx context.Context, k int) error {
-		i := distinct[k]
-		found, err := m.lookup(ctx, keys[i:i+1])
-		if err != nil {
-			return err
-		}
-		if found[0] != nil {
-			scores[i], err = decodeFloat64(found[0])
-			return err
-		}
-		if scores[i], err = c.ask(ctx, i, prompts[i]); err != nil {
-			return err
-		}
-		return m.store(ctx, keys[i:i+1], [][]byte{encodeFloat64(scores[i])}, []int{0})
+	todo, finish, err := recall(ctx, m, keys, scores, decodeFloat64, encodeFloat64)
+	if err != nil {
+		return nil, err
+	}
+	err = parallel.For(ctx, len(todo), c.spec.InFlight, func(ctx context.Context, k int) error {
+		i := todo[k]
+		var err error
+		scores[i], err = c.ask(ctx, i, prompts[i])
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	for i := range scores {
-		scores[i] = scores[first[keys[i]]]
-	}
-	return scores, nil
+	return scores, finish()
 }
 
 // promptKey is the memo key of a prompt's score: the model, what shapes

@@ -150,53 +150,18 @@ func (e *embedding) embed(ctx context.Context, all []piece, todo []int, vecs [][
 	})
 }
 
-// recall fills vecs from the memo and returns the pieces left to embed,
-// each distinct text once, and finish, which stores what was embedded and
-// copies it to the pieces of the same text. Without a memo (none, or a
-// cold call) every piece is left, as sent before the memo existed.
+// recall fills vecs from the memo (see the generic recall) and returns
+// the pieces left to embed, each distinct text once.
 func (e *embedding) recall(ctx context.Context, all []piece, vecs [][]float32) (todo []int, finish func() error, err error) {
 	m := e.memoFor(ctx)
-	if m == nil {
-		todo = make([]int, len(all))
-		for i := range todo {
-			todo[i] = i
+	var keys []string
+	if m != nil {
+		keys = make([]string, len(all))
+		for i, p := range all {
+			keys[i] = e.pieceKey(p)
 		}
-		return todo, func() error { return nil }, nil
 	}
-	keys := make([]string, len(all))
-	for i, p := range all {
-		keys[i] = e.pieceKey(p)
-	}
-	found, err := m.lookup(ctx, keys)
-	if err != nil {
-		return nil, nil, err
-	}
-	first := map[string]int{}
-	same := map[int]int{} // a piece → the first piece of its text
-	for i := range all {
-		if found[i] != nil {
-			if vecs[i], err = decodeFloat32s(found[i]); err != nil {
-				return nil, nil, err
-			}
-			continue
-		}
-		if j, ok := first[keys[i]]; ok {
-			same[i] = j
-			continue
-		}
-		first[keys[i]] = i
-		todo = append(todo, i)
-	}
-	return todo, func() error {
-		vals := make([][]byte, len(all))
-		for _, i := range todo {
-			vals[i] = encodeFloat32s(vecs[i])
-		}
-		for i, j := range same {
-			vecs[i] = vecs[j]
-		}
-		return m.store(ctx, keys, vals, todo)
-	}, nil
+	return recall(ctx, m, keys, vecs, decodeFloat32s, encodeFloat32s)
 }
 
 // pieceKey is the memo key of a piece's vector: the model, the requested

@@ -111,6 +111,52 @@ func (m *memo) lookup(ctx context.Context, keys []string) ([][]byte, error) {
 	return found, err
 }
 
+// recall fills out[i] from the memo for every keys[i] it holds and returns
+// the indices left to compute, one per distinct key, and finish, to call
+// once they are in out: it stores them and copies each to the other
+// places of its key. With m nil (no memo, or a cold call) every index is
+// left, in order, and finish does nothing: the calls are made as if the
+// memo did not exist.
+func recall[T any](ctx context.Context, m *memo, keys []string, out []T, decode func([]byte) (T, error), encode func(T) []byte) (todo []int, finish func() error, err error) {
+	if m == nil {
+		todo = make([]int, len(out))
+		for i := range todo {
+			todo[i] = i
+		}
+		return todo, func() error { return nil }, nil
+	}
+	found, err := m.lookup(ctx, keys)
+	if err != nil {
+		return nil, nil, err
+	}
+	first := map[string]int{}
+	same := map[int]int{} // an index → the first of its key
+	for i := range keys {
+		if found[i] != nil {
+			if out[i], err = decode(found[i]); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		if j, ok := first[keys[i]]; ok {
+			same[i] = j
+			continue
+		}
+		first[keys[i]] = i
+		todo = append(todo, i)
+	}
+	return todo, func() error {
+		vals := make([][]byte, len(keys))
+		for _, i := range todo {
+			vals[i] = encode(out[i])
+		}
+		for i, j := range same {
+			out[i] = out[j]
+		}
+		return m.store(ctx, keys, vals, todo)
+	}, nil
+}
+
 // store writes vals[i] under keys[i] for every i in idx.
 func (m *memo) store(ctx context.Context, keys []string, vals [][]byte, idx []int) error {
 	m.misses.Add(int64(len(idx)))

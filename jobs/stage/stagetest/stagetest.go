@@ -37,3 +37,25 @@ func PutOne[T any](t testing.TB, st store.Store, run string, ds dataset.Dataset[
 	t.Helper()
 	return Put(t, st, run, ds, shard.Spec{Index: 0, Count: 1}, rows)
 }
+
+// ReadAll reads every row of a dataset of run from its complete parts, in
+// the order of their manifests: what a stage wrote, for a test to check.
+func ReadAll[T any](t testing.TB, st store.Store, run string, ds dataset.Dataset[T]) []T {
+	t.Helper()
+	ctx := context.Background()
+	ms, err := layout.Complete(ctx, st, run, ds.Name)
+	if err != nil {
+		t.Fatalf("manifests of %s: %v", ds.Name, err)
+	}
+	var out []T
+	for _, m := range ms {
+		for _, o := range m.Objects(ds.Name) {
+			rows, err := dataset.Read[T](ctx, st, o.Key)
+			if err != nil {
+				t.Fatalf("read %s: %v", o.Key, err)
+			}
+			out = append(out, rows...)
+		}
+	}
+	return out
+}
