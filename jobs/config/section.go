@@ -46,18 +46,94 @@ func (d SectionOf[T]) newSection() Section {
 
 // Of returns the section in c. It panics when c was loaded without it: a
 // stage always loads the config with its own section, so that is a bug.
-// On a step's view (View) it panics with an *UndeclaredError when the step
-// did not declare the section: what a step reads and what its manifests
-// hash must be the same keys.
+// On a step's view (View) it panics with an *UndeclaredError unless the
+// step declared the whole section: what a step reads and what its
+// manifests hash must be the same keys. A step that declares some keys
+// of another stage's section reads each through its KeyOf.
 func (d SectionOf[T]) Of(c *Config) *T {
-	if c.view != nil && !c.view.sections[d.Name] {
-		panic(&UndeclaredError{Step: c.view.step, Section: d.Name})
+	if c.view != nil && !c.view.whole[d.Name] {
+		panic(&UndeclaredError{Step: c.view.step, Key: d.Name, Declared: c.view.under(d.Name)})
 	}
+	return d.of(c)
+}
+
+func (d SectionOf[T]) of(c *Config) *T {
 	s, ok := c.sections[d.Name]
 	if !ok {
 		panic(fmt.Sprintf("config: section %q was not loaded (pass its Def to config.Load or config.Parse)", d.Name))
 	}
 	return any(s).(*T)
+}
+
+// KeyOf is one key of a stage's section that another stage reads: its
+// name in the section and the field that holds it. The owner's
+// declaration defines it; the reader declares Path in its Uses and reads
+// the value with Get, which refuses a step that did not declare it, so
+// that a step reads no key its manifests do not record.
+type KeyOf[T, V any] struct {
+	Section SectionOf[T]
+	Name    string
+	Field   func(*T) V
+}
+
+// Path is the key as a stage's Uses declares it ("select.tau_topic").
+func (k KeyOf[T, V]) Path() string { return k.Section.Name + "." + k.Name }
+
+// Get returns the key's value in c. On a step's view it panics with an
+// *UndeclaredError unless the step declared the key or its whole section.
+func (k KeyOf[T, V]) Get(c *Config) V {
+	if c.view != nil && !c.view.allows(k.Path()) {
+		panic(&UndeclaredError{Step: c.view.step, Key: k.Path(), Declared: c.view.under(k.Section.Name)})
+	}
+	if err := k.check(); err != nil {
+		panic(err)
+	}
+	return k.Field(k.Section.of(c))
+}
+
+// check reports a KeyOf whose Name is no key of the section, or whose
+// Field reads another field than Name's (probed where the field's type
+// allows): Path would declare one key and Get read another.
+func (k KeyOf[T, V]) check() error {
+	var probe T
+	v := reflect.ValueOf(&probe).Elem()
+	for _, f := range yamlFields(v.Type()) {
+		if f.Name != k.Name {
+			continue
+		}
+		fv := v.FieldByIndex(f.Index)
+		if !setProbe(fv) {
+			return nil
+		}
+		if !reflect.DeepEqual(any(k.Field(&probe)), fv.Interface()) {
+			return fmt.Errorf("config: KeyOf %s: its Field does not read %s's %s field", k.Path(), v.Type(), f.Field.Name)
+		}
+		return nil
+	}
+	return fmt.Errorf("config: KeyOf %s: %s has no key %q", k.Path(), v.Type(), k.Name)
+}
+
+// setProbe sets v to a value no default has, for the kinds a key's
+// field has; false for a kind it does not probe.
+func setProbe(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("probe")
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		v.SetInt(-7)
+	case reflect.Float64, reflect.Float32:
+		v.SetFloat(-0.5)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 3, 3))
+	case reflect.Map:
+		v.Set(reflect.MakeMap(v.Type()))
+		v.SetMapIndex(reflect.Zero(v.Type().Key()), reflect.Zero(v.Type().Elem()))
+	default:
+		return false
+	}
+	return true
 }
 
 // Sections lists the names of the stage sections the config holds.
@@ -145,34 +221,66 @@ func (c *Config) decode(doc *yaml.Node) []string {
 
 // stepView is what View lets a step read.
 type stepView struct {
-	step     string
-	sections map[string]bool
+	step  string
+	whole map[string]bool // sections declared whole: the step's own, or a key naming one
+	keys  []string        // every declared key
+}
+
+// allows reports whether the step declared key, or a key above it.
+func (v *stepView) allows(key string) bool {
+	for _, k := range v.keys {
+		if under(key, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// under lists the declared keys within section.
+func (v *stepView) under(section string) []string {
+	var out []string
+	for _, k := range v.keys {
+		if under(k, section) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // View is c as one step sees it: Of refuses every stage section but those
-// keys name (the step's declared config keys — its own section and what
-// its stage Uses — whose values its manifests record and hash), so that a
-// step reading a section it did not declare fails at once, in a test,
-// rather than going stale silently when that section changes. The view
-// shares c's sections; neither is changed.
+// keys name whole (the step's own section and any section its stage Uses
+// entire), and a KeyOf's Get every key of another section that keys do
+// not name — keys being the step's declared config keys, whose values its
+// manifests record and hash — so that a step reading what it did not
+// declare fails at once, in a test, rather than going stale silently when
+// that key changes. The core's keys (benchmark.k …) are plain fields and
+// not checked. The view shares c's sections; neither is changed.
 func (c *Config) View(step string, keys []string) *Config {
 	v := *c
-	v.view = &stepView{step: step, sections: map[string]bool{}}
+	v.view = &stepView{step: step, whole: map[string]bool{}, keys: slices.Clone(keys)}
 	for _, k := range keys {
-		top, _, _ := strings.Cut(k, ".")
-		top, _, _ = strings.Cut(top, "[")
-		v.view.sections[top] = true
+		if !strings.ContainsAny(k, ".[") {
+			v.view.whole[k] = true
+		}
 	}
 	return &v
 }
 
-// UndeclaredError is a step reading a config section it did not declare:
-// a bug in the stage, whose manifests would not record what determined its
-// bytes.
+// UndeclaredError is a step reading a config section or key it did not
+// declare: a bug in the stage, whose manifests would not record what
+// determined its bytes.
 type UndeclaredError struct {
-	Step, Section string
+	Step, Key string
+	// Declared are the keys within Key's section the step did declare.
+	Declared []string
 }
 
 func (e *UndeclaredError) Error() string {
-	return fmt.Sprintf("config: %s read the %s: section, which it does not declare: add the keys it reads to the stage's Uses, so that its manifests record them and a change makes it stale", e.Step, e.Section)
+	if strings.Contains(e.Key, ".") {
+		return fmt.Sprintf("config: %s read %s, which it does not declare: add it to the stage's Uses, so that its manifests record it and a change makes it stale", e.Step, e.Key)
+	}
+	if len(e.Declared) > 0 {
+		return fmt.Sprintf("config: %s read the whole %s: section but declares only %s: read those keys through their config.KeyOf (its Get), or declare the section", e.Step, e.Key, strings.Join(e.Declared, ", "))
+	}
+	return fmt.Sprintf("config: %s read the %s: section, which it does not declare: add the keys it reads to the stage's Uses, so that its manifests record them and a change makes it stale", e.Step, e.Key)
 }

@@ -18,5 +18,4 @@ const ReportMD = decl.ReportMD
 const ReportCSV = decl.ReportCSV
 const ReportTeX = decl.ReportTeX
 
-var embedShards = decl.EmbedTasks
 var onPool = decl.OnPool

@@ -24,18 +24,19 @@ var EmbedStage = stage.Implement(decl.EmbedStage, map[string]stage.RunFunc{"map"
 const embedBatch = 256
 
 func runEmbed(ctx context.Context, env *stage.Env) error {
-	cfg := Section.Of(env.Config)
-	if n := embedShards(env.Config); env.Shard.Count != n {
+	// Embed declares the two keys of downstream: it reads in the section.
+	embedShards := decl.EmbedShardsKey.Get(env.Config)
+	if n := decl.EmbedTasks(env.Config); env.Shard.Count != n {
 		return stage.BadInput(fmt.Errorf("embed has %d shards under this config (%d bi-encoders × downstream.embed_shards %d), not %d",
-			n, len(BiEncoders(env.Config)), cfg.EmbedShards, env.Shard.Count))
+			n, len(BiEncoders(env.Config)), embedShards, env.Shard.Count))
 	}
 	models := BiEncoders(env.Config)
 	if len(models) == 0 {
 		env.Log.Info().Msg("no bi-encoder among downstream.retrievers: nothing to embed")
 		return stage.WriteOutput(ctx, env, dataset.PoolEmbeddings, nil)
 	}
-	name := models[env.Shard.Index/cfg.EmbedShards]
-	r := shard.Spec{Index: env.Shard.Index % cfg.EmbedShards, Count: cfg.EmbedShards}
+	name := models[env.Shard.Index/embedShards]
+	r := shard.Spec{Index: env.Shard.Index % embedShards, Count: embedShards}
 	env.Log = env.Log.With().Str("retriever", name).Logger()
 	pool, err := readPool(ctx, env)
 	if err != nil {

@@ -608,26 +608,47 @@ func TestRefusedForceKeepsTheManifests(t *testing.T) {
 // read. Declaring the section in Uses lets the same step read it.
 func TestUndeclaredSectionIsABug(t *testing.T) {
 	other := config.SectionOf[toyConfig]{Name: "other"}
+	label := config.KeyOf[toyConfig, string]{Section: other, Name: "label", Field: func(c *toyConfig) string { return c.Label }}
 	cfg, err := config.Parse([]byte("run: r\nroot: mem\nother: {label: x}\n"), toySection, other)
 	if err != nil {
 		t.Fatal(err)
 	}
-	step := Step{Name: "map", Outputs: []string{"problems"}, Run: func(ctx context.Context, env *Env) error {
-		_ = toySection.Of(env.Config) // its own: always allowed
-		label := other.Of(env.Config).Label
-		return WriteOutput(ctx, env, dataset.Problems, []dataset.Problem{{ID: "1", Origin: label}})
-	}}
-	spec := shard.Spec{Index: 0, Count: 1}
-	_, err = RunShard(context.Background(), cfg, Stage{Name: "u", Section: toySection, Steps: []Step{step}}, step, spec, store.NewMem(), zerolog.Nop(), Options{})
-	if ExitCode(err) != ExitBug || !strings.Contains(err.Error(), "u map read the other: section, which it does not declare") {
-		t.Fatalf("undeclared section: %v (exit %d)", err, ExitCode(err))
+	run := func(uses []string, read func(*config.Config) string) (Result, error) {
+		step := Step{Name: "map", Outputs: []string{"problems"}, Run: func(ctx context.Context, env *Env) error {
+			_ = toySection.Of(env.Config) // its own: always allowed
+			return WriteOutput(ctx, env, dataset.Problems, []dataset.Problem{{ID: "1", Origin: read(env.Config)}})
+		}}
+		st := Stage{Name: "u", Section: toySection, Uses: func(*config.Config) []string { return uses }, Steps: []Step{step}}
+		return RunShard(context.Background(), cfg, st, step, shard.Spec{Index: 0, Count: 1}, store.NewMem(), zerolog.Nop(), Options{})
 	}
-	declared := Stage{Name: "u", Section: toySection, Uses: func(*config.Config) []string { return []string{"other.label"} }, Steps: []Step{step}}
-	res, err := RunShard(context.Background(), cfg, declared, step, spec, store.NewMem(), zerolog.Nop(), Options{})
-	if err != nil {
-		t.Fatalf("declared section: %v", err)
-	}
-	if got := res.Manifest.Config["other.label"]; got != `"x"` {
-		t.Errorf("the manifest records other.label = %s, want \"x\" (%v)", got, res.Manifest.Config)
+	whole := func(c *config.Config) string { return other.Of(c).Label }
+	for _, tc := range []struct {
+		name    string
+		uses    []string
+		read    func(*config.Config) string
+		wantErr string
+	}{
+		{"the section, undeclared", nil, whole, "u map read the other: section, which it does not declare"},
+		{"the key, undeclared", nil, label.Get, "u map read other.label, which it does not declare"},
+		{"the key, another declared", []string{"other.shards"}, label.Get, "u map read other.label, which it does not declare"},
+		{"the whole section, one key declared", []string{"other.label"}, whole, "u map read the whole other: section but declares only other.label"},
+		{"the key, declared", []string{label.Path()}, label.Get, ""},
+		{"the key, its section declared", []string{"other"}, label.Get, ""},
+		{"the section, declared", []string{"other"}, whole, ""},
+	} {
+		res, err := run(tc.uses, tc.read)
+		if tc.wantErr != "" {
+			if ExitCode(err) != ExitBug || err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: %v (exit %d), want a bug: %q", tc.name, err, ExitCode(err), tc.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if got := res.Manifest.Config["other.label"]; got != `"x"` {
+			t.Errorf("%s: the manifest records other.label = %s, want \"x\" (%v)", tc.name, got, res.Manifest.Config)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package decl
 import (
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
+	reportdecl "github.com/saber-math/saber/jobs/report/decl"
 	"github.com/saber-math/saber/jobs/stage"
 )
 
@@ -41,7 +42,7 @@ var Stage = stage.Stage{
 	Summary: "maths vs words per retriever (§4.2, D.10, Table 10), signal-group curves (D.1), domain distributions (A.6, A.7), score over time (D.8): queries, candidates, ratings, corpus, topics, results → mathtext, reports/",
 	Section: Section,
 	Uses: func(c *config.Config) []string {
-		uses := []string{"evaluate.retrievers", "evaluate.instructions", "evaluate.settings", "benchmark.ontology", "benchmark.domains", "report.families"}
+		uses := []string{"evaluate.retrievers", "evaluate.instructions", "evaluate.settings", "benchmark.ontology", "benchmark.domains", reportdecl.FamiliesKey.Path()}
 		if Section.Of(c).Backend == BackendLLM {
 			uses = append(uses, "llm")
 		}

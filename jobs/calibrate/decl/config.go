@@ -96,3 +96,10 @@ func (c *Config) Validate(core *config.Config, bad func(string, ...any)) {
 		bad("calibrate.min_eligible: must be ≥ 1")
 	}
 }
+
+// The keys of this section that pairs reads (config.KeyOf): its counts are
+// made over these thresholds.
+var (
+	TopicGridKey = config.KeyOf[Config, Grid]{Section: Section, Name: "topic_grid", Field: func(c *Config) Grid { return c.TopicGrid }}
+	SummGridKey  = config.KeyOf[Config, Grid]{Section: Section, Name: "summ_grid", Field: func(c *Config) Grid { return c.SummGrid }}
+)

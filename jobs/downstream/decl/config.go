@@ -116,7 +116,7 @@ const Off = "set downstream.retrievers to run the deduplication experiment (App.
 // embed stage runs.
 func BiEncoders(c *config.Config) []string {
 	var out []string
-	for _, r := range Section.Of(c).Retrievers {
+	for _, r := range RetrieversKey.Get(c) {
 		if s, ok := c.Retrievers[r]; ok && s.BiEncoder() {
 			out = append(out, r)
 		}
@@ -145,3 +145,10 @@ func retrieverKeys(c *config.Config, names []string) []string {
 	}
 	return out
 }
+
+// The keys of this section that the embed stage reads (config.KeyOf):
+// which retrievers are bi-encoders to embed with, and its shards.
+var (
+	RetrieversKey  = config.KeyOf[Config, []string]{Section: Section, Name: "retrievers", Field: func(c *Config) []string { return c.Retrievers }}
+	EmbedShardsKey = config.KeyOf[Config, int]{Section: Section, Name: "embed_shards", Field: func(c *Config) int { return c.EmbedShards }}
+)

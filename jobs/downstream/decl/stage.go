@@ -16,7 +16,7 @@ const (
 // EmbedTasks is embed's task count: EmbedShards document ranges per bi-encoder, model-major;
 // one task (writing nothing) when there is none.
 func EmbedTasks(c *config.Config) int {
-	return max(1, len(BiEncoders(c))) * Section.Of(c).EmbedShards
+	return max(1, len(BiEncoders(c))) * EmbedShardsKey.Get(c)
 }
 
 // Stage is the downstream stage.
@@ -64,7 +64,7 @@ var EmbedStage = stage.Stage{
 		// and how to shard: read, but not what the embeddings depend on
 		// (the step ignores it below), which is each bi-encoder's own
 		// retrievers.<name> entry.
-		uses := []string{"downstream.retrievers", "downstream.embed_shards"}
+		uses := []string{RetrieversKey.Path(), EmbedShardsKey.Path()}
 		if keys := retrieverKeys(c, BiEncoders(c)); len(keys) > 0 {
 			return append(uses, keys...)
 		}

@@ -3,6 +3,7 @@ package decl
 import (
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
+	reportdecl "github.com/saber-math/saber/jobs/report/decl"
 	"github.com/saber-math/saber/jobs/stage"
 )
 
@@ -18,7 +19,7 @@ var Stage = stage.Stage{
 	Uses: func(c *config.Config) []string {
 		u := append([]string{"evaluate"}, c.RetrieverKeys()...)
 		if c.MemoRetrievers() {
-			u = append(u, "seed", "report.latency_queries")
+			u = append(u, "seed", reportdecl.LatencyQueriesKey.Path())
 		}
 		return u
 	},

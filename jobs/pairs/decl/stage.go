@@ -18,12 +18,9 @@ func Has(cfg *config.Config, section string) bool { return slices.Contains(cfg.S
 // when select uses fixed thresholds, those, so that every threshold
 // calibrate or select asks about is a cell boundary and counts are exact.
 func Edges(cfg *config.Config) thresholds.Grid {
-	c := calibratedecl.Section.Of(cfg)
-	g := thresholds.Grid{Topic: c.TopicGrid.Values(), Summ: c.SummGrid.Values()}
-	if Has(cfg, selectiondecl.Section.Name) {
-		if s := selectiondecl.Section.Of(cfg); s.Thresholds == selectiondecl.ThresholdsFixed {
-			return g.Union([]float64{s.TauTopic}, []float64{s.TauSumm})
-		}
+	g := thresholds.Grid{Topic: calibratedecl.TopicGridKey.Get(cfg).Values(), Summ: calibratedecl.SummGridKey.Get(cfg).Values()}
+	if Has(cfg, selectiondecl.Section.Name) && selectiondecl.ThresholdsKey.Get(cfg) == selectiondecl.ThresholdsFixed {
+		return g.Union([]float64{selectiondecl.TauTopicKey.Get(cfg)}, []float64{selectiondecl.TauSummKey.Get(cfg)})
 	}
 	return g
 }
@@ -38,14 +35,14 @@ var Stage = stage.Stage{
 		if Has(cfg, Section.Name) && !Section.Of(cfg).KeepAll {
 			// The counts are made over these thresholds: a change to one
 			// makes the counts stale.
-			u = append(u, "calibrate.topic_grid", "calibrate.summ_grid")
+			u = append(u, calibratedecl.TopicGridKey.Path(), calibratedecl.SummGridKey.Path())
 			// select.thresholds decides whether select's fixed thresholds
 			// are cell boundaries too (Edges), so the step reads it either
 			// way; the thresholds themselves only when fixed.
 			if Has(cfg, selectiondecl.Section.Name) {
-				u = append(u, "select.thresholds")
-				if selectiondecl.Section.Of(cfg).Thresholds == selectiondecl.ThresholdsFixed {
-					u = append(u, "select.tau_topic", "select.tau_summ")
+				u = append(u, selectiondecl.ThresholdsKey.Path())
+				if selectiondecl.ThresholdsKey.Get(cfg) == selectiondecl.ThresholdsFixed {
+					u = append(u, selectiondecl.TauTopicKey.Path(), selectiondecl.TauSummKey.Path())
 				}
 			}
 		}

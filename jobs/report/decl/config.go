@@ -83,7 +83,7 @@ func (c *Config) Validate(core *config.Config, bad func(string, ...any)) {
 // (retrievers.KindFamily); the lexical built-ins are other, on neither
 // frontier. It panics when cfg was loaded without the report section.
 func FamilyOf(cfg *config.Config, name string) string {
-	if f, ok := Section.Of(cfg).Families[name]; ok {
+	if f, ok := FamiliesKey.Get(cfg)[name]; ok {
 		return f
 	}
 	spec, ok := cfg.Retrievers[name]
@@ -95,3 +95,10 @@ func FamilyOf(cfg *config.Config, name string) string {
 
 // Families of the frontier, the values of Config.Families.
 var Families = retrievers.Families
+
+// The keys of this section that other stages read (config.KeyOf): analyze
+// groups retrievers by family, evaluate times the latency sample.
+var (
+	FamiliesKey       = config.KeyOf[Config, map[string]string]{Section: Section, Name: "families", Field: func(c *Config) map[string]string { return c.Families }}
+	LatencyQueriesKey = config.KeyOf[Config, int]{Section: Section, Name: "latency_queries", Field: func(c *Config) int { return c.LatencyQueries }}
+)

@@ -17,7 +17,7 @@ import (
 // without the section (a test's config of a few stages).
 func LatencyQueries(cfg *config.Config) int {
 	if slices.Contains(cfg.Sections(), Section.Name) {
-		return Section.Of(cfg).LatencyQueries
+		return LatencyQueriesKey.Get(cfg)
 	}
 	var c Config
 	c.Defaults(cfg)

@@ -115,3 +115,11 @@ func (s *Config) Wanted(domain string) int {
 	}
 	return s.PerDomain
 }
+
+// The keys of this section that pairs reads (config.KeyOf): fixed
+// thresholds are cell boundaries of its counts.
+var (
+	ThresholdsKey = config.KeyOf[Config, string]{Section: Section, Name: "thresholds", Field: func(c *Config) string { return c.Thresholds }}
+	TauTopicKey   = config.KeyOf[Config, float64]{Section: Section, Name: "tau_topic", Field: func(c *Config) float64 { return c.TauTopic }}
+	TauSummKey    = config.KeyOf[Config, float64]{Section: Section, Name: "tau_summ", Field: func(c *Config) float64 { return c.TauSumm }}
+)
