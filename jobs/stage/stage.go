@@ -96,6 +96,11 @@ type Step struct {
 	// manifests' config, so changing one makes only the steps that read
 	// it stale (dedup's reduce, not its map).
 	Ignores []string
+	// Summarize, if not nil, writes the step's part of the run summary
+	// (saber run, saber stats, the demo) from its complete outputs: their
+	// statistics, what a user should see of them and what they should not
+	// miss. A step whose outputs are not complete writes nothing.
+	Summarize func(ctx context.Context, s *Summarizer) error
 	// Run does the step's work for env.Shard. A declaration (the stage's
 	// decl package, which every binary links) leaves it nil; the stage's
 	// own package fills it in with Implement.

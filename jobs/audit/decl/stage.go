@@ -27,9 +27,10 @@ var Stage = stage.Stage{
 		Cache:   true,
 		Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
 	}, {
-		Name:    "reduce",
-		Inputs:  []string{dataset.Audit.Name, dataset.Corpus.Name, dataset.Queries.Name},
-		Outputs: []string{dataset.Leaks.Name},
-		Reports: []string{Report},
+		Name:      "reduce",
+		Inputs:    []string{dataset.Audit.Name, dataset.Corpus.Name, dataset.Queries.Name},
+		Outputs:   []string{dataset.Leaks.Name},
+		Summarize: summary,
+		Reports:   []string{Report},
 	}},
 }

@@ -24,8 +24,9 @@ var Stage = stage.Stage{
 		Name: "reduce",
 		// summaries: only their writers' manifests, for the provenance.
 		// pair_counts or pairs: whichever pairs filled (pairs.keep_all).
-		Inputs:  []string{dataset.PairCounts.Name, dataset.Pairs.Name, dataset.Topics.Name, dataset.Summaries.Name},
-		Outputs: []string{dataset.Thresholds.Name, dataset.Calibration.Name},
-		Reports: []string{ReportMarkdown, ReportCSV},
+		Inputs:    []string{dataset.PairCounts.Name, dataset.Pairs.Name, dataset.Topics.Name, dataset.Summaries.Name},
+		Outputs:   []string{dataset.Thresholds.Name, dataset.Calibration.Name},
+		Summarize: summary,
+		Reports:   []string{ReportMarkdown, ReportCSV},
 	}},
 }

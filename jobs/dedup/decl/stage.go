@@ -26,10 +26,11 @@ var Stage = stage.Stage{
 			Ignores: []string{"dedup.threshold", "dedup.guard", "dedup.clustering", "dedup.priority"},
 		},
 		{
-			Name:    "reduce",
-			Inputs:  []string{dataset.Signatures.Name, dataset.Problems.Name},
-			Outputs: []string{dataset.Corpus.Name, dataset.Duplicates.Name},
-			Reports: []string{ReportDedup},
+			Name:      "reduce",
+			Inputs:    []string{dataset.Signatures.Name, dataset.Problems.Name},
+			Outputs:   []string{dataset.Corpus.Name, dataset.Duplicates.Name},
+			Summarize: summary,
+			Reports:   []string{ReportDedup},
 		},
 	},
 }

@@ -18,9 +18,10 @@ var Stage = stage.Stage{
 			Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
 		},
 		{
-			Name:    "reduce",
-			Inputs:  []string{dataset.IngestRows.Name, dataset.IngestSpans.Name},
-			Outputs: []string{dataset.Problems.Name, dataset.Rejects.Name},
+			Name:      "reduce",
+			Inputs:    []string{dataset.IngestRows.Name, dataset.IngestSpans.Name},
+			Outputs:   []string{dataset.Problems.Name, dataset.Rejects.Name},
+			Summarize: summary,
 		},
 	},
 }

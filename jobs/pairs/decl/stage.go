@@ -49,9 +49,10 @@ var Stage = stage.Stage{
 		return u
 	},
 	Steps: []stage.Step{{
-		Name:    "map",
-		Inputs:  []string{dataset.Topics.Name, dataset.Summaries.Name},
-		Outputs: []string{dataset.PairCounts.Name, dataset.Pairs.Name},
-		Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
+		Name:      "map",
+		Inputs:    []string{dataset.Topics.Name, dataset.Summaries.Name},
+		Outputs:   []string{dataset.PairCounts.Name, dataset.Pairs.Name},
+		Summarize: summary,
+		Shards:    func(c *config.Config) int { return Section.Of(c).Shards },
 	}},
 }

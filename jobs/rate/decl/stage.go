@@ -12,9 +12,10 @@ var Stage = stage.Stage{
 	Summary: "Bradley–Terry per query, ratings in [0, 5]: judgments, candidates → ratings",
 	Section: Section,
 	Steps: []stage.Step{{
-		Name:    "map",
-		Inputs:  []string{dataset.Queries.Name, dataset.Candidates.Name, dataset.Judgments.Name},
-		Outputs: []string{dataset.Ratings.Name},
-		Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
+		Name:      "map",
+		Inputs:    []string{dataset.Queries.Name, dataset.Candidates.Name, dataset.Judgments.Name},
+		Outputs:   []string{dataset.Ratings.Name},
+		Summarize: summary,
+		Shards:    func(c *config.Config) int { return Section.Of(c).Shards },
 	}},
 }

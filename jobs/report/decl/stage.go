@@ -70,7 +70,8 @@ var Stage = stage.Stage{
 			dataset.Topics.Name, dataset.Summaries.Name, dataset.Judgments.Name, dataset.JudgeAudit.Name,
 			dataset.Thresholds.Name, dataset.Calibration.Name, dataset.Candidates.Name, dataset.Duplicates.Name,
 			dataset.Audit.Name, dataset.Leaks.Name},
-		Outputs: []string{dataset.Results.Name},
-		Reports: Reports(),
+		Outputs:   []string{dataset.Results.Name},
+		Summarize: summary,
+		Reports:   Reports(),
 	}},
 }

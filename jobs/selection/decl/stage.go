@@ -28,9 +28,10 @@ var Stage = stage.Stage{
 		// topics and summaries: their writers' manifests, for the
 		// provenance, and with only counts stored the chosen queries'
 		// pairs are recomputed from them.
-		Inputs:  []string{dataset.PairCounts.Name, dataset.Pairs.Name, dataset.Topics.Name, dataset.Summaries.Name, dataset.Thresholds.Name},
-		Outputs: []string{dataset.Queries.Name, dataset.Candidates.Name},
-		Reports: []string{ReportMarkdown, ReportJSON},
+		Inputs:    []string{dataset.PairCounts.Name, dataset.Pairs.Name, dataset.Topics.Name, dataset.Summaries.Name, dataset.Thresholds.Name},
+		Outputs:   []string{dataset.Queries.Name, dataset.Candidates.Name},
+		Summarize: summary,
+		Reports:   []string{ReportMarkdown, ReportJSON},
 	}},
 	Flags: func(fs *flag.FlagSet) func(*config.Config) {
 		allow := fs.Bool("allow-shortfall", false, "select every eligible query of a domain with fewer than wanted instead of failing (same as select.allow_shortfall: true)")

@@ -29,10 +29,11 @@ var Stage = stage.Stage{
 		return nil
 	},
 	Steps: []stage.Step{{
-		Name:    "map",
-		Inputs:  []string{dataset.Corpus.Name},
-		Outputs: []string{dataset.Summaries.Name, dataset.SummaryRejects.Name},
-		Cache:   true,
-		Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
+		Name:      "map",
+		Inputs:    []string{dataset.Corpus.Name},
+		Outputs:   []string{dataset.Summaries.Name, dataset.SummaryRejects.Name},
+		Summarize: summary,
+		Cache:     true,
+		Shards:    func(c *config.Config) int { return Section.Of(c).Shards },
 	}},
 }

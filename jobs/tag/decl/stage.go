@@ -37,10 +37,11 @@ var Stage = stage.Stage{
 		return uses
 	},
 	Steps: []stage.Step{{
-		Name:    "map",
-		Inputs:  []string{dataset.Corpus.Name},
-		Outputs: []string{dataset.Topics.Name, dataset.TagRejects.Name},
-		Cache:   true,
-		Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
+		Name:      "map",
+		Inputs:    []string{dataset.Corpus.Name},
+		Outputs:   []string{dataset.Topics.Name, dataset.TagRejects.Name},
+		Summarize: summary,
+		Cache:     true,
+		Shards:    func(c *config.Config) int { return Section.Of(c).Shards },
 	}},
 }
