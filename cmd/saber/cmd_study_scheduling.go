@@ -28,10 +28,11 @@ the paper's Swiss R = 20 (the reference), Swiss cut at R = 13 and R = 10
 (two thirds and half of its calls), swiss-adaptive (Swiss that stops once
 the top 10 of its Bradley–Terry ranking is stable) at its defaults and at
 looser settings, active (information-driven pairing after 5 Swiss rounds,
-with the same stopping) and refine (7 Swiss rounds, then matchings of
+with the same stopping), refine (7 Swiss rounds, then matchings of
 candidates near in the Bradley–Terry ranking, within a budget of 9.9 calls
-per candidate) at their defaults — every comparison answered from the
-query's record, and reports per scheduler:
+per candidate) and swiss-top (8 Swiss rounds, then Swiss pairing among the
+top half by wins, within the same budget) at their defaults — every
+comparison answered from the query's record, and reports per scheduler:
 
   calls/query   comparisons per query, and their share of Swiss R = 20's
   charged       comparisons the record lacked (replay only): new calls,

@@ -51,7 +51,7 @@ func TestStudySchedulingSweep(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	for _, w := range []string{"2 simulated studies", "seeds 1,2", "refine", "swiss R=10", "inversions ×", "0/2"} {
+	for _, w := range []string{"2 simulated studies", "seeds 1,2", "refine", "swiss-top", "swiss R=10", "inversions ×", "0/2"} {
 		if !strings.Contains(stdout.String(), w) {
 			t.Errorf("output lacks %q:\n%s", w, stdout.String())
 		}

@@ -189,7 +189,7 @@ func (s Scheduler) kind() string {
 // (the reference, first), Swiss cut at two thirds and at half of its
 // rounds (the naive ways to save as much), Swiss with adaptive stopping at
 // its defaults and at looser settings that do stop early, and the
-// information-driven and refining schedulers at their defaults.
+// information-driven, refining and top-Swiss schedulers at their defaults.
 func DefaultSchedulers() []Scheduler {
 	return []Scheduler{
 		{Name: "swiss R=20", Rounds: 20, Config: schedule.Config{Kind: schedule.Swiss}},
@@ -199,6 +199,7 @@ func DefaultSchedulers() []Scheduler {
 		{Name: "swiss-adaptive loose", Rounds: 20, Config: schedule.Config{Kind: schedule.SwissAdaptive, StableRounds: 3, Epsilon: 0.01, MinRounds: 6}.WithDefaults()},
 		{Name: "active", Rounds: 20, Config: schedule.Config{Kind: schedule.Active}.WithDefaults()},
 		{Name: "refine", Rounds: 20, Config: schedule.Config{Kind: schedule.Refine}.WithDefaults()},
+		{Name: "swiss-top", Rounds: 20, Config: schedule.Config{Kind: schedule.SwissTop}.WithDefaults()},
 	}
 }
 
@@ -374,6 +375,8 @@ func params(s Scheduler) string {
 		return fmt.Sprintf("R≤%d, k=%d, ε=%g, top %d, min %d, %d Swiss rounds, %d matches of ≤ %d per candidate", s.Rounds, c.StableRounds, c.Epsilon, c.TopK, c.MinRounds, c.SwissRounds, c.Matches, c.PerCandidate)
 	case schedule.Refine:
 		return fmt.Sprintf("R≤%d, %d Swiss rounds, %g games per candidate, window %d, top weight %g", s.Rounds, c.SwissRounds, c.Games, c.Window, c.TopWeight)
+	case schedule.SwissTop:
+		return fmt.Sprintf("R≤%d, %d Swiss rounds, then Swiss pairing among the top %g by wins, %g games per candidate", s.Rounds, c.SwissRounds, c.TopShare, c.Games)
 	}
 	return fmt.Sprintf("R=%d", s.Rounds)
 }
