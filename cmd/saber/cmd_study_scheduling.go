@@ -58,9 +58,9 @@ knows the exhaustive ranking (which a judge would need every comparison
 to know) and spends half of Swiss R = 20's calls, then about all of them,
 on matchings of candidates within --oracle-window ranks of each other,
 drawn by the Fisher information p(1−p) of each pair plus seeded noise
-(--oracle-jitter). If the first cannot meet the goal, no scheduler that
-learns the ranking from its own judgments can; they never count as
-meeting it.
+(--oracle-jitter). If the first has more inversions than Swiss R = 20, no
+scheduler that learns the ranking from its own judgments is expected to
+have as few; they never count as meeting the goal.
 
 --sweep runs the simulated study once per (query count, noise, seed) and
 prints, per scheduler, the mean and [min, max] over those studies of its

@@ -14,8 +14,10 @@ import (
 // exhaustive Bradley–Terry θ, which a scheduler would need every judgment
 // to know. It measures how far the information bound lets a schedule of a
 // given size go (issue 41): if even a design that knows the answer's
-// ranking cannot match Swiss R = 20's fidelity at half its calls, no
-// scheduler that learns the ranking from its own judgments can.
+// ranking has more inversions than Swiss R = 20 at half its calls, no
+// scheduler that learns the ranking from its own judgments is expected to
+// have as few. (It spreads its calls over the whole ranking, as
+// inversions want; it is no bound on a design aimed at the top 10.)
 //
 // Each round is a matching over the candidates: every pair not yet met
 // and at most Window apart in the order by θ scores log p(1−p) (p = σ(θ_a
