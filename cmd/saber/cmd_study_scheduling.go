@@ -21,16 +21,18 @@ Usage:
   saber study scheduling --simulate [--queries 24] [--n 150] [--noise 0.39] [--out DIR]
   saber study scheduling --judgments PATH [--seed RUN_SEED] [--out DIR]
   saber study scheduling --sweep [--seeds 1,2,3] [--noises 0.39,0.6] [--query-counts 24,96]
+  add --oracle to either for the information bound's rows
 
 Plays each query's tournament under every scheduler of judge.scheduler —
 the paper's Swiss R = 20 (the reference), Swiss cut at R = 13 and R = 10
 (two thirds and half of its calls), swiss-adaptive (Swiss that stops once
 the top 10 of its Bradley–Terry ranking is stable) at its defaults and at
 looser settings, active (information-driven pairing after 5 Swiss rounds,
-with the same stopping) and refine (7 Swiss rounds, then matchings of
+with the same stopping), refine (7 Swiss rounds, then matchings of
 candidates near in the Bradley–Terry ranking, within a budget of 9.9 calls
-per candidate) at their defaults — every comparison answered from the
-query's record, and reports per scheduler:
+per candidate) and swiss-top (8 Swiss rounds, then Swiss pairing among the
+top half by wins, within the same budget) at their defaults — every
+comparison answered from the query's record, and reports per scheduler:
 
   calls/query   comparisons per query, and their share of Swiss R = 20's
   charged       comparisons the record lacked (replay only): new calls,
@@ -48,8 +50,17 @@ query's record, and reports per scheduler:
                 exhaustive ranking, no more inversions, no larger
                 |ΔnDCG@10| and no lower top-10 τ than Swiss R = 20 (the
                 leaderboard ρ saturates over many queries: it is shown,
-                not judged). No scheduler meets it yet: see
+                not judged). No scheduler meets it: see
                 docs/algorithms.md#scheduling-study-issues-24-41.
+
+--oracle adds two rows that are a bound, not schedulers: a design that
+knows the exhaustive ranking (which a judge would need every comparison
+to know) and spends half of Swiss R = 20's calls, then about all of them,
+on matchings of candidates within --oracle-window ranks of each other,
+drawn by the Fisher information p(1−p) of each pair plus seeded noise
+(--oracle-jitter). If the first has more inversions than Swiss R = 20, no
+scheduler that learns the ranking from its own judgments is expected to
+have as few; they never count as meeting the goal.
 
 --sweep runs the simulated study once per (query count, noise, seed) and
 prints, per scheduler, the mean and [min, max] over those studies of its
@@ -84,6 +95,7 @@ Examples:
   saber study scheduling --simulate --queries 200 --out study/
   saber study scheduling --judgments data/run1/judgments/ --seed 1 --out study/
   GOMAXPROCS=1 saber study scheduling --sweep --seeds 1,2,3 --noises 0.39,0.6 --query-counts 24,96
+  saber study scheduling --simulate --oracle --oracle-window 80
 
 Exit 2 on bad flags or input.
 `, stderr)
@@ -99,6 +111,9 @@ Exit 2 on bad flags or input.
 	lambda := fs.Float64("lambda", bt.DefaultLambda, "Bradley–Terry ridge λ")
 	workers := fs.Int("workers", 0, "queries in parallel (default: GOMAXPROCS)")
 	out := fs.String("out", "", "write scheduling.csv, .md, .png and .svg to `DIR`")
+	oracle := fs.Bool("oracle", false, "add the information bound: rows of a design that knows the exhaustive ranking, at half and at all of Swiss R = 20's calls")
+	oracleWindow := fs.Int("oracle-window", study.DefaultOracleWindow, "--oracle: farthest apart in the exhaustive ranking two paired candidates may be")
+	oracleJitter := fs.Float64("oracle-jitter", study.DefaultOracleJitter, "--oracle: scale of the seeded noise on the pairs' log information")
 	sweep := fs.Bool("sweep", false, "simulate a grid of studies and report the mean and spread of each figure")
 	seeds := fs.String("seeds", "1,2,3", "sweep: the seeds, comma-separated")
 	noises := fs.String("noises", "0.39,0.6", "sweep: the judge noises, comma-separated")
@@ -118,7 +133,7 @@ Exit 2 on bad flags or input.
 		}
 		c := study.SchedSweepConfig{
 			Sim:   study.SchedSimConfig{N: *n, Bias: *bias, InvalidRate: *invalidRate},
-			Study: study.SchedConfig{Retrievers: *retrievers, Lambda: *lambda, Workers: *workers},
+			Study: study.SchedConfig{Retrievers: *retrievers, Oracle: *oracle, OracleWindow: *oracleWindow, OracleJitter: *oracleJitter, Lambda: *lambda, Workers: *workers},
 		}
 		if c.Seeds, err = parseList(*seeds, func(f string) (uint64, error) { return strconv.ParseUint(f, 10, 64) }); err == nil {
 			if c.Noises, err = parseList(*noises, func(f string) (float64, error) { return strconv.ParseFloat(f, 64) }); err == nil {
@@ -162,7 +177,7 @@ Exit 2 on bad flags or input.
 	if err != nil {
 		return fail(stderr, cmd, err)
 	}
-	res, err := study.Scheduling(ctx, qs, study.SchedConfig{Retrievers: *retrievers, Seed: *seedFlag, JudgeSeed: !*simulate, Lambda: *lambda, Workers: *workers})
+	res, err := study.Scheduling(ctx, qs, study.SchedConfig{Retrievers: *retrievers, Seed: *seedFlag, JudgeSeed: !*simulate, Oracle: *oracle, OracleWindow: *oracleWindow, OracleJitter: *oracleJitter, Lambda: *lambda, Workers: *workers})
 	if err != nil {
 		return fail(stderr, cmd, err)
 	}

@@ -14,18 +14,18 @@ import (
 // TestStudyScheduling is the issue's bar: `saber study scheduling
 // --simulate` prints the table for Swiss R = 20, Swiss with adaptive
 // stopping and the information-driven scheduler, with calls per query and
-// fidelity columns, and writes the CSV, Markdown and plot; without an
-// input it is bad input.
+// fidelity columns (with --oracle, the bound's rows too), and writes the
+// CSV, Markdown and plot; without an input it is bad input.
 func TestStudyScheduling(t *testing.T) {
 	ctx := context.Background()
 	out := filepath.Join(t.TempDir(), "out")
 	var stdout, stderr bytes.Buffer
-	code := cmdStudy(ctx, []string{"scheduling", "--simulate", "--queries", "2", "--retrievers", "4", "--out", out}, &stdout, &stderr)
+	code := cmdStudy(ctx, []string{"scheduling", "--simulate", "--queries", "2", "--retrievers", "4", "--oracle", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	text := stdout.String()
-	for _, w := range []string{"swiss R=20", "swiss-adaptive", "active", "calls/query", "inversions", "top-10 τ", "|ΔnDCG@10|", "ρ vs ref"} {
+	for _, w := range []string{"swiss R=20", "swiss-adaptive", "active", "oracle, half the calls", "knows the exhaustive θ", "calls/query", "inversions", "top-10 τ", "|ΔnDCG@10|", "ρ vs ref"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("output lacks %q:\n%s", w, text)
 		}
@@ -51,7 +51,7 @@ func TestStudySchedulingSweep(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	for _, w := range []string{"2 simulated studies", "seeds 1,2", "refine", "swiss R=10", "inversions ×", "0/2"} {
+	for _, w := range []string{"2 simulated studies", "seeds 1,2", "refine", "swiss-top", "swiss R=10", "inversions ×", "0/2"} {
 		if !strings.Contains(stdout.String(), w) {
 			t.Errorf("output lacks %q:\n%s", w, stdout.String())
 		}

@@ -26,6 +26,8 @@ var testSchedulers = []struct{ name, yaml string }{
 	{"active both orders", "both_orders: true, scheduler: {kind: active, top_k: 3, stable_rounds: 2, min_rounds: 5, swiss_rounds: 2, matches: 3, per_candidate: 2}"},
 	// A budget of 4 games a candidate: the tournament ends before the rounds do.
 	{"refine", "scheduler: {kind: refine, swiss_rounds: 2, games: 4, window: 4}"},
+	// The same budget, spent on the top 5 of 9 after the opening.
+	{"swiss-top", "scheduler: {kind: swiss-top, swiss_rounds: 2, games: 4}"},
 }
 
 // TestSchedulersResumeWithoutRepeatingACall is the bar: under each
@@ -146,6 +148,14 @@ func TestSchedulerConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if s := judge.Section.Of(c).Scheduler; s.Games != nil || s.TopShare != nil {
+		t.Errorf("active: games %v, top_share %v written out, want neither (the hash of an active config must not change)", s.Games, s.TopShare)
+	}
+	if c, err := parse("scheduler: {kind: swiss-top}"); err != nil {
+		t.Error(err)
+	} else if s := judge.Section.Of(c).Scheduler; s.Games == nil || *s.Games != 9.9 || s.TopShare == nil || *s.TopShare != 0.5 || s.SwissRounds != 8 || s.Window != nil {
+		t.Errorf("swiss-top defaults: %+v", s)
+	}
 	s := judge.Section.Of(c).Scheduler
 	if s == nil || s.TopK != 10 || s.StableRounds != 5 || s.Matches != 40 || s.SwissRounds != 5 || s.PerCandidate != 3 || s.MinRounds != 12 || s.Epsilon != 0.002 {
 		t.Errorf("active defaults: %+v", s)
@@ -156,7 +166,11 @@ func TestSchedulerConfig(t *testing.T) {
 		{"scheduler: {kind: active, epsilon: 1.5}", "judge.scheduler.epsilon"},
 		{"scheduler: {kind: swiss-adaptive, stable_rounds: -1}", "judge.scheduler.stable_rounds"},
 		{"scheduler: {kind: active, matches: -2}", "judge.scheduler.matches"},
-		{"scheduler: {kind: active, games: 4}", "games, window and top_weight tune kind refine only"},
+		{"scheduler: {kind: active, games: 4}", "games tunes kinds refine and swiss-top only"},
+		{"scheduler: {kind: swiss-top, window: 4}", "window and top_weight tune kind refine only"},
+		{"scheduler: {kind: refine, top_share: 0.5}", "top_share tunes kind swiss-top only"},
+		{"scheduler: {kind: swiss-top, top_share: 1.5}", "judge.scheduler.top_share"},
+		{"scheduler: {kind: swiss-top, games: 4}", "judge.scheduler.games"}, // < its 8 Swiss rounds
 	} {
 		_, err := parse(tt.yaml)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -172,13 +172,24 @@ type Scheduler struct {
 	Name   string
 	Rounds int // the cap R
 	Config schedule.Config
+	// Oracle, when set, replaces Config: a design that knows the
+	// exhaustive ranking, a bound rather than a scheduler (see Oracle).
+	Oracle *Oracle
+}
+
+// kind is the scheduler kind of the row, KindOracle for an oracle.
+func (s Scheduler) kind() string {
+	if s.Oracle != nil {
+		return KindOracle
+	}
+	return s.Config.Kind
 }
 
 // DefaultSchedulers are the study's schedules: the paper's Swiss R = 20
 // (the reference, first), Swiss cut at two thirds and at half of its
 // rounds (the naive ways to save as much), Swiss with adaptive stopping at
 // its defaults and at looser settings that do stop early, and the
-// information-driven and refining schedulers at their defaults.
+// information-driven, refining and top-Swiss schedulers at their defaults.
 func DefaultSchedulers() []Scheduler {
 	return []Scheduler{
 		{Name: "swiss R=20", Rounds: 20, Config: schedule.Config{Kind: schedule.Swiss}},
@@ -188,6 +199,7 @@ func DefaultSchedulers() []Scheduler {
 		{Name: "swiss-adaptive loose", Rounds: 20, Config: schedule.Config{Kind: schedule.SwissAdaptive, StableRounds: 3, Epsilon: 0.01, MinRounds: 6}.WithDefaults()},
 		{Name: "active", Rounds: 20, Config: schedule.Config{Kind: schedule.Active}.WithDefaults()},
 		{Name: "refine", Rounds: 20, Config: schedule.Config{Kind: schedule.Refine}.WithDefaults()},
+		{Name: "swiss-top", Rounds: 20, Config: schedule.Config{Kind: schedule.SwissTop}.WithDefaults()},
 	}
 }
 
@@ -200,8 +212,14 @@ type SchedConfig struct {
 	// (Seed, "judge", query): with Seed the run's seed, Swiss replays the
 	// run's own tournaments exactly.
 	JudgeSeed bool
-	Lambda    float64
-	Workers   int
+	// Oracle adds OracleSchedulers' rows after Schedulers: the information
+	// bound, never judged against the goal. OracleWindow and OracleJitter
+	// tune them (0: the defaults).
+	Oracle       bool
+	OracleWindow int
+	OracleJitter float64
+	Lambda       float64
+	Workers      int
 }
 
 // SchedRow is one scheduler, averaged over queries.
@@ -276,6 +294,12 @@ func Scheduling(ctx context.Context, qs []*Exhaustive, c SchedConfig) (SchedResu
 	if len(c.Schedulers) == 0 {
 		c.Schedulers = DefaultSchedulers()
 	}
+	if c.Oracle {
+		if c.OracleWindow < 0 || !(c.OracleJitter >= 0) || math.IsInf(c.OracleJitter, 0) {
+			return SchedResult{}, stage.BadInput(fmt.Errorf("scheduling study: --oracle-window %d, --oracle-jitter %v: want ≥ 0 and a finite ≥ 0", c.OracleWindow, c.OracleJitter))
+		}
+		c.Schedulers = append(slices.Clip(c.Schedulers), OracleSchedulers(c.OracleWindow, c.OracleJitter)...)
+	}
 	if c.Retrievers < 2 {
 		return SchedResult{}, stage.BadInput(fmt.Errorf("scheduling study: --retrievers %d: want ≥ 2 (a leaderboard)", c.Retrievers))
 	}
@@ -305,7 +329,7 @@ func Scheduling(ctx context.Context, qs []*Exhaustive, c SchedConfig) (SchedResu
 	exh := board(func(p *schedOne) []float64 { return p.ndcgExh })
 	ref := board(func(p *schedOne) []float64 { return p.ndcg[0] })
 	for s, sc := range c.Schedulers {
-		row := SchedRow{Name: sc.Name, Kind: sc.Config.Kind, Params: params(sc)}
+		row := SchedRow{Name: sc.Name, Kind: sc.kind(), Params: params(sc)}
 		for i := range res {
 			p := &res[i]
 			row.Comparisons += float64(p.comparisons[s])
@@ -333,12 +357,16 @@ func Scheduling(ctx context.Context, qs []*Exhaustive, c SchedConfig) (SchedResu
 	for i := range out.Rows {
 		r := &out.Rows[i]
 		r.Share = r.Comparisons / r0.Comparisons
-		r.Goal = i > 0 && MeetsGoal(*r, r0)
+		// An oracle is a bound, not a scheduler a judge could run.
+		r.Goal = i > 0 && r.Kind != KindOracle && MeetsGoal(*r, r0)
 	}
 	return out, nil
 }
 
 func params(s Scheduler) string {
+	if o := s.Oracle; o != nil {
+		return fmt.Sprintf("knows the exhaustive θ (a bound, not a scheduler): matchings within %d ranks, jitter %g, %g games per candidate", o.Window, o.Jitter, o.Games)
+	}
 	c := s.Config
 	switch c.Kind {
 	case schedule.SwissAdaptive:
@@ -347,6 +375,8 @@ func params(s Scheduler) string {
 		return fmt.Sprintf("R≤%d, k=%d, ε=%g, top %d, min %d, %d Swiss rounds, %d matches of ≤ %d per candidate", s.Rounds, c.StableRounds, c.Epsilon, c.TopK, c.MinRounds, c.SwissRounds, c.Matches, c.PerCandidate)
 	case schedule.Refine:
 		return fmt.Sprintf("R≤%d, %d Swiss rounds, %g games per candidate, window %d, top weight %g", s.Rounds, c.SwissRounds, c.Games, c.Window, c.TopWeight)
+	case schedule.SwissTop:
+		return fmt.Sprintf("R≤%d, %d Swiss rounds, then Swiss pairing among the top %g by wins, %g games per candidate", s.Rounds, c.SwissRounds, c.TopShare, c.Games)
 	}
 	return fmt.Sprintf("R=%d", s.Rounds)
 }
@@ -404,10 +434,6 @@ func schedQuery(q *Exhaustive, c SchedConfig, f *bt.Fitter) (schedOne, error) {
 		rnd = swiss.SeedRounds(c.Seed, "judge", q.Key)
 	}
 	for _, sc := range c.Schedulers {
-		t, err := schedule.New(sc.Config, q.n, rnd)
-		if err != nil {
-			return schedOne{}, err
-		}
 		charged := 0
 		decide := func(m swiss.Match) int {
 			if q.has(m) {
@@ -423,20 +449,16 @@ func schedQuery(q *Exhaustive, c SchedConfig, f *bt.Fitter) (schedOne, error) {
 			}
 			return b
 		}
-		rounds := 0
-		for range sc.Rounds {
-			before := len(t.Judgments())
-			if err := schedule.Run(t, 1, decide); err != nil {
-				return schedOne{}, fmt.Errorf("query %s: %s: %w", q.Key, sc.Name, err)
-			}
-			if len(t.Judgments()) > before {
-				rounds++
-			}
-			if t.Stopped() {
-				break
-			}
+		var (
+			js     []swiss.Judgment
+			rounds int
+			err    error
+		)
+		if sc.Oracle != nil {
+			js, rounds = playOracle(*sc.Oracle, refTheta, rnd, decide)
+		} else if js, rounds, err = play(sc, q.n, rnd, decide); err != nil {
+			return schedOne{}, fmt.Errorf("query %s: %s: %w", q.Key, sc.Name, err)
 		}
-		js := t.Judgments()
 		fit, err := f.Fit(q.n, schedule.Comparisons(js), opt)
 		if err != nil {
 			return schedOne{}, fmt.Errorf("query %s: %s fit: %w", q.Key, sc.Name, err)
@@ -450,6 +472,42 @@ func schedQuery(q *Exhaustive, c SchedConfig, f *bt.Fitter) (schedOne, error) {
 		p.ndcg = append(p.ndcg, scoreAll(fit.Theta))
 	}
 	return p, nil
+}
+
+// play runs sc's tournament of n candidates for at most sc.Rounds rounds
+// and returns its judgments and the rounds with at least one match.
+func play(sc Scheduler, n int, rnd swiss.RoundRand, decide swiss.Judge) ([]swiss.Judgment, int, error) {
+	t, err := schedule.New(sc.Config, n, rnd)
+	if err != nil {
+		return nil, 0, err
+	}
+	rounds := 0
+	for range sc.Rounds {
+		before := len(t.Judgments())
+		if err := schedule.Run(t, 1, decide); err != nil {
+			return nil, 0, err
+		}
+		if len(t.Judgments()) > before {
+			rounds++
+		}
+		if t.Stopped() {
+			break
+		}
+	}
+	return t.Judgments(), rounds, nil
+}
+
+// playOracle judges the oracle's design on theta (the exhaustive θ) and
+// returns its judgments and rounds.
+func playOracle(o Oracle, theta []float64, rnd swiss.RoundRand, decide swiss.Judge) ([]swiss.Judgment, int) {
+	ms := o.Design(theta, rnd)
+	js := make([]swiss.Judgment, len(ms))
+	rounds := 0
+	for i, m := range ms {
+		js[i] = swiss.Judgment{Match: m, Winner: decide(m)}
+		rounds = max(rounds, m.Round)
+	}
+	return js, rounds
 }
 
 func standardise(x []float64) []float64 {

@@ -39,10 +39,10 @@ func TestSchedulingSimulated(t *testing.T) {
 			t.Errorf("%s: τ %v, ρ %v", r.Name, r.TopTau, r.SpearmanRef)
 		}
 	}
-	if want := []string{"swiss R=20", "swiss R=13", "swiss R=10", "swiss-adaptive", "swiss-adaptive loose", "active", "refine"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"swiss R=20", "swiss R=13", "swiss R=10", "swiss-adaptive", "swiss-adaptive loose", "active", "refine", "swiss-top"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("schedulers %v, want %v", names, want)
 	}
-	ref, cut, active, refine := res.Rows[0], res.Rows[1], res.Rows[5], res.Rows[6]
+	ref, cut, active, refine, top := res.Rows[0], res.Rows[1], res.Rows[5], res.Rows[6], res.Rows[7]
 	if ref.Share != 1 || ref.SpearmanRef != 1 || ref.Goal || ref.Rounds != 20 {
 		t.Errorf("reference row %+v", ref)
 	}
@@ -52,8 +52,10 @@ func TestSchedulingSimulated(t *testing.T) {
 	if !(active.Comparisons < ref.Comparisons) {
 		t.Errorf("active makes %v comparisons, Swiss R=20 %v", active.Comparisons, ref.Comparisons)
 	}
-	if refine.Share > GoalShare {
-		t.Errorf("refine makes %v of Swiss R=20's comparisons, want ≤ %v", refine.Share, GoalShare)
+	for _, r := range []SchedRow{refine, top} {
+		if r.Share > GoalShare {
+			t.Errorf("%s makes %v of Swiss R=20's comparisons, want ≤ %v", r.Name, r.Share, GoalShare)
+		}
 	}
 	for _, r := range res.Rows {
 		if r.Goal != (r.Name != ref.Name && MeetsGoal(r, ref)) {
@@ -68,7 +70,7 @@ func TestSchedulingSimulated(t *testing.T) {
 		t.Error("two runs of the study differ")
 	}
 	rows, err := csv.NewReader(bytes.NewReader(res.CSV())).ReadAll()
-	if err != nil || len(rows) != 8 || !reflect.DeepEqual(rows[0], schedCSVHeader) {
+	if err != nil || len(rows) != 9 || !reflect.DeepEqual(rows[0], schedCSVHeader) {
 		t.Errorf("scheduling.csv: %d rows, header %v, err %v", len(rows), rows[0], err)
 	}
 	text := res.Text()

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,6 +94,7 @@ func TestReplayResumesAnywhere(t *testing.T) {
 		{Kind: SwissAdaptive, TopK: 5, StableRounds: 2, MinRounds: 4, Epsilon: 0.01},
 		{Kind: Active, TopK: 5, StableRounds: 3, MinRounds: 8, SwissRounds: 3, Matches: 8, PerCandidate: 2},
 		{Kind: Refine, SwissRounds: 2, Games: 7, Window: 6, TopWeight: 1},
+		{Kind: SwissTop, SwissRounds: 2, Games: 7, TopShare: 0.5},
 	} {
 		full := play(t, c, n, R)
 		want := full.Judgments()
@@ -245,6 +247,10 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.Kind, c.Games, c.Window, c.TopWeight = Refine, 4, 5, 1 }, "games"}, // < swiss_rounds
 		{func(c *Config) { c.Kind, c.Games, c.Window, c.TopWeight = Refine, 9, 0, 1 }, "window"},
 		{func(c *Config) { c.Kind, c.Games, c.Window, c.TopWeight = Refine, 9, 5, -1 }, "top_weight"},
+		{func(c *Config) { c.Kind, c.Games, c.TopShare = SwissTop, 0.5, 0.5 }, "games"},
+		{func(c *Config) { c.Kind, c.Games, c.TopShare = SwissTop, 4, 0.5 }, "games"}, // < swiss_rounds
+		{func(c *Config) { c.Kind, c.Games, c.TopShare = SwissTop, 9, 1.5 }, "top_share"},
+		{func(c *Config) { c.Kind, c.Games, c.TopShare = SwissTop, 9, -0.5 }, "top_share"},
 	} {
 		c := ok
 		tt.mut(&c)
@@ -394,5 +400,108 @@ func TestHalfTheCallsCannotMatchSwissInformation(t *testing.T) {
 			t.Errorf("trial %d: Swiss R=20's %d games carry information %.1f (%.3f a game), half as many at best %.1f",
 				trial, len(js), info, info/float64(len(js)), ceiling)
 		}
+	}
+}
+
+// TestSwissTop: a swiss-top tournament is the same for the same seed and
+// another for another seed, never schedules a pair twice, makes exactly
+// its budget of ⌊Games·n/2⌋ comparisons when there are pairs enough (and
+// never more), each round at most a Swiss round's ⌊n/2⌋ and, after the
+// opening, exactly that until the budget or the top runs out; after the
+// opening only the top ⌈TopShare·n⌉ by wins before the round play; once
+// it has stopped, rounds are empty.
+func TestSwissTop(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		c         Config
+		n, rounds int
+		want      int  // comparisons
+		wantStop  bool // stopped within the rounds
+	}{
+		{"defaults", Config{Kind: SwissTop}, 150, 20, 742, true},
+		{"odd n", Config{Kind: SwissTop, SwissRounds: 3, Games: 6, TopShare: 0.4}, 41, 20, 123, true},
+		{"budget spent by the Swiss opening", Config{Kind: SwissTop, SwissRounds: 5, Games: 5}, 40, 20, 100, true},
+		{"rounds run out first", Config{Kind: SwissTop, SwissRounds: 2, Games: 12}, 30, 6, 90, false},
+		// A top of 4 has 6 pairs: once they have all met, nothing is left.
+		{"top exhausted", Config{Kind: SwissTop, SwissRounds: 1, Games: 30, TopShare: 0.2}, 20, 20, -1, true},
+		{"the whole field: Swiss by wins", Config{Kind: SwissTop, SwissRounds: 1, Games: 8, TopShare: 1}, 24, 20, 96, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := tt.c.WithDefaults()
+			tr := play(t, c, tt.n, tt.rounds)
+			js := tr.Judgments()
+			budget := int(c.Games * float64(tt.n) / 2)
+			if tt.want >= 0 && len(js) != tt.want {
+				t.Errorf("%d comparisons, want %d", len(js), tt.want)
+			}
+			if len(js) > budget {
+				t.Errorf("%d comparisons over the budget %d", len(js), budget)
+			}
+			if tr.Stopped() != tt.wantStop {
+				t.Errorf("stopped %v, want %v", tr.Stopped(), tt.wantStop)
+			}
+			met := map[[2]int]bool{}
+			perRound := map[int]int{}
+			last := 0
+			for _, j := range js {
+				k := [2]int{min(j.First, j.Second), max(j.First, j.Second)}
+				if met[k] {
+					t.Fatalf("pair %v scheduled twice", k)
+				}
+				met[k] = true
+				perRound[j.Round]++
+				last = max(last, j.Round)
+			}
+			// Rounds after the opening: a Swiss round's batch but for the
+			// last, and only the top by wins before the round plays.
+			wins := make([]int, tt.n)
+			done := 0
+			k := int(math.Ceil(c.TopShare * float64(tt.n)))
+			for r := 1; r <= last; r++ {
+				if perRound[r] > tt.n/2 {
+					t.Errorf("round %d: %d matches, more than ⌊n/2⌋ = %d", r, perRound[r], tt.n/2)
+				}
+				if r > c.SwissRounds && r < last && perRound[r] != tt.n/2 && done+perRound[r] < budget {
+					t.Errorf("round %d: %d matches, want a Swiss round's %d", r, perRound[r], tt.n/2)
+				}
+				sorted := slices.Clone(wins)
+				slices.SortFunc(sorted, func(a, b int) int { return b - a })
+				cut := sorted[k-1] // the fewest wins in the top
+				for _, j := range js {
+					if j.Round != r {
+						continue
+					}
+					if r > c.SwissRounds && (wins[j.First] < cut || wins[j.Second] < cut) {
+						t.Errorf("round %d: %d (%d wins) vs %d (%d wins), the top's cut %d", r, j.First, wins[j.First], j.Second, wins[j.Second], cut)
+					}
+				}
+				for _, j := range js {
+					if j.Round == r {
+						done++
+						if j.Winner != swiss.Invalid {
+							wins[j.Winner]++
+						}
+					}
+				}
+			}
+			if tr.Stopped() {
+				if r := tr.Pair(); len(r.Matches) != 0 {
+					t.Errorf("round %d after the stop has %d matches", r.Number, len(r.Matches))
+				}
+			}
+			if again := play(t, c, tt.n, tt.rounds); scheduleHash(again.Judgments()) != scheduleHash(js) {
+				t.Error("the same seed gave another tournament")
+			}
+			other, err := New(c, tt.n, rounds(4))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Run(other, tt.rounds, noisyJudge(tt.n)); err != nil {
+				t.Fatal(err)
+			}
+			if scheduleHash(other.Judgments()) == scheduleHash(js) {
+				t.Error("another seed gave the same tournament")
+			}
+		})
 	}
 }

@@ -46,8 +46,9 @@ type Config struct {
 	// been stable for stable_rounds rounds; kind active does too, and pairs
 	// its rounds after swiss_rounds by how uncertain and how near the top
 	// each pair is; kind refine spends a budget of games per candidate on
-	// pairs near each other in the ranking. Rounds still caps every
-	// tournament.
+	// pairs near each other in the ranking; kind swiss-top spends it on
+	// Swiss rounds among the top top_share by wins after swiss_rounds Swiss
+	// rounds. Rounds still caps every tournament.
 	Scheduler *Scheduler `yaml:"scheduler" json:"scheduler,omitempty"`
 	// PromptOrder is the order of F.3's parts (backend llm): paper (the
 	// default: the paper's text, its three items before its instructions)
@@ -76,7 +77,7 @@ const (
 
 // Scheduler is `judge.scheduler`; zero fields take lib/schedule's defaults.
 type Scheduler struct {
-	// Kind is swiss, swiss-adaptive, active or refine.
+	// Kind is swiss, swiss-adaptive, active, refine or swiss-top.
 	Kind string `yaml:"kind" json:"kind"`
 	// TopK is the part of the ranking whose stability stops a tournament
 	// (default 10, what nDCG@10 reads).
@@ -88,8 +89,8 @@ type Scheduler struct {
 	Epsilon float64 `yaml:"epsilon" json:"epsilon"`
 	// MinRounds is the fewest rounds before a stop (default 12).
 	MinRounds int `yaml:"min_rounds" json:"min_rounds"`
-	// SwissRounds (active) is the Swiss rounds before the
-	// information-driven ones (default 5).
+	// SwissRounds (active, refine, swiss-top) is the Swiss rounds before
+	// the others (default 5; refine 7, swiss-top 8).
 	SwissRounds int `yaml:"swiss_rounds" json:"swiss_rounds"`
 	// Matches (active) is the comparisons of an information-driven round
 	// (default 40).
@@ -97,10 +98,11 @@ type Scheduler struct {
 	// PerCandidate (active) is the most comparisons of one candidate in an
 	// information-driven round (default 3).
 	PerCandidate int `yaml:"per_candidate" json:"per_candidate"`
-	// Games (refine) is the call budget: at most ⌊games·n/2⌋ comparisons
-	// per query, the Swiss opening included (default 9.9, under half of
-	// Swiss R = 20's). Games, Window and TopWeight are pointers so that
-	// the other kinds' configs, and their hashes, do not change.
+	// Games (refine, swiss-top) is the call budget: at most ⌊games·n/2⌋
+	// comparisons per query, the Swiss opening included (default 9.9,
+	// under half of Swiss R = 20's). Games, Window, TopWeight and TopShare
+	// are pointers so that the other kinds' configs, and their hashes, do
+	// not change.
 	Games *float64 `yaml:"games" json:"games,omitempty"`
 	// Window (refine) is how far apart in the current ranking two
 	// candidates may be to be paired (default 30).
@@ -108,6 +110,9 @@ type Scheduler struct {
 	// TopWeight (refine) is the extra weight of pairs at the top of the
 	// ranking (default 1).
 	TopWeight *float64 `yaml:"top_weight" json:"top_weight,omitempty"`
+	// TopShare (swiss-top) is the share of the candidates, by wins, that
+	// play after the Swiss opening (default 0.5).
+	TopShare *float64 `yaml:"top_share" json:"top_share,omitempty"`
 }
 
 // Schedule is the lib/schedule config of the judge's scheduler.
@@ -126,6 +131,9 @@ func (j *Config) Schedule() schedule.Config {
 	}
 	if s.TopWeight != nil {
 		c.TopWeight = *s.TopWeight
+	}
+	if s.TopShare != nil {
+		c.TopShare = *s.TopShare
 	}
 	return c
 }
@@ -147,11 +155,14 @@ func (j *Config) Defaults(*config.Config) {
 		} else if s.Kind != "" && s.Kind != schedule.Swiss {
 			d := j.Schedule().WithDefaults()
 			*s = Scheduler{Kind: d.Kind, TopK: d.TopK, StableRounds: d.StableRounds, Epsilon: d.Epsilon, MinRounds: d.MinRounds,
-				SwissRounds: d.SwissRounds, Matches: d.Matches, PerCandidate: d.PerCandidate, Games: s.Games, Window: s.Window, TopWeight: s.TopWeight}
-			if d.Kind == schedule.Refine {
-				// Written out, as the other parameters are, so that the
-				// config says (and hashes) the budget it ran with.
+				SwissRounds: d.SwissRounds, Matches: d.Matches, PerCandidate: d.PerCandidate, Games: s.Games, Window: s.Window, TopWeight: s.TopWeight, TopShare: s.TopShare}
+			// Written out, as the other parameters are, so that the config
+			// says (and hashes) the budget it ran with.
+			switch d.Kind {
+			case schedule.Refine:
 				s.Games, s.Window, s.TopWeight = &d.Games, &d.Window, &d.TopWeight
+			case schedule.SwissTop:
+				s.Games, s.TopShare = &d.Games, &d.TopShare
 			}
 		}
 	}
@@ -173,8 +184,12 @@ func (j *Config) Validate(core *config.Config, bad func(string, ...any)) {
 		switch {
 		case s.Kind == "" || s.Kind == schedule.Swiss:
 			bad("judge.scheduler: kind swiss takes no parameters (they tune swiss-adaptive and active); set kind or remove them")
-		case s.Kind != schedule.Refine && (s.Games != nil || s.Window != nil || s.TopWeight != nil):
-			bad("judge.scheduler: games, window and top_weight tune kind refine only, not %s", s.Kind)
+		case s.Kind != schedule.Refine && (s.Window != nil || s.TopWeight != nil):
+			bad("judge.scheduler: window and top_weight tune kind refine only, not %s", s.Kind)
+		case s.Kind != schedule.Refine && s.Kind != schedule.SwissTop && s.Games != nil:
+			bad("judge.scheduler: games tunes kinds refine and swiss-top only, not %s", s.Kind)
+		case s.Kind != schedule.SwissTop && s.TopShare != nil:
+			bad("judge.scheduler: top_share tunes kind swiss-top only, not %s", s.Kind)
 		default:
 			if err := j.Schedule().Validate(); err != nil {
 				bad("%v", err)
