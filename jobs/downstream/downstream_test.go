@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"slices"
 	"strings"
 	"testing"
@@ -52,6 +53,9 @@ var candidates = map[string][]string{
 	"q3": {"d08", "d09", "d10", "q1"},
 }
 
+// embeddedTexts counts the texts every embedServer embedded.
+var embeddedTexts atomic.Int64
+
 // embedServer is a bi-encoder over lib/hashembed, as the demo serves it.
 func embedServer(t *testing.T) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -62,6 +66,7 @@ func embedServer(t *testing.T) string {
 			http.Error(w, err.Error(), 400)
 			return
 		}
+		embeddedTexts.Add(int64(len(in.Input)))
 		var data []map[string]any
 		for i, s := range in.Input {
 			data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": hashembed.Vector(s, 64)})
@@ -273,6 +278,48 @@ func TestExperiment(t *testing.T) {
 		if err != nil || !strings.Contains(string(b), "bm25") {
 			t.Errorf("%s: %v\n%s", name, err, b)
 		}
+	}
+}
+
+// TestEmbedAsksEachTextOnce: the pool's statements are embedded once each;
+// a forced rerun of embed asks the server nothing (the run's memo, shared
+// with evaluate: jobs/retrieval/memo.go); downstream's map asks only for
+// the rewrites, once each, whether it ranks the pool or the candidates.
+func TestEmbedAsksEachTextOnce(t *testing.T) {
+	cfg, root := setup(t, "", candidates)
+	if err := runStage(t, cfg, root, rewrite.Stage); err != nil {
+		t.Fatal(err)
+	}
+	before := embeddedTexts.Load()
+	if err := runStage(t, cfg, root, downstream.EmbedStage); err != nil {
+		t.Fatal(err)
+	}
+	if got := embeddedTexts.Load() - before; got != int64(len(statements)) {
+		t.Errorf("embed sent %d texts for a pool of %d", got, len(statements))
+	}
+	before = embeddedTexts.Load()
+	for i, n := 0, downstream.EmbedStage.Steps[0].Count(cfg); i < n; i++ {
+		step := downstream.EmbedStage.Steps[0]
+		if _, err := stage.RunShard(context.Background(), cfg, downstream.EmbedStage, step, shard.Spec{Index: i, Count: n}, root, zerolog.Nop(), stage.Options{Force: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := embeddedTexts.Load() - before; got != 0 {
+		t.Errorf("a forced rerun of embed sent %d texts, want 0", got)
+	}
+	before = embeddedTexts.Load()
+	if err := runStage(t, cfg, root, downstream.Stage); err != nil {
+		t.Fatal(err)
+	}
+	rws, _ := readAll[dataset.RewriteRow](t, root, cfg.Run, dataset.Rewrites.Name)
+	valid := map[string]bool{}
+	for _, r := range rws {
+		if r.Valid {
+			valid[r.Statement] = true
+		}
+	}
+	if got := embeddedTexts.Load() - before; got != int64(len(valid)) {
+		t.Errorf("downstream sent %d texts, want its %d distinct valid rewrites", got, len(valid))
 	}
 }
 
