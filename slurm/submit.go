@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pipeline"
@@ -89,8 +90,9 @@ type Jobs struct {
 	Submissions []Submission `json:"submissions"`
 }
 
-// JobsKey is where a run's job ids are recorded.
-func JobsKey(run string) string { return run + "/_jobs.json" }
+// JobsKey is where a run's job ids are recorded (artifacts/layout owns
+// every key of the run).
+var JobsKey = layout.JobsKey
 
 // ReadJobs reads _jobs.json; a missing file is an empty record.
 func ReadJobs(ctx context.Context, st store.Store, run string) (*Jobs, error) {
