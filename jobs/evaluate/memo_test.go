@@ -24,7 +24,8 @@ import (
 // and a cross-encoder evaluated in all three settings, over two query
 // ranges, send the server each distinct text (each distinct query–document
 // pair) once — plus, apart, the latency sample's texts, which App. C.5
-// times cold in the main setting — and only the sample gets timings. A
+// times cold in the main setting, and which join the memo after — and
+// only the sample gets timings. A
 // forced rerun sends the sample's texts again (the latency is measured
 // anew) and nothing else; with the sample measured, the same rows.
 func TestEvaluateComputesEachThingOnce(t *testing.T) {
@@ -133,37 +134,44 @@ report: {latency_queries: %d}
 	}
 }
 
-// checkSentOnce checks that sent is cold (the latency sample's, sent as
-// often as the sample asks) plus each text of warm exactly once.
+// checkSentOnce checks that sent is cold (the latency sample's texts, sent
+// as often as the sample asks: its queries read nothing from the memo)
+// plus each text of warm at most once: exactly once when no cold query
+// needs it, at most once more when one does (not at all when the cold
+// query came first and kept it).
 func checkSentOnce(t *testing.T, what string, sent, cold []string, warm map[string]bool) {
 	t.Helper()
-	distinct := len(warm)
-	left := map[string]int{}
+	extra := map[string]int{}
 	for _, s := range sent {
-		left[s]++
+		extra[s]++
 	}
+	inCold := map[string]bool{}
 	for _, s := range cold {
-		left[s]--
+		extra[s]--
+		inCold[s] = true
 	}
-	for s, n := range left {
+	onlyWarm := 0
+	for s := range warm {
+		if !inCold[s] {
+			onlyWarm++
+		}
+	}
+	for s, n := range extra {
 		switch {
 		case n < 0:
 			t.Errorf("%s: a text of the latency sample was sent %d times too few", what, -n)
 		case n > 1:
-			t.Errorf("%s: %q sent %d times beside the latency sample, want once", what, preview(s), n)
+			t.Errorf("%s: %q sent %d times beside the latency sample, want at most once", what, preview(s), n)
 		case n == 1 && !warm[s]:
-			t.Errorf("%s: %q sent but needed only by the latency sample", what, preview(s))
-		}
-		delete(warm, s)
-	}
-	for s := range warm {
-		if left[s] == 0 {
+			t.Errorf("%s: %q sent again but needed only by the latency sample", what, preview(s))
+		case n == 0 && warm[s] && !inCold[s]:
 			t.Errorf("%s: %q needed but never sent", what, preview(s))
 		}
 	}
-	t.Logf("%s: %d sent, %d for the latency sample (cold), %d distinct others", what, len(sent), len(cold), len(sent)-len(cold))
-	if len(sent) != len(cold)+distinct {
-		t.Errorf("%s: %d sent, want the sample's %d + %d distinct", what, len(sent), len(cold), distinct)
+	t.Logf("%s: %d sent, %d for the latency sample (cold), %d others (%d needed only by other queries, %d by both)",
+		what, len(sent), len(cold), len(sent)-len(cold), onlyWarm, len(warm)-onlyWarm)
+	if len(sent) < len(cold)+onlyWarm || len(sent) > len(cold)+len(warm) {
+		t.Errorf("%s: %d sent, want the sample's %d + between %d and %d", what, len(sent), len(cold), onlyWarm, len(warm))
 	}
 }
 

@@ -89,15 +89,14 @@ func (c *crossEncoder) Score(ctx context.Context, query string, docs []string) (
 // recall fills pieces from the memo (see the generic recall) and returns
 // the pieces left to score, each distinct text once.
 func (c *crossEncoder) recall(ctx context.Context, q string, fd []string, pieces []float64) (todo []int, finish func() error, err error) {
-	m := c.memoFor(ctx)
-	var keys []string
-	if m != nil {
-		keys = make([]string, len(fd))
+	keys := func() []string {
+		ks := make([]string, len(fd))
 		for i, d := range fd {
-			keys[i] = memoKey("cross/v1", c.spec.Kind, c.spec.Endpoint, c.spec.Model, q, d)
+			ks[i] = memoKey("cross/v1", c.spec.Kind, c.spec.Endpoint, c.spec.Model, q, d)
 		}
+		return ks
 	}
-	return recall(ctx, m, keys, pieces, decodeFloat64, encodeFloat64)
+	return recall(ctx, c.memo, keys, pieces, decodeFloat64, encodeFloat64)
 }
 
 // chatReranker is a generative reranker: one chat completion per (query,
@@ -127,15 +126,14 @@ func (c *chatReranker) Score(ctx context.Context, query string, docs []string) (
 			retrievers.PlaceholderInstruction, c.f.InstructionField()).Replace(c.spec.Prompt)
 	}
 	scores := make([]float64, len(docs))
-	m := c.memoFor(ctx)
-	var keys []string
-	if m != nil {
-		keys = make([]string, len(docs))
+	keys := func() []string {
+		ks := make([]string, len(docs))
 		for i, p := range prompts {
-			keys[i] = c.promptKey(p)
+			ks[i] = c.promptKey(p)
 		}
+		return ks
 	}
-	todo, finish, err := recall(ctx, m, keys, scores, decodeFloat64, encodeFloat64)
+	todo, finish, err := recall(ctx, c.memo, keys, scores, decodeFloat64, encodeFloat64)
 	if err != nil {
 		return nil, err
 	}

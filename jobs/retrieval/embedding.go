@@ -153,15 +153,14 @@ func (e *embedding) embed(ctx context.Context, all []piece, todo []int, vecs [][
 // recall fills vecs from the memo (see the generic recall) and returns
 // the pieces left to embed, each distinct text once.
 func (e *embedding) recall(ctx context.Context, all []piece, vecs [][]float32) (todo []int, finish func() error, err error) {
-	m := e.memoFor(ctx)
-	var keys []string
-	if m != nil {
-		keys = make([]string, len(all))
+	keys := func() []string {
+		ks := make([]string, len(all))
 		for i, p := range all {
-			keys[i] = e.pieceKey(p)
+			ks[i] = e.pieceKey(p)
 		}
+		return ks
 	}
-	return recall(ctx, m, keys, vecs, decodeFloat32s, encodeFloat32s)
+	return recall(ctx, e.memo, keys, vecs, decodeFloat32s, encodeFloat32s)
 }
 
 // pieceKey is the memo key of a piece's vector: the model, the requested

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"sync"
 	"sync/atomic"
 
 	"github.com/saber-math/saber/artifacts/kvcache"
@@ -23,10 +24,11 @@ import (
 // is embedded once per model; a rerun asks the server nothing.
 //
 // What the memo does not serve is the latency protocol (App. C.5, SPEC:
-// "no caching"): a query scored under Cold(ctx) reads and writes nothing
-// here, so that its time is that of the server doing all of its work.
-// Evaluate times the latency sample that way and writes no time for the
-// others, whose scores came partly from the memo.
+// "no caching"): a query scored under Cold(ctx) reads nothing here, so
+// that its time is that of the server doing all of its work, and what it
+// computed is kept only after the timed region, by KeepCold. Evaluate
+// times the latency sample that way and writes no time for the others,
+// whose scores came partly from the memo.
 //
 // A value is what the server answered for that input, in whatever batch it
 // came: a server whose answer for a text depends on the rest of its batch
@@ -44,19 +46,47 @@ const memoReads = 16
 
 type coldKey struct{}
 
-// Cold returns ctx for a query timed under App. C.5's protocol: retrievers
-// neither read nor write the memo for it.
-func Cold(ctx context.Context) context.Context { return context.WithValue(ctx, coldKey{}, true) }
+// coldWrites are what a cold call computed, kept for KeepCold.
+type coldWrites struct {
+	mu     sync.Mutex
+	writes []func(context.Context) error
+}
 
-func isCold(ctx context.Context) bool { v, _ := ctx.Value(coldKey{}).(bool); return v }
+// Cold returns ctx for a query timed under App. C.5's protocol:
+// retrievers read nothing from the memo for it, and keep what they
+// computed until KeepCold(ctx).
+func Cold(ctx context.Context) context.Context {
+	return context.WithValue(ctx, coldKey{}, &coldWrites{})
+}
 
-// memoFor returns the memo to use for a call under ctx: nil when there is
-// none or the call is cold.
-func (h *httpBase) memoFor(ctx context.Context) *memo {
-	if h.memo == nil || isCold(ctx) {
+func coldOf(ctx context.Context) *coldWrites { w, _ := ctx.Value(coldKey{}).(*coldWrites); return w }
+
+// KeepCold writes to the memo what the calls under ctx, a Cold one,
+// computed: after the timed region, so that the next query that needs a
+// text does not ask for it again, and the time measured has no store
+// writes in it.
+func KeepCold(ctx context.Context) error {
+	w := coldOf(ctx)
+	if w == nil {
 		return nil
 	}
-	return h.memo
+	w.mu.Lock()
+	writes := w.writes
+	w.writes = nil
+	w.mu.Unlock()
+	for _, write := range writes {
+		if err := write(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add adds a write to the cold call's list.
+func (w *coldWrites) add(write func(context.Context) error) {
+	w.mu.Lock()
+	w.writes = append(w.writes, write)
+	w.mu.Unlock()
 }
 
 // Memoizes reports whether r keeps its work in the run's cache: then only
@@ -111,49 +141,61 @@ func (m *memo) lookup(ctx context.Context, keys []string) ([][]byte, error) {
 	return found, err
 }
 
-// recall fills out[i] from the memo for every keys[i] it holds and returns
-// the indices left to compute, one per distinct key, and finish, to call
-// once they are in out: it stores them and copies each to the other
-// places of its key. With m nil (no memo, or a cold call) every index is
-// left, in order, and finish does nothing: the calls are made as if the
-// memo did not exist.
-func recall[T any](ctx context.Context, m *memo, keys []string, out []T, decode func([]byte) (T, error), encode func(T) []byte) (todo []int, finish func() error, err error) {
-	if m == nil {
+// recall fills out[i] from the memo for every key it holds (keys gives
+// each index's key) and returns the indices left to compute, one per
+// distinct key, and finish, to call once they are in out: it stores them
+// and copies each to the other places of its key. Without a memo, or
+// under Cold, every index is left, in order, as if the memo did not
+// exist; under Cold, finish keeps the values for KeepCold.
+func recall[T any](ctx context.Context, m *memo, keys func() []string, out []T, decode func([]byte) (T, error), encode func(T) []byte) (todo []int, finish func() error, err error) {
+	if cold := coldOf(ctx); m == nil || cold != nil {
 		todo = make([]int, len(out))
 		for i := range todo {
 			todo[i] = i
 		}
-		return todo, func() error { return nil }, nil
+		finish = func() error { return nil }
+		if m != nil {
+			finish = func() error {
+				vals := make([][]byte, len(out))
+				for i := range out {
+					vals[i] = encode(out[i])
+				}
+				cold.add(func(ctx context.Context) error { return m.store(ctx, keys(), vals, todo) })
+				return nil
+			}
+		}
+		return todo, finish, nil
 	}
-	found, err := m.lookup(ctx, keys)
+	ks := keys()
+	found, err := m.lookup(ctx, ks)
 	if err != nil {
 		return nil, nil, err
 	}
 	first := map[string]int{}
 	same := map[int]int{} // an index → the first of its key
-	for i := range keys {
+	for i := range ks {
 		if found[i] != nil {
 			if out[i], err = decode(found[i]); err != nil {
 				return nil, nil, err
 			}
 			continue
 		}
-		if j, ok := first[keys[i]]; ok {
+		if j, ok := first[ks[i]]; ok {
 			same[i] = j
 			continue
 		}
-		first[keys[i]] = i
+		first[ks[i]] = i
 		todo = append(todo, i)
 	}
 	return todo, func() error {
-		vals := make([][]byte, len(keys))
+		vals := make([][]byte, len(ks))
 		for _, i := range todo {
 			vals[i] = encode(out[i])
 		}
 		for i, j := range same {
 			out[i] = out[j]
 		}
-		return m.store(ctx, keys, vals, todo)
+		return m.store(ctx, ks, vals, todo)
 	}, nil
 }
 

@@ -19,7 +19,7 @@ import (
 // query and documents with no request and the same scores, a query that
 // shares documents with an earlier one asks only for the new ones, a
 // document twice in one call is asked once, and a Cold call asks for
-// everything and keeps nothing.
+// everything and keeps it only when KeepCold is called.
 func TestMemo(t *testing.T) {
 	srv := llmtest.NewServer(t, func(req llmtest.ChatRequest) string {
 		if strings.HasPrefix(req.Messages[0].Content, "Rewrite: ") {
@@ -105,6 +105,21 @@ func TestMemo(t *testing.T) {
 			cold, n := score(retrieval.Cold(ctx), mk(), "the area of a triangle", ds[:6])
 			if n == 0 || !slices.Equal(cold, first) {
 				t.Errorf("cold: %d requests, scores equal %v; want > 0, true", n, slices.Equal(cold, first))
+			}
+			// A cold call keeps nothing until KeepCold; then the texts
+			// it computed are not asked again.
+			cctx := retrieval.Cold(ctx)
+			score(cctx, mk(), "a new query", ds[9:])
+			if _, n := score(ctx, mk(), "a new query", ds[9:]); n == 0 {
+				t.Error("a cold call's work was kept before KeepCold")
+			}
+			cctx = retrieval.Cold(ctx)
+			score(cctx, mk(), "yet another query", ds[:1])
+			if err := retrieval.KeepCold(cctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, n := score(ctx, mk(), "yet another query", ds[:1]); n != 0 {
+				t.Errorf("after KeepCold a warm call sent %d, want 0", n)
 			}
 		})
 	}

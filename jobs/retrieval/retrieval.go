@@ -257,33 +257,27 @@ func (h *httpBase) LLMClients() []*llm.Client {
 }
 
 // rewrite applies the query rewriter, if any (inside the timed region).
-// Outside a cold call the memo keeps the rewritten query per (rewrite
-// settings, query).
+// The memo keeps the rewritten query per (rewrite settings, query).
 func (h *httpBase) rewrite(ctx context.Context, query string) (string, error) {
 	if h.rewriter == nil {
 		return query, nil
-	}
-	m := h.memoFor(ctx)
-	if m == nil {
-		return h.askRewrite(ctx, query)
 	}
 	settings, err := json.Marshal(h.spec.Rewrite)
 	if err != nil {
 		return "", fmt.Errorf("rewrite: %w", err)
 	}
-	keys := []string{memoKey("rewrite/v1", string(settings), query)}
-	found, err := m.lookup(ctx, keys)
+	keys := func() []string { return []string{memoKey("rewrite/v1", string(settings), query)} }
+	out := make([]string, 1)
+	todo, finish, err := recall(ctx, h.memo, keys, out, func(b []byte) (string, error) { return string(b), nil }, func(s string) []byte { return []byte(s) })
 	if err != nil {
 		return "", err
 	}
-	if found[0] != nil {
-		return string(found[0]), nil
+	if len(todo) > 0 {
+		if out[0], err = h.askRewrite(ctx, query); err != nil {
+			return "", err
+		}
 	}
-	out, err := h.askRewrite(ctx, query)
-	if err != nil {
-		return "", err
-	}
-	return out, m.store(ctx, keys, [][]byte{[]byte(out)}, []int{0})
+	return out[0], finish()
 }
 
 // askRewrite asks the rewriter for query's rewrite and fills the template.
