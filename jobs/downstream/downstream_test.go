@@ -7,9 +7,9 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"sync/atomic"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/rs/zerolog"
