@@ -174,7 +174,7 @@ func (s *BM25) parts(n int) int { return max(1, min(s.Team.Size(), n/minPartDocs
 // made beforehand by s.Tokenizer's Spans.Tokenize: the same scores, bit
 // for bit, by the same code from the tokens on. It is what
 // BenchmarkBM25PerQuery's bm25-tokens times, the work rank_bm25 does on
-// tokens it is handed.
+// tokens it is handed. query must not be nil.
 func (s *BM25) scoreTokens(query *text.Spans, docs []text.Spans) ([]float64, error) {
 	if err := s.check(); err != nil {
 		return nil, err
