@@ -70,12 +70,12 @@ func newIndex(tok text.Tokenizer, query string, docs []string) *index {
 	x := getIndex(false)
 	for d, doc := range docs {
 		x.sp.Tokenize(tok, doc)
-		x.intern(int32(d))
+		x.intern(&x.sp, int32(d))
 		x.start = append(x.start, int32(len(x.seq)))
 	}
 	x.nvocab = len(x.dl)
 	x.sp.Tokenize(tok, query)
-	x.intern(-1)
+	x.intern(&x.sp, -1)
 	x.setDF()
 	n := len(x.df)
 	for len(x.slot) < n {
@@ -86,26 +86,80 @@ func newIndex(tok text.Tokenizer, query string, docs []string) *index {
 }
 
 // newQueryFirstIndex is the index BM25 needs, built in one pass over the
-// documents: the query is interned first, so its ids are 0…m−1, and each
-// document token is counted into tf as it is read (a token that is not a
-// query term into a spare slot) instead of being kept in seq for a second
+// documents of in: the query is interned first, so its ids are 0…m−1, and
+// each document token is counted into tf as it is read (a token that is not
+// a query term into a spare slot) instead of being kept in seq for a second
 // pass. ids are then not in first-occurrence order
 // over the documents, so order lists that order, for the sums that
 // depend on it. docTokens, queryTerms and nvocab are not set.
-func newQueryFirstIndex(tok text.Tokenizer, query string, docs []string) *index {
+func newQueryFirstIndex(tok text.Tokenizer, in texts) *index {
 	x := getIndex(true)
-	x.sp.Tokenize(tok, query)
-	x.intern(-1)
+	x.intern(in.tokens(x, tok, -1), -1)
 	x.m = int32(len(x.ent))
-	x.ndocs = len(docs)
-	grow(&x.tf, len(x.ent)*len(docs)+8)
-	for d, doc := range docs {
-		x.sp.Tokenize(tok, doc)
-		x.intern(int32(d))
-		x.dlen = append(x.dlen, int32(x.sp.Len()+len(x.sp.Pairs)))
+	n := in.len()
+	x.ndocs = n
+	grow(&x.tf, len(x.ent)*n+8)
+	for d := range n {
+		sp := in.tokens(x, tok, d)
+		x.intern(sp, int32(d))
+		x.dlen = append(x.dlen, int32(sp.Len()+len(sp.Pairs)))
 	}
 	x.setDF()
 	return x
+}
+
+// texts is what a query-first index is built from: a query and its
+// candidates, either as text, which the index tokenises into its own Spans
+// as it reads each one, or as their tokens made beforehand (qsp not nil;
+// BM25.scoreTokens). Both take the same path from the tokens on, so that
+// timing the second times the code that scores text, less the tokeniser.
+type texts struct {
+	query string
+	docs  []string
+	qsp   *text.Spans  // the query's tokens made beforehand, or nil
+	dsp   []text.Spans // with qsp, document d's tokens are dsp[d]
+}
+
+func (in texts) len() int {
+	if in.qsp != nil {
+		return len(in.dsp)
+	}
+	return len(in.docs)
+}
+
+// slice is in with documents lo…hi−1 only.
+func (in texts) slice(lo, hi int) texts {
+	if in.qsp != nil {
+		return texts{qsp: in.qsp, dsp: in.dsp[lo:hi]}
+	}
+	return texts{query: in.query, docs: in.docs[lo:hi]}
+}
+
+// size is the work document d makes, for cutting the documents into runs
+// of equal work: its bytes as text, its tokens as tokens.
+func (in texts) size(d int) int {
+	if in.qsp != nil {
+		return in.dsp[d].Len() + len(in.dsp[d].Pairs)
+	}
+	return len(in.docs[d])
+}
+
+// tokens returns the tokens of document d, or of the query when d is −1:
+// those made beforehand, or tok's of the text, made into x.sp (valid until
+// the next call).
+func (in *texts) tokens(x *index, tok text.Tokenizer, d int) *text.Spans {
+	if in.qsp != nil {
+		if d < 0 {
+			return in.qsp
+		}
+		return &in.dsp[d]
+	}
+	s := in.query
+	if d >= 0 {
+		s = in.docs[d]
+	}
+	x.sp.Tokenize(tok, s)
+	return &x.sp
 }
 
 // singleMark marks a single token in export's records, where a pair has
@@ -243,14 +297,13 @@ func getIndex(queryFirst bool) *index {
 // release returns x to the pool. It holds no reference to the texts.
 func (x *index) release() { indexPool.Put(x) }
 
-// intern interns the tokens of x.sp, the text of document d (the query when
-// d is −1), in two passes: the first finds every token's id (a new token
-// goes through insertWord or insertPair), the second counts them: document
+// intern interns the tokens sp, of document d (the query when d is −1), in
+// two passes: the first finds every token's id (a new token goes through
+// insertWord or insertPair), the second counts them: document
 // frequencies, and the ids appended to seq, or for a query-first index the
 // query terms' tf and the first-occurrence order. The query's ids are
 // appended to query.
-func (x *index) intern(d int32) {
-	sp := &x.sp
+func (x *index) intern(sp *text.Spans, d int32) {
 	b := sp.Bytes[:cap(sp.Bytes)] // 8 bytes of slack after every token
 	bounds := sp.Bounds
 	// cur gets the text's ids, singles then pairs, written by index: an

@@ -128,7 +128,7 @@ func compareKernels(t *testing.T, queries []string, docs [][]string, fills bool)
 					haveInternAsm = asm
 					var x *index
 					if queryFirst {
-						x = newQueryFirstIndex(tok, query, docs[qi])
+						x = newQueryFirstIndex(tok, texts{query: query, docs: docs[qi]})
 					} else {
 						x = newIndex(tok, query, docs[qi])
 					}
@@ -188,7 +188,7 @@ func TestInternCollisions(t *testing.T) {
 			t1.slots[h&uint64(len(t1.slots)-1)] = slot{key: h, meta: wordClass(len(c.a))<<32 | uint64(idA)}
 			t1.n++
 			x.sp.Tokenize(text.Plain, c.b)
-			x.intern(1)
+			x.intern(&x.sp, 1)
 			if got := x.seq[len(x.seq)-1]; got == idA {
 				t.Errorf("asm=%v: %q took the id of %q", asm, c.b, c.a)
 			}

@@ -164,19 +164,36 @@ func (s *BM25) Score(query string, docs []string) ([]float64, error) {
 	if done {
 		return scores, err
 	}
-	np := max(1, min(s.Team.Size(), len(docs)/minPartDocs, maxParts))
-	return s.score(scores, query, docs, np)
+	return s.score(scores, texts{query: query, docs: docs}, s.parts(len(docs)))
 }
 
-// score is Score with the index built in np parts (1 ≤ np ≤ maxParts),
-// run on s.Team, into scores (all 0).
-func (s *BM25) score(scores []float64, query string, docs []string, np int) ([]float64, error) {
+// parts is the number of parts Score builds the index of n documents in.
+func (s *BM25) parts(n int) int { return max(1, min(s.Team.Size(), n/minPartDocs, maxParts)) }
+
+// scoreTokens is Score from the tokens of the query and of each document,
+// made beforehand by s.Tokenizer's Spans.Tokenize: the same scores, bit
+// for bit, by the same code from the tokens on. It is what
+// BenchmarkBM25PerQuery's bm25-tokens times, the work rank_bm25 does on
+// tokens it is handed. query must not be nil.
+func (s *BM25) scoreTokens(query *text.Spans, docs []text.Spans) ([]float64, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if len(docs) == 0 {
+		return []float64{}, nil
+	}
+	return s.score(make([]float64, len(docs)), texts{qsp: query, dsp: docs}, s.parts(len(docs)))
+}
+
+// score is Score with the index of in built in np parts (1 ≤ np ≤
+// maxParts), run on s.Team, into scores (all 0).
+func (s *BM25) score(scores []float64, in texts, np int) ([]float64, error) {
 	// The parts' runs of documents. (Giving part 0 more, as the others
 	// export after building, changed nothing measurable.)
-	cut := byteRuns(docs, np)
+	cut := runs(in, np)
 	var parts [maxParts]*index
 	s.Team.Run(np, func(p int) {
-		y := newQueryFirstIndex(s.Tokenizer, query, docs[cut[p]:cut[p+1]])
+		y := newQueryFirstIndex(s.Tokenizer, in.slice(cut[p], cut[p+1]))
 		if p > 0 {
 			y.export()
 		}
@@ -189,7 +206,7 @@ func (s *BM25) score(scores []float64, query string, docs []string, np int) ([]f
 	for p := 1; p < np; p++ {
 		x.merge(parts[p], p == np-1)
 	}
-	n, v := len(docs), x.norder+len(x.tail)
+	n, v := in.len(), x.norder+len(x.tail)
 	if v == 0 {
 		return scores, nil
 	}
@@ -268,21 +285,23 @@ func (s *BM25) score(scores []float64, query string, docs []string, np int) ([]f
 	return scores, nil
 }
 
-// byteRuns cuts docs into np runs (1 ≤ np ≤ maxParts) of about equal
-// bytes: run p is docs[cut[p]:cut[p+1]].
-func byteRuns(docs []string, np int) (cut [maxParts + 1]int) {
+// runs cuts the documents of in into np runs (1 ≤ np ≤ maxParts) of
+// about equal size (in.size: bytes of text, or tokens): run p is
+// documents cut[p]…cut[p+1]−1.
+func runs(in texts, np int) (cut [maxParts + 1]int) {
+	n := in.len()
 	total := 0
-	for _, d := range docs {
-		total += len(d)
+	for d := range n {
+		total += in.size(d)
 	}
 	for p, acc, d := 1, 0, 0; p < np; p++ {
-		for d < len(docs) && acc < total*p/np {
-			acc += len(docs[d])
+		for d < n && acc < total*p/np {
+			acc += in.size(d)
 			d++
 		}
 		cut[p] = d
 	}
-	cut[np] = len(docs)
+	cut[np] = n
 	return cut
 }
 

@@ -571,7 +571,7 @@ func TestBM25PartsSameScores(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, np := range []int{2, 3, 7, maxParts} {
-				got, err := s.score(make([]float64, len(q.docs)), q.q, q.docs, np)
+				got, err := s.score(make([]float64, len(q.docs)), texts{query: q.q, docs: q.docs}, np)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -580,6 +580,135 @@ func TestBM25PartsSameScores(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// spansTokens is the tokens of sp as Append gives them: the singles, then
+// the pairs, each two singles joined by a space.
+func spansTokens(sp *text.Spans) []string {
+	var toks []string
+	for k := range sp.Len() {
+		toks = append(toks, string(sp.Token(k)))
+	}
+	for _, k := range sp.Pairs {
+		toks = append(toks, string(sp.Token(int(k)))+" "+string(sp.Token(int(k)+1)))
+	}
+	return toks
+}
+
+// checkScoreTokens checks that BM25 scores q and docs from their tokens,
+// made beforehand, bit for bit as from the text, whole and in parts, and
+// leaves the tokens as they were (the benchmark reuses them).
+func checkScoreTokens(t *testing.T, s *BM25, name string, q string, docs []string) {
+	t.Helper()
+	want, err := s.Score(q, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qsp text.Spans
+	qsp.Tokenize(s.Tokenizer, q)
+	dsp := make([]text.Spans, len(docs))
+	for d, doc := range docs {
+		dsp[d].Tokenize(s.Tokenizer, doc)
+	}
+	before := [][]string{spansTokens(&qsp)}
+	for d := range dsp {
+		before = append(before, spansTokens(&dsp[d]))
+	}
+	got, err := s.scoreTokens(&qsp, dsp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s %s from tokens: %v, from text %v", s.Name(), name, got, want)
+	}
+	for _, np := range []int{2, 3, 7, maxParts} {
+		if np > len(docs) {
+			break
+		}
+		got, err := s.score(make([]float64, len(docs)), texts{qsp: &qsp, dsp: dsp}, np)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s %s from tokens in %d parts: %v, from text %v", s.Name(), name, np, got, want)
+		}
+	}
+	after := [][]string{spansTokens(&qsp)}
+	for d := range dsp {
+		after = append(after, spansTokens(&dsp[d]))
+	}
+	if !slices.EqualFunc(before, after, slices.Equal) {
+		t.Fatalf("%s %s: scoring changed the tokens", s.Name(), name)
+	}
+}
+
+// TestBM25TokensSameScores checks scoreTokens, BM25 from tokens made
+// beforehand, against Score from the text on generated math-like texts,
+// with every tokeniser: the like-for-like benchmark times it, so it must
+// compute what Score computes.
+func TestBM25TokensSameScores(t *testing.T) {
+	frags := []string{"the", "of", "a", "prime", "sum", "parallelogram", "$x^2+1$", `$\frac{a}{b}$`, `\(n!\)`, "$x$", "x", "mod", "$7$", "Σ",
+		"roots", `\[\sqrt{2}\]`, "$3.14r$", "abcdefghijklmnop", "abcdefghijklmnoq", "école", "ÉCOLE", ",", "."}
+	rng := rand.New(rand.NewPCG(9, 10))
+	gen := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(frags[rng.IntN(len(frags))])
+			b.WriteByte(" \n"[rng.IntN(2)])
+		}
+		return b.String()
+	}
+	for qi := range 30 {
+		docs := make([]string, rng.IntN(70))
+		for i := range docs {
+			docs[i] = gen(rng.IntN(60))
+		}
+		q := gen(rng.IntN(15))
+		for _, tok := range []text.Tokenizer{text.Math, text.Plain, text.Sklearn} {
+			checkScoreTokens(t, NewBM25(tok), fmt.Sprintf("query %d", qi), q, docs)
+		}
+	}
+	s := NewBM25(text.Math)
+	if got, err := s.scoreTokens(&text.Spans{}, nil); err != nil || got == nil || len(got) != 0 {
+		t.Errorf("no documents: %v %v, want an empty slice", got, err)
+	}
+	s.K1 = -1
+	if _, err := s.scoreTokens(&text.Spans{}, make([]text.Spans, 1)); err == nil {
+		t.Error("k1 = -1: no error")
+	}
+}
+
+// TestBenchTokens checks the tokens bm25-tokens is timed on against the
+// text: token for token those testdata/tokens prints for
+// time_rank_bm25.py (text.Tokens), and scored bit for bit as Score scores
+// the text, on every benchmark query. It needs the MATH data.
+func TestBenchTokens(t *testing.T) {
+	qs := loadBench(t)
+	qtoks, dtoks := benchTokens(qs)
+	s := NewBM25(text.Math)
+	for k, q := range qs {
+		texts := append([]string{q.statement}, q.docFull...)
+		spans := append([]text.Spans{qtoks[k]}, dtoks[k]...)
+		for i := range texts {
+			if got, want := spansTokens(&spans[i]), text.Tokens(text.Math, texts[i]); !slices.Equal(got, want) {
+				t.Fatalf("query %d text %d: benchmark tokens %q, text.Tokens %q", k, i, got, want)
+			}
+		}
+		want, err := s.Score(q.statement, q.docFull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.scoreTokens(&qtoks[k], dtoks[k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("query %d: from the benchmark's tokens %v, from text %v", k, got, want)
+		}
+	}
+	if len(qs) != benchQueryCount {
+		t.Fatalf("%d benchmark queries, want %d", len(qs), benchQueryCount)
 	}
 }
 
