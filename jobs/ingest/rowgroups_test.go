@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,27 +55,34 @@ func TestGroupCut(t *testing.T) {
 	}
 }
 
-// TestProblemsRowGroupsAnyShards: with ids in no order, so that every
-// shard's share spreads over the whole id range, and ids repeated across
-// files, problems has the same bytes for 1, 2 and 5 map shards, and they
-// are those of writing its rows cut by groupCut, with nothing copied: the
-// copies the reduce makes are exactly what encoding the rows would give.
+// TestProblemsRowGroupsAnyShards: with ids in order for the first 300
+// rows, then in no order, so that every shard's share spreads over the
+// whole id range, and ids repeated across files, problems has the same
+// bytes for 1, 2 and 5 map shards, every problem its own row's text, and
+// the bytes are those of writing its rows cut by groupCut, nothing
+// copied: the copies the reduce makes are what encoding the rows gives.
 func TestProblemsRowGroupsAnyShards(t *testing.T) {
 	defer func(v int64) { minSpan = v }(minSpan)
 	minSpan = 4 << 10
 	defer func(v uint64) { groupMean = v }(groupMean)
 	groupMean = 16
+	ids := make([]string, 900)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("%016x", fnv1a(fmt.Sprint("row ", i)))
+	}
+	slices.Sort(ids[:300])
 	var a, b strings.Builder
-	for i := range 900 {
-		id := fmt.Sprintf("%016x", fnv1a(fmt.Sprint("row ", i)))
-		row := fmt.Sprintf(`{"id": %q, "statement": "What is %d + %d?", "solution": "It is %d."}`+"\n", id, i, i, 2*i)
-		if i%3 == 0 {
+	statement := map[string]string{}
+	for i, id := range ids {
+		statement[id] = fmt.Sprintf("What is %d + %d?", i, i)
+		row := fmt.Sprintf(`{"id": %q, "statement": %q, "solution": "It is %d."}`+"\n", id, statement[id], 2*i)
+		if i%3 == 0 && i >= 300 {
 			b.WriteString(row)
 		} else {
 			a.WriteString(row)
 		}
 		if i%97 == 0 { // the same id again, in the other file: b's copy loses
-			b.WriteString(strings.Replace(row, "It is", "Still", 1))
+			b.WriteString(strings.Replace(row, "What", "So what", 1))
 		}
 	}
 	files := map[string][]byte{"a.jsonl": []byte(a.String()), "b.jsonl": []byte(b.String())}
@@ -90,6 +98,11 @@ func TestProblemsRowGroupsAnyShards(t *testing.T) {
 		}
 		if len(probs) != 900 || len(rejs) != 10 {
 			t.Fatalf("%d shards: %d problems, %d rejects; want 900 and 10", n, len(probs), len(rejs))
+		}
+		for _, p := range probs {
+			if p.Statement != statement[p.ID] {
+				t.Fatalf("%d shards: problem %s has statement %q, its row %q", n, p.ID, p.Statement, statement[p.ID])
+			}
 		}
 		got, err := os.ReadFile(localPath(cfg, layout.DataKey(cfg.Run, "problems", shard.Spec{Index: 0, Count: 1})))
 		if err != nil {
