@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"path"
 	"slices"
 	"sort"
 
@@ -274,6 +275,10 @@ func reduce(ctx context.Context, env *stage.Env) error {
 	}
 	staged := make([]*stagedProblems, len(problemParts))
 	for i, p := range problemParts {
+		// Part k of each is map shard k's: the merge names rows by k.
+		if path.Base(p.Key) != path.Base(rowParts[i].Key) {
+			return fmt.Errorf("ingest_problems part %s beside ingest_rows part %s: not one map shard's (a bug)", p.URI, rowParts[i].URI)
+		}
 		part, err := stage.OpenPart[dataset.Problem](ctx, env, p)
 		if err != nil {
 			return err
@@ -349,7 +354,7 @@ func reduce(ctx context.Context, env *stage.Env) error {
 	}
 	for k, st := range staged {
 		if next[k] != st.len() {
-			return fmt.Errorf("%s holds %d problems, its ingest_rows part %d first of their id (a bug, or staging changed under the reduce)", problemParts[k].URI, st.len(), next[k])
+			return fmt.Errorf("%s holds %d problems, but its shard's ingest_rows part has %d ids accepted first there (a bug, or staging changed under the reduce)", problemParts[k].URI, st.len(), next[k])
 		}
 	}
 	env.Count("row_groups_copied", pw.copied)

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -100,7 +101,7 @@ func (s *stagedProblems) row(i int64) (dataset.Problem, error) {
 		r := parquet.NewGenericRowGroupReader[dataset.Problem](rg)
 		n, err := r.Read(rows)
 		r.Close()
-		if err != nil && err != io.EOF {
+		if err != nil && !errors.Is(err, io.EOF) {
 			return dataset.Problem{}, err
 		}
 		if n != len(rows) {
