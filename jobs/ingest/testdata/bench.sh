@@ -77,6 +77,7 @@ fi
 bytes=$(stat -c %s "$corpus")
 lines=$(wc -l <"$corpus")
 awk -v n="$lines" -v b="$bytes" -v f="$corpus" 'BEGIN { printf "corpus: %s, %d rows, %.1f MB (saber synth --seed 7)\n", f, n, b / 1e6 }'
+echo "load before: $(uptime)"
 
 cat >"$work/run.yaml" <<EOF
 run: bench
@@ -164,4 +165,4 @@ if [[ $duckdb -eq 1 ]]; then
 else
 	awk -v b="$bytes" -v c="$(median $ourcpu)" 'BEGIN { printf "median: ours %.4f CPU-s per MB (no DuckDB to compare with)\n", c / (b / 1e6) }'
 fi
-echo "load: $(uptime)"
+echo "load after: $(uptime)"
