@@ -57,6 +57,7 @@ bench: build
 	@# tee keeps the output live; the rc file keeps go test's status, which a pipe would lose.
 	{ $(GO) test -run '^$$' -bench 'BenchmarkJudgeOverhead|BenchmarkBM25PerQuery' -benchtime 2s ./jobs/judge ./lib/lexical; echo $$? > $(BIN)/bench-go.rc; } | tee $(BIN)/bench-go.txt; exit $$(cat $(BIN)/bench-go.rc)
 	@echo; echo "Full-pool deduplication ranking, exact, against numpy (OpenBLAS sgemm and the target ranks) on the same work, interleaved (1,000 queries × 71K documents × 1,024 dims, 2 threads each; goal ≤ 2× numpy's time):"; sh lib/poolrank/testdata/bench.sh $(GO) $(PY) $(BIN)
+	@echo; echo "Ingest against DuckDB (COPY … read_json → zstd Parquet) on the same generated JSONL, interleaved, 2 threads each; goal: CPU-s per MB ≤ DuckDB's:"; bash jobs/ingest/testdata/bench.sh $(BIN)
 	@echo; echo "GPU-hours forecast by saber plan --measure against the time the server was busy (fake server at 50 ms a call, tag, summarize, judge; goal within 25%):"; $(GO) test -run '^$$' -bench 'BenchmarkForecastGPUHours' -benchtime 1x ./jobs/forecast | grep -E 'GPU-hours|^ok|FAIL'
 	@echo; echo "rank_bm25's BM25Okapi (lib/lexical/testdata/gen.py's copy) on this machine, same protocol and queries (median: compare with median-ms/query), then the ratios:"
 	@# time_rank_bm25.py imports gen.py, which imports scikit-learn and scipy too.

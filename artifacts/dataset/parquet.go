@@ -186,6 +186,45 @@ func (w *Writer[T]) put(rows []T) error {
 	return nil
 }
 
+// EndRowGroup writes the rows given since the last row group ended as a
+// row group of their own, fewer than a full one, so that the next row
+// starts a new one; with none, it does nothing. A writer that cuts row
+// groups where its rows say (ingest's reduce, see CopyRowGroup) calls it
+// at each cut: the bytes then depend on the cuts as well as the rows.
+func (w *Writer[T]) EndRowGroup() error {
+	if len(w.buf) > 0 {
+		if err := w.flush(); err != nil {
+			return err
+		}
+	}
+	if err := w.pw.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", w.uri, err)
+	}
+	return nil
+}
+
+// CopyRowGroup ends the current row group and appends rg, a row group of
+// a part of T written with the same options (a dataset part, not a
+// staging one), as the next. parquet-go splices its compressed pages,
+// statistics and page index in verbatim, without decoding a value, when
+// nothing in the writer's options asks otherwise, and re-encodes it
+// when something does: either way the bytes are those of writing its
+// rows and calling EndRowGroup (TestCopyRowGroup).
+func (w *Writer[T]) CopyRowGroup(rg parquet.RowGroup) error {
+	if err := w.EndRowGroup(); err != nil {
+		return err
+	}
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	n, err := w.pw.WriteRowGroup(rg)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", w.uri, err)
+	}
+	w.rows += n
+	return nil
+}
+
 // Close writes the last rows and commits the object.
 func (w *Writer[T]) Close() (layout.Object, error) {
 	if len(w.buf) > 0 {
@@ -339,6 +378,58 @@ func ScanVerified[T any](ctx context.Context, st store.Store, key, want string, 
 		return got, &ChangedError{URI: uri, Want: want, Got: got}
 	}
 	return got, scanObject(ctx, src, uri, fn)
+}
+
+// Part is a part opened whole, for a reader that works on its row groups
+// rather than its rows (CopyRowGroup).
+type Part[T any] struct {
+	*parquet.File
+	obj store.Object
+}
+
+// Close releases the part.
+func (p *Part[T]) Close() error { return p.obj.Close() }
+
+// OpenVerified opens a part whose SHA-256 its writer recorded, as
+// ScanVerified reads one: hashed first, a *ChangedError when it differs
+// from want (set), the schema checked against T. It returns the hash.
+func OpenVerified[T any](ctx context.Context, st store.Store, key, want string) (*Part[T], string, error) {
+	uri := st.URI(key)
+	obj, err := st.Open(ctx, key)
+	if err != nil {
+		return nil, "", fmt.Errorf("open %s: %w", uri, err)
+	}
+	h := sha256.New()
+	var src store.Object = obj
+	if obj.Size() <= wholeLimit {
+		buf := make([]byte, obj.Size())
+		if n, err := obj.ReadAt(buf, 0); n != len(buf) {
+			obj.Close()
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, "", fmt.Errorf("read %s: %w", uri, err)
+		}
+		h.Write(buf)
+		src = memObject{bytes.NewReader(buf)}
+	} else if _, err := io.Copy(h, io.NewSectionReader(obj, 0, obj.Size())); err != nil {
+		obj.Close()
+		return nil, "", fmt.Errorf("read %s: %w", uri, err)
+	}
+	got := hexSum(h)
+	if want != "" && got != want {
+		obj.Close()
+		return nil, got, &ChangedError{URI: uri, Want: want, Got: got}
+	}
+	f, err := openParquet(src, uri)
+	if err == nil {
+		err = checkSchema[T](f.Schema(), uri)
+	}
+	if err != nil {
+		obj.Close()
+		return nil, got, err
+	}
+	return &Part[T]{File: f, obj: obj}, got, nil
 }
 
 // ChangedError says a part's bytes no longer hash to what its writer

@@ -1,10 +1,14 @@
 package dataset
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/saber-math/saber/artifacts/store"
 )
@@ -182,5 +186,125 @@ func TestRegistry(t *testing.T) {
 	}
 	if !Volatile("r/timings/part-00000-of-00001.parquet") || !Volatile("r/judge_timings/part-00000-of-00001.parquet") || Volatile("r/runs/part-00000-of-00001.parquet") {
 		t.Error("Volatile does not follow Measurement")
+	}
+}
+
+// TestCopyRowGroup: a part assembled from row groups copied out of other
+// parts, and from rows cut with EndRowGroup, has the bytes of one written
+// from the same rows cut at the same places; and the copy is verbatim (a
+// byte flipped in a copied page reaches the output unchanged), which is
+// what spares ingest's reduce decoding and compressing every problem.
+func TestCopyRowGroup(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewMem()
+	var rows []Problem
+	for i := range 3000 {
+		rows = append(rows, Problem{ID: fmt.Sprintf("id-%05d", i), Source: "official",
+			Statement: fmt.Sprintf("Find $x^%d$ for case %d.", i%7, i), Solution: fmt.Sprintf("It is %d.", i*31), Subject: "Algebra"})
+	}
+	read := func(key string) []byte {
+		t.Helper()
+		b, err := store.ReadAll(ctx, st, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	// write writes groups, each ended with EndRowGroup (twice: the second
+	// ends nothing), and returns the part's bytes.
+	write := func(key string, groups ...[]Problem) []byte {
+		t.Helper()
+		w, err := NewWriter[Problem](ctx, st, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range groups {
+			if err := w.Write(g); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				if err := w.EndRowGroup(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if _, err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return read(key)
+	}
+	want := write("want", rows[:1000], rows[1000:2200], rows[2200:])
+	write("a", rows[:1000], rows[1000:1500])
+	b := write("b", rows[900:1000], rows[1000:2200], rows[2200:])
+
+	// assemble copies a's first row group and b's second, then writes
+	// the last rows.
+	assemble := func() []byte {
+		t.Helper()
+		a, _, err := OpenVerified[Problem](ctx, st, "a", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		b, _, err := OpenVerified[Problem](ctx, st, "b", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		w, err := NewWriter[Problem](ctx, st, "got")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Abort()
+		for _, rg := range []parquet.RowGroup{a.RowGroups()[0], b.RowGroups()[1]} {
+			if err := w.CopyRowGroup(rg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Write(rows[2200:]); err != nil {
+			t.Fatal(err)
+		}
+		o, err := w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Rows != int64(len(rows)) {
+			t.Errorf("assembled %d rows, want %d", o.Rows, len(rows))
+		}
+		return read("got")
+	}
+	if got := assemble(); !bytes.Equal(got, want) {
+		t.Fatalf("assembled part: %d bytes, not those of writing its rows (%d bytes)", len(got), len(want))
+	}
+
+	// Flip the last byte of b's second row group's statement pages: a
+	// verbatim copy carries it over, and only it.
+	last := func(part []byte, rowGroup int) int64 {
+		t.Helper()
+		f, err := parquet.OpenFile(bytes.NewReader(part), int64(len(part)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := f.Metadata().RowGroups[rowGroup].Columns[2].MetaData
+		return md.DataPageOffset + md.TotalCompressedSize - 1
+	}
+	b[last(b, 1)] ^= 0xff
+	at := last(want, 1) // where the copy puts it
+	if _, err := store.Put(ctx, st, "b", b, store.Replace); err != nil {
+		t.Fatal(err)
+	}
+	got := assemble()
+	var differ []int
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			differ = append(differ, i)
+		}
+	}
+	if len(got) != len(want) || len(differ) != 1 || int64(differ[0]) != at {
+		t.Errorf("after flipping byte %d of a copied page: %d bytes (want %d), differing at %v: not a verbatim copy", at, len(got), len(want), differ)
+	}
+
+	if _, _, err := OpenVerified[Problem](ctx, st, "a", strings.Repeat("0", 64)); !errors.As(err, new(*ChangedError)) {
+		t.Errorf("OpenVerified with another SHA-256: %v, want a ChangedError", err)
 	}
 }

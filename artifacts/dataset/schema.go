@@ -81,7 +81,9 @@ const (
 // shards write and its reduce reads: one input row of the shard's share,
 // accepted (Reject.Reason empty) or rejected, with where it was read, so
 // that the reduce settles duplicate ids in source order. Key: (Problem.ID,
-// File, Start, Line): the reduce merges the shards' parts by id.
+// File, Start, Line): the reduce merges the shards' parts by id. An
+// accepted row's Problem holds its ID alone: the shard writes the problem
+// to ingest_problems, and the reduce copies it from there.
 type IngestRow struct {
 	// File is the input's index in the sources' expanded file list.
 	File int32 `parquet:"file"`
@@ -684,10 +686,15 @@ var (
 		}}
 	Leaks = Dataset[Leak]{Name: "leaks", Version: 1, Key: "query, doc", Doc: "the audit's flagged pairs: a document stating a problem equivalent to its query",
 		Compare: func(a, b *Leak) int { return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc)) }}
-	IngestRows = Dataset[IngestRow]{Name: "ingest_rows", Version: 1, Staging: true, Key: "problem.id, file, start, line, elem", Doc: "ingest's staging: each map shard's rows with where they were read",
+	IngestRows = Dataset[IngestRow]{Name: "ingest_rows", Version: 2, Staging: true, Key: "problem.id, file, start, line, elem", Doc: "ingest's staging: each map shard's rows with where they were read (an accepted row's problem only by its id: its text is in ingest_problems)",
 		Compare: func(a, b *IngestRow) int {
 			return cmp.Or(strings.Compare(a.Problem.ID, b.Problem.ID), cmp.Compare(a.File, b.File), cmp.Compare(a.Start, b.Start), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Elem, b.Elem))
 		}}
+	// IngestProblems is written with the options of every dataset part,
+	// not as staging, so that ingest's reduce can copy its row groups into
+	// problems verbatim (Writer.CopyRowGroup).
+	IngestProblems = Dataset[Problem]{Name: "ingest_problems", Version: 1, Key: "id", Doc: "ingest's staging: each map shard's accepted problems, the first of each id, sorted by id, in the row groups problems has where no other shard's problem falls among them",
+		Compare: func(a, b *Problem) int { return strings.Compare(a.ID, b.ID) }}
 	IngestSpans = Dataset[IngestSpan]{Name: "ingest_spans", Version: 1, Staging: true, Key: "file, start", Doc: "ingest's staging: the spans of the inputs each map shard read",
 		Compare: func(a, b *IngestSpan) int { return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Start, b.Start)) }}
 	Rewrites = Dataset[RewriteRow]{Name: "rewrites", Version: 1, Key: "query", Doc: "each query's statement rewritten with the same mathematics in another surface form (App. B.4)",
@@ -715,7 +722,7 @@ var (
 // All lists every dataset, in the order of the pipeline's first writer.
 func All() []Info {
 	return []Info{
-		IngestRows.Info(), IngestSpans.Info(), Problems.Info(), Rejects.Info(), Signatures.Info(), Corpus.Info(), Duplicates.Info(),
+		IngestRows.Info(), IngestProblems.Info(), IngestSpans.Info(), Problems.Info(), Rejects.Info(), Signatures.Info(), Corpus.Info(), Duplicates.Info(),
 		Topics.Info(), TagRejects.Info(), Summaries.Info(), SummaryRejects.Info(), Pairs.Info(), PairCounts.Info(),
 		Thresholds.Info(), Calibration.Info(), Queries.Info(), Candidates.Info(), Judgments.Info(), JudgeTimings.Info(), JudgeAudit.Info(),
 		Ratings.Info(), Runs.Info(), Timings.Info(), Results.Info(), Audit.Info(), Leaks.Info(), MathText.Info(), Release.Info(),

@@ -9,16 +9,18 @@
 // bytes, so the shards together read each input byte once. A shard judges
 // each row of its share and writes it, accepted or rejected, with its
 // place (file, span, line) to the staging dataset ingest_rows, sorted by
-// id, and what it read to ingest_spans.
+// id, and what it read to ingest_spans; the text of its accepted problems
+// goes, compressed as problems stores it, to ingest_problems.
 //
-// The reduce (one task) merges the shards' parts by id: the rows of an id
-// arrive together in source order, so the first occurrence is kept, as one
-// reader of every input would keep it, and the others are duplicate_id
-// rejects. It turns each span's local line numbers into the file's, comes
-// to each source's verdict (max_reject_share, no accepted row, a mapped
-// field no row has) from the spans' counts and the rejects, and writes
-// problems and rejects as one part each: their bytes do not depend on
-// ingest.shards.
+// The reduce (one task) merges the shards' ingest_rows by id: the rows of
+// an id arrive together in source order, so the first occurrence is kept,
+// as one reader of every input would keep it, and the others are
+// duplicate_id rejects. It turns each span's local line numbers into the
+// file's, comes to each source's verdict (max_reject_share, no accepted
+// row, a mapped field no row has) from the spans' counts and the rejects,
+// and writes problems and rejects as one part each: their bytes do not
+// depend on ingest.shards. Problems' row groups end where their ids say
+// (rowgroups.go), so most are a map shard's own, copied compressed.
 package ingest
 
 import (

@@ -317,7 +317,7 @@ func TestManifestRecordsSourceFiles(t *testing.T) {
 		want := []layout.Object{whole[0], whole[1]}
 		want[1-i] = layout.Object{URI: want[1-i].URI, Size: want[1-i].Size, Unread: true}
 		var hashes []string
-		for _, ds := range []string{"ingest_rows", "ingest_spans"} {
+		for _, ds := range []string{"ingest_rows", "ingest_problems", "ingest_spans"} {
 			m, err := layout.ReadDone(ctx, root, layout.DoneKey(cfg.Run, ds, spec))
 			if err != nil {
 				t.Fatalf("%s %s: %v", ds, spec, err)
@@ -344,13 +344,13 @@ func TestManifestRecordsSourceFiles(t *testing.T) {
 			if m.ConfigHash != config.HashValues(m.Config) || m.Hash == "" {
 				t.Errorf("%s %s: config hash %s of %v, hash %q", ds, spec, m.ConfigHash, m.Config, m.Hash)
 			}
-			if len(m.Outputs) != 2 || m.Rows != m.Objects(ds)[0].Rows {
+			if len(m.Outputs) != 3 || m.Rows != m.Objects(ds)[0].Rows {
 				t.Errorf("%s %s: outputs %+v, rows %d", ds, spec, m.Outputs, m.Rows)
 			}
 			hashes = append(hashes, m.Hash)
 		}
-		if hashes[0] != hashes[1] {
-			t.Errorf("%s: the ingest_rows and ingest_spans manifests differ in hash: %v", spec, hashes)
+		if hashes[0] != hashes[1] || hashes[0] != hashes[2] {
+			t.Errorf("%s: the ingest_rows, ingest_problems and ingest_spans manifests differ in hash: %v", spec, hashes)
 		}
 	}
 	// The reduce reads only the staging datasets.
@@ -359,7 +359,7 @@ func TestManifestRecordsSourceFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, in := range m.Inputs {
-		if in.Dataset != "ingest_rows" && in.Dataset != "ingest_spans" {
+		if in.Dataset != "ingest_rows" && in.Dataset != "ingest_problems" && in.Dataset != "ingest_spans" {
 			t.Errorf("reduce input %+v, want only staging parts", in)
 		}
 	}

@@ -33,18 +33,28 @@ func parseJSONLine(line int64, b []byte, fields, join map[string]string) record 
 // repeat the same few keys, and decoding each key of each row into a new
 // string was a tenth of a map shard's allocations; the interning stops at
 // maxKeyNames, for files whose keys are data).
+//
+// A record parse returns holds the rowFields' own vals and keys, cleared
+// and refilled by the next parse: a new map per row (its groups allocated
+// as it grew) was an eighth of a map shard's CPU with the collection it
+// caused. Every reader hands each record to its callback before parsing
+// the next row, and nothing keeps a record past the callback (an exploded
+// list clones vals per element).
 type rowFields struct {
 	fields, join map[string]string
 	order        []string            // problem fields, sorted
 	byName       map[string][]string // input key → the problem fields it fills
 	paths        map[string][]step   // problem field → its path, when its name is one
 	names        map[string]string   // raw key → decoded key
+	vals         map[string]value    // the last row's fields
+	keys         []string            // the last row's keys
 }
 
 const maxKeyNames = 1024
 
 func newRowFields(fields, join map[string]string) *rowFields {
-	rf := &rowFields{fields: fields, join: join, byName: map[string][]string{}, paths: map[string][]step{}, names: map[string]string{}}
+	rf := &rowFields{fields: fields, join: join, byName: map[string][]string{}, paths: map[string][]step{}, names: map[string]string{},
+		vals: make(map[string]value, len(fields))}
 	rf.order = slices.Sorted(maps.Keys(fields))
 	for _, field := range rf.order {
 		name := fields[field]
@@ -92,8 +102,10 @@ func (rf *rowFields) parse(line int64, b []byte) record {
 	if b[0] != '{' {
 		return bad(dataset.ReasonNotObject, "", fmt.Sprintf("line is a JSON %s, not an object", jsonKind(b[0])))
 	}
-	keys := make([]string, len(members))
-	vals := make(map[string]value, len(fields))
+	keys := slices.Grow(rf.keys[:0], len(members))[:len(members)]
+	rf.keys = keys
+	vals := rf.vals
+	clear(vals)
 	var seen map[string]bool // for objects too wide to compare keys pairwise
 	if len(members) > 16 {
 		seen = make(map[string]bool, len(members))
@@ -140,6 +152,7 @@ func (rf *rowFields) parse(line int64, b []byte) record {
 			vals[field] = value{}
 		}
 	}
+	rf.keys = keys // keep what append grew
 	return record{line: line, vals: vals, keys: keys}
 }
 

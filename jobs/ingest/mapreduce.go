@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"path"
 	"slices"
+	"sort"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
@@ -116,10 +118,56 @@ func mapShard(ctx context.Context, env *stage.Env) error {
 	env.Count("spans", int64(len(spans)))
 	env.Count("rows_staged", int64(rows.len()))
 	env.Log.Info().Int("inputs", len(inputs)).Int("spans", len(spans)).Int64("bytes_read", owned).Int("rows", rows.len()).Msg("read this shard's share")
-	if err := stage.WriteOutput(ctx, env, dataset.IngestRows, rows.flat()); err != nil {
+	staged := rows.flat()
+	sort.SliceStable(staged, func(i, j int) bool { return dataset.IngestRows.Compare(&staged[i], &staged[j]) < 0 })
+	n, err := writeProblems(ctx, env, staged)
+	if err != nil {
+		return err
+	}
+	env.Count("problems_staged", n)
+	if err := stage.WriteOutput(ctx, env, dataset.IngestRows, staged); err != nil {
 		return err
 	}
 	return stage.WriteOutput(ctx, env, dataset.IngestSpans, spanRows)
+}
+
+// writeProblems writes the first accepted row of each id among rows,
+// sorted by key, to ingest_problems, in the row groups groupCut cuts
+// counting from the shard's first problem, and leaves every accepted
+// row's Problem with its ID alone, all ingest_rows needs: the text is
+// compressed once, here, in its final form. It returns the problems
+// written.
+func writeProblems(ctx context.Context, env *stage.Env, rows []dataset.IngestRow) (int64, error) {
+	w, err := stage.StreamOutput(ctx, env, dataset.IngestProblems)
+	if err != nil {
+		return 0, err
+	}
+	defer w.Abort()
+	var cut groupCut
+	var n int64
+	var prev string
+	for i := range rows {
+		r := &rows[i]
+		if r.Reject.Reason != "" {
+			continue
+		}
+		id := r.Problem.ID
+		if n == 0 || id != prev { // a later row of an id is the reduce's duplicate_id
+			prev = id
+			if err := w.Write(r.Problem); err != nil {
+				return 0, err
+			}
+			n++
+			if cut.end(id) {
+				if err := w.EndRowGroup(); err != nil {
+					return 0, err
+				}
+			}
+		}
+		r.Problem = dataset.Problem{ID: id}
+	}
+	_, err = w.Close()
+	return n, err
 }
 
 // rowChunks holds a shard's rows until they are sorted and written, in
@@ -172,9 +220,12 @@ type spanKey struct {
 // shards' ingest_rows parts, each sorted by (id, file, start, line), so
 // the rows of one id arrive together in source order: the first is kept,
 // the others are duplicate_id rejects. Problems are written as they come,
-// in id order; the reduce holds one batch of rows per map part (a part of
-// up to 128 MiB is read whole, see dataset.ScanVerified), the rejects and
-// the spans, never the problems' text.
+// in id order, a row group at a time (problemWriter): one that is a map
+// shard's own is copied from its ingest_problems without being decoded,
+// any other decoded and encoded again. The reduce holds one batch of
+// ingest_rows per map part (a part of up to 128 MiB is read whole, see
+// dataset.ScanVerified), each ingest_problems part compressed and one
+// decoded row group of it, the rejects and the spans.
 func reduce(ctx context.Context, env *stage.Env) error {
 	c := Section.Of(env.Config)
 	spanParts, err := env.Upstream(ctx, dataset.IngestSpans.Name)
@@ -215,6 +266,26 @@ func reduce(ctx context.Context, env *stage.Env) error {
 	if err != nil {
 		return err
 	}
+	problemParts, err := env.Upstream(ctx, dataset.IngestProblems.Name)
+	if err != nil {
+		return err
+	}
+	if len(problemParts) != len(rowParts) {
+		return fmt.Errorf("%d parts of ingest_problems, %d of ingest_rows: the map shards wrote one of each", len(problemParts), len(rowParts))
+	}
+	staged := make([]*stagedProblems, len(problemParts))
+	for i, p := range problemParts {
+		// Part k of each is map shard k's: the merge names rows by k.
+		if path.Base(p.Key) != path.Base(rowParts[i].Key) {
+			return fmt.Errorf("ingest_problems part %s beside ingest_rows part %s: not one map shard's (a bug)", p.URI, rowParts[i].URI)
+		}
+		part, err := stage.OpenPart[dataset.Problem](ctx, env, p)
+		if err != nil {
+			return err
+		}
+		defer part.Close()
+		staged[i] = newStagedProblems(part)
+	}
 	m, err := newMerge(ctx, env, rowParts)
 	if err != nil {
 		return err
@@ -225,6 +296,7 @@ func reduce(ctx context.Context, env *stage.Env) error {
 		return err
 	}
 	defer w.Abort()
+	pw := &problemWriter{w: w, staged: staged}
 	type placed struct {
 		r    dataset.Reject
 		file int32
@@ -233,8 +305,12 @@ func reduce(ctx context.Context, env *stage.Env) error {
 	var kept int64
 	var prevID, prevFile string
 	var prevLine int64
+	// next[k] is the row of shard k's ingest_problems that holds the
+	// next id first accepted in its share, last[k] that id.
+	next := make([]int64, len(staged))
+	last := make([]string, len(staged))
 	for {
-		r, ok, err := m.next()
+		r, k, ok, err := m.next()
 		if err != nil {
 			return err
 		}
@@ -248,6 +324,11 @@ func reduce(ctx context.Context, env *stage.Env) error {
 			rejects = append(rejects, placed{rr, r.File})
 			continue
 		}
+		at := int64(-1) // r's problem in shard k's ingest_problems: the first of its id there
+		if next[k] == 0 || r.Problem.ID != last[k] {
+			at, last[k] = next[k], r.Problem.ID
+			next[k]++
+		}
 		if kept > 0 && r.Problem.ID == prevID {
 			src := &c.Sources[source[r.File]]
 			rejects = append(rejects, placed{dataset.Reject{
@@ -256,8 +337,11 @@ func reduce(ctx context.Context, env *stage.Env) error {
 			}, r.File})
 			continue
 		}
+		if at < 0 {
+			return fmt.Errorf("read %s: problem %s is not the first of its id in its part (a bug in the map, or the part was changed)", rowParts[k].URI, r.Problem.ID)
+		}
 		prevID, prevFile, prevLine = r.Problem.ID, names[r.File], line
-		if err := w.Write(r.Problem); err != nil {
+		if err := pw.add(k, at, r.Problem.ID); err != nil {
 			return err
 		}
 		kept++
@@ -265,6 +349,16 @@ func reduce(ctx context.Context, env *stage.Env) error {
 	if err := m.err(); err != nil {
 		return err
 	}
+	if err := pw.flush(); err != nil {
+		return err
+	}
+	for k, st := range staged {
+		if next[k] != st.len() {
+			return fmt.Errorf("%s holds %d problems, but its shard's ingest_rows part has %d ids accepted first there (a bug, or staging changed under the reduce)", problemParts[k].URI, st.len(), next[k])
+		}
+	}
+	env.Count("row_groups_copied", pw.copied)
+	env.Count("row_groups_encoded", pw.encoded)
 	if got := kept + int64(len(rejects)); got != rowsRead {
 		return fmt.Errorf("ingest_rows holds %d rows, ingest_spans counts %d (a bug, or staging changed under the reduce)", got, rowsRead)
 	}
@@ -336,6 +430,7 @@ type merge struct {
 }
 
 type cursor struct {
+	idx   int // the part's index in newMerge's parts
 	part  layout.Object
 	next  func() (dataset.IngestRow, bool)
 	stop  func()
@@ -348,8 +443,8 @@ var errStopped = errors.New("stopped")
 
 func newMerge(ctx context.Context, env *stage.Env, parts []layout.Object) (*merge, error) {
 	m := &merge{}
-	for _, p := range parts {
-		c := &cursor{part: p}
+	for i, p := range parts {
+		c := &cursor{idx: i, part: p}
 		var seq iter.Seq[dataset.IngestRow] = func(yield func(dataset.IngestRow) bool) {
 			err := stage.ScanPart(ctx, env, p, func(rows []dataset.IngestRow) error {
 				for _, r := range rows {
@@ -390,21 +485,82 @@ func (m *merge) advance(c *cursor) error {
 	return nil
 }
 
-func (m *merge) next() (dataset.IngestRow, bool, error) {
+// next returns the next row and the index of the part it came from.
+func (m *merge) next() (dataset.IngestRow, int, bool, error) {
 	if len(m.h) == 0 {
-		return dataset.IngestRow{}, false, nil
+		return dataset.IngestRow{}, 0, false, nil
 	}
 	c := m.h[0]
 	r := c.head
 	if err := m.advance(c); err != nil {
-		return r, false, err
+		return r, c.idx, false, err
 	}
 	if c.valid {
 		heap.Fix(&m.h, 0)
 	} else {
 		heap.Pop(&m.h)
 	}
-	return r, true, nil
+	return r, c.idx, true, nil
+}
+
+// problemWriter writes problems from the map shards' ingest_problems parts
+// in the row groups groupCut cuts: a group that is one of a part's own
+// row groups is copied, compressed pages and all; any other is decoded
+// from the parts and encoded again.
+type problemWriter struct {
+	w       *stage.OutputWriter[dataset.Problem]
+	staged  []*stagedProblems
+	cut     groupCut
+	group   []problemRef
+	copied  int64
+	encoded int64
+}
+
+// problemRef is row at of shard part's ingest_problems.
+type problemRef struct {
+	part int
+	at   int64
+}
+
+// add appends row at of part k, whose id is id.
+func (p *problemWriter) add(k int, at int64, id string) error {
+	p.group = append(p.group, problemRef{k, at})
+	if p.cut.end(id) {
+		return p.flush()
+	}
+	return nil
+}
+
+// flush writes the group so far.
+func (p *problemWriter) flush() error {
+	g := p.group
+	if len(g) == 0 {
+		return nil
+	}
+	p.group = g[:0]
+	// One part's rows, consecutive in it: the group is the part's own
+	// when the part cut a row group at both ends.
+	first, own := g[0], true
+	for i, ref := range g {
+		own = own && ref.part == first.part && ref.at == first.at+int64(i)
+	}
+	if own {
+		if rg, ok := p.staged[first.part].group(first.at, first.at+int64(len(g))); ok {
+			p.copied++
+			return p.w.CopyRowGroup(rg)
+		}
+	}
+	for _, ref := range g {
+		row, err := p.staged[ref.part].row(ref.at)
+		if err != nil {
+			return fmt.Errorf("ingest_problems part %d: %w", ref.part, err)
+		}
+		if err := p.w.Write(row); err != nil {
+			return err
+		}
+	}
+	p.encoded++
+	return p.w.EndRowGroup()
 }
 
 func (m *merge) err() error {

@@ -80,6 +80,8 @@ const scaleSource = `    - name: synth
 func TestShardsReadEachByteOnce(t *testing.T) {
 	defer func(v int64) { minSpan = v }(minSpan)
 	minSpan = 16 << 10 // split big.jsonl (about 600 KB) into many ranges
+	defer func(v uint64) { groupMean = v }(groupMean)
+	groupMean = 64 // problems in row groups of about 64 rows: some copied, some not
 	files, total, want := scaleCorpus(t)
 	statements := map[string]string{}
 	for _, name := range []string{"big.jsonl", "more.jsonl"} {
@@ -109,6 +111,7 @@ func TestShardsReadEachByteOnce(t *testing.T) {
 		bytesRead         int64
 		reread            int64
 		ranges            int
+		copied, encoded   int64 // problems' row groups
 	}
 	ctx := context.Background()
 	runs := map[int]result{}
@@ -141,6 +144,11 @@ func TestShardsReadEachByteOnce(t *testing.T) {
 				}
 			}
 		}
+		red, err := layout.ReadDone(ctx, root, layout.DoneKey(cfg.Run, "problems", one))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.copied, r.encoded = red.Stats["row_groups_copied"], red.Stats["row_groups_encoded"]
 		runs[n] = r
 		if r.bytesRead != int64(total) {
 			t.Errorf("%d shards read %d bytes in total (bytes_read), want the inputs' %d", n, r.bytesRead, total)
@@ -203,7 +211,19 @@ func TestShardsReadEachByteOnce(t *testing.T) {
 			t.Errorf("%d shards: problems or rejects bytes differ from 1 shard's", n)
 		}
 	}
-	t.Logf("8 shards: %d bytes read of %d, %d re-read at %d range boundaries", runs[8].bytesRead, total, runs[8].reread, runs[8].ranges)
+	// The ids of a shard's share are one run of the sorted ids but where
+	// another file repeats them: the reduce copies most row groups from
+	// the map shards and encodes those that straddle two shares or lose a
+	// duplicate; from one shard, every group is the shard's own.
+	if r := runs[1]; r.encoded != 0 || r.copied < 10 {
+		t.Errorf("1 shard: %d row groups copied, %d encoded; want every one copied", r.copied, r.encoded)
+	}
+	for _, n := range []int{3, 8} {
+		if r := runs[n]; r.copied < r.encoded || r.encoded == 0 {
+			t.Errorf("%d shards: %d row groups copied, %d encoded; want most copied, some encoded", n, r.copied, r.encoded)
+		}
+	}
+	t.Logf("8 shards: %d bytes read of %d, %d re-read at %d range boundaries; %d row groups copied, %d encoded", runs[8].bytesRead, total, runs[8].reread, runs[8].ranges, runs[8].copied, runs[8].encoded)
 }
 
 func localPath(cfg *config.Config, key string) string {

@@ -411,23 +411,41 @@ func (e *Env) Writers(dataset string) []*layout.Manifest {
 // refused (exit 2) before any row is used.
 func ScanPart[T any](ctx context.Context, env *Env, part layout.Object, fn func([]T) error) error {
 	got, err := dataset.ScanVerified(ctx, env.In, part.Key, part.SHA256, fn)
-	var ch *dataset.ChangedError
-	if errors.As(err, &ch) {
-		env.mu.Lock()
-		m := env.writers[part.Key]
-		env.mu.Unlock()
-		by := "the stage that wrote it"
-		if m != nil {
-			by = fmt.Sprintf("%s %s (shard %s)", m.Stage, m.Step, m.Spec())
-		}
-		return BadInput(fmt.Errorf("%w; recompute it with --force on %s, or restore it", err, by))
-	}
 	if err != nil {
-		return err
+		return env.changed(part, err)
 	}
 	part.SHA256, part.Unread = got, false
 	env.recordInput(part)
 	return nil
+}
+
+// changed turns a *dataset.ChangedError reading part into bad input that
+// names the shard that wrote it; other errors pass through.
+func (env *Env) changed(part layout.Object, err error) error {
+	var ch *dataset.ChangedError
+	if !errors.As(err, &ch) {
+		return err
+	}
+	env.mu.Lock()
+	m := env.writers[part.Key]
+	env.mu.Unlock()
+	by := "the stage that wrote it"
+	if m != nil {
+		by = fmt.Sprintf("%s %s (shard %s)", m.Stage, m.Step, m.Spec())
+	}
+	return BadInput(fmt.Errorf("%w; recompute it with --force on %s, or restore it", err, by))
+}
+
+// OpenPart opens an input part whole, for its row groups, verified and
+// recorded as ScanPart does; the caller closes it.
+func OpenPart[T any](ctx context.Context, env *Env, part layout.Object) (*dataset.Part[T], error) {
+	p, got, err := dataset.OpenVerified[T](ctx, env.In, part.Key, part.SHA256)
+	if err != nil {
+		return nil, env.changed(part, err)
+	}
+	part.SHA256, part.Unread = got, false
+	env.recordInput(part)
+	return p, nil
 }
 
 // ReadPart reads every row of an input part into T (see ScanPart).

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
 )
@@ -33,6 +35,13 @@ func StreamOutput[T any](ctx context.Context, env *Env, ds dataset.Dataset[T]) (
 
 // Write appends rows.
 func (o *OutputWriter[T]) Write(rows ...T) error { return o.w.Write(rows) }
+
+// EndRowGroup ends the current row group (see dataset.Writer.EndRowGroup).
+func (o *OutputWriter[T]) EndRowGroup() error { return o.w.EndRowGroup() }
+
+// CopyRowGroup appends a row group of an input part opened with OpenPart
+// (see dataset.Writer.CopyRowGroup).
+func (o *OutputWriter[T]) CopyRowGroup(rg parquet.RowGroup) error { return o.w.CopyRowGroup(rg) }
 
 // Close commits the part and records it.
 func (o *OutputWriter[T]) Close() (layout.Object, error) {

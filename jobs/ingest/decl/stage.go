@@ -14,12 +14,12 @@ var Stage = stage.Stage{
 	Steps: []stage.Step{
 		{
 			Name:    "map",
-			Outputs: []string{dataset.IngestRows.Name, dataset.IngestSpans.Name},
+			Outputs: []string{dataset.IngestRows.Name, dataset.IngestProblems.Name, dataset.IngestSpans.Name},
 			Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
 		},
 		{
 			Name:      "reduce",
-			Inputs:    []string{dataset.IngestRows.Name, dataset.IngestSpans.Name},
+			Inputs:    []string{dataset.IngestRows.Name, dataset.IngestProblems.Name, dataset.IngestSpans.Name},
 			Outputs:   []string{dataset.Problems.Name, dataset.Rejects.Name},
 			Summarize: summary,
 		},

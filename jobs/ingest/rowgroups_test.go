@@ -1,0 +1,145 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/artifacts/layout"
+	"github.com/saber-math/saber/artifacts/store"
+	"github.com/saber-math/saber/shard"
+)
+
+func TestFNV1a(t *testing.T) {
+	// The reference values of 64-bit FNV-1a: the row groups of every
+	// problems part depend on them.
+	for _, tt := range []struct {
+		in   string
+		want uint64
+	}{
+		{"", 0xcbf29ce484222325},
+		{"a", 0xaf63dc4c8601ec8c},
+		{"foobar", 0x85944171f73967e8},
+	} {
+		if got := fnv1a(tt.in); got != tt.want {
+			t.Errorf("fnv1a(%q) = %#x, want %#x", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestGroupCut(t *testing.T) {
+	defer func(v uint64) { groupMean = v }(groupMean)
+	// An id that hashes to 0 modulo groupMean ends its group; none does
+	// under a modulus no hash here meets, and the group ends at
+	// maxGroupRows.
+	groupMean = 1
+	var c groupCut
+	if !c.end("x") || !c.end("y") {
+		t.Error("groupMean 1: a group did not end after every row")
+	}
+	groupMean = 1 << 63
+	c = groupCut{}
+	var ends []int
+	for i := range 2*maxGroupRows + 7 {
+		if c.end(fmt.Sprint("id-", i)) {
+			ends = append(ends, i+1)
+		}
+	}
+	if fmt.Sprint(ends) != fmt.Sprint([]int{maxGroupRows, 2 * maxGroupRows}) {
+		t.Errorf("groups ended after rows %v, want every %d", ends, maxGroupRows)
+	}
+}
+
+// TestProblemsRowGroupsAnyShards: with ids in order for the first 300
+// rows, then in no order, so that every shard's share spreads over the
+// whole id range, and ids repeated across files, problems has the same
+// bytes for 1, 2 and 5 map shards, every problem its own row's text, and
+// the bytes are those of writing its rows cut by groupCut, nothing
+// copied: the copies the reduce makes are what encoding the rows gives.
+func TestProblemsRowGroupsAnyShards(t *testing.T) {
+	defer func(v int64) { minSpan = v }(minSpan)
+	minSpan = 4 << 10
+	defer func(v uint64) { groupMean = v }(groupMean)
+	groupMean = 16
+	ids := make([]string, 900)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("%016x", fnv1a(fmt.Sprint("row ", i)))
+	}
+	slices.Sort(ids[:300])
+	var a, b strings.Builder
+	statement := map[string]string{}
+	for i, id := range ids {
+		statement[id] = fmt.Sprintf("What is %d + %d?", i, i)
+		row := fmt.Sprintf(`{"id": %q, "statement": %q, "solution": "It is %d."}`+"\n", id, statement[id], 2*i)
+		if i%3 == 0 && i >= 300 {
+			b.WriteString(row)
+		} else {
+			a.WriteString(row)
+		}
+		if i%97 == 0 { // the same id again, in the other file: b's copy loses
+			b.WriteString(strings.Replace(row, "What", "So what", 1))
+		}
+	}
+	files := map[string][]byte{"a.jsonl": []byte(a.String()), "b.jsonl": []byte(b.String())}
+	src := "    - name: s\n      paths: [a.jsonl, b.jsonl]\n      fields: {id: id}\n"
+	ctx := context.Background()
+	var first []byte
+	var rows []dataset.Problem
+	for _, n := range []int{1, 2, 5} {
+		cfg := setup(t, files, src)
+		probs, rejs, err := runShards(t, cfg, n)
+		if err != nil {
+			t.Fatalf("%d shards: %v", n, err)
+		}
+		if len(probs) != 900 || len(rejs) != 10 {
+			t.Fatalf("%d shards: %d problems, %d rejects; want 900 and 10", n, len(probs), len(rejs))
+		}
+		for _, p := range probs {
+			if p.Statement != statement[p.ID] {
+				t.Fatalf("%d shards: problem %s has statement %q, its row %q", n, p.ID, p.Statement, statement[p.ID])
+			}
+		}
+		got, err := os.ReadFile(localPath(cfg, layout.DataKey(cfg.Run, "problems", shard.Spec{Index: 0, Count: 1})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first, rows = got, probs
+		} else if !bytes.Equal(got, first) {
+			t.Errorf("%d shards: problems bytes differ from 1 shard's", n)
+		}
+	}
+	st := store.NewMem()
+	w, err := dataset.NewWriter[dataset.Problem](ctx, st, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c groupCut
+	groups := 0
+	for _, p := range rows {
+		if err := w.Write([]dataset.Problem{p}); err != nil {
+			t.Fatal(err)
+		}
+		if c.end(p.ID) {
+			groups++
+			if err := w.EndRowGroup(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := store.ReadAll(ctx, st, "p")
+	if !bytes.Equal(first, want) {
+		t.Errorf("problems (%d bytes) is not its rows written in the row groups groupCut ends (%d bytes)", len(first), len(want))
+	}
+	if groups < 20 {
+		t.Errorf("%d row groups ended by an id; want many, for the test to mean something", groups)
+	}
+}
