@@ -55,6 +55,8 @@ func Binaries(tags []string, extra ...string) (string, error) {
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 	done := filepath.Join(dir, ".complete")
 	if _, err := os.Stat(done); err == nil {
+		now := time.Now()
+		os.Chtimes(dir, now, now) // in use: prune keeps it
 		return dir, nil
 	}
 	os.RemoveAll(dir)
@@ -81,16 +83,40 @@ func Binaries(tags []string, extra ...string) (string, error) {
 	return dir, os.WriteFile(done, nil, 0o644)
 }
 
-// prune removes the builds of other trees not used for a day.
+// Builds of other trees are removed once they are not used for
+// pruneAfter, or, beyond the pruneKeep most recently used, for
+// pruneBusy: a build is about 1 GB, and a tree changes with every edit,
+// so a day's builds filled this machine's disk. Binaries touches a
+// build's directory whenever a test asks for it; one untouched for
+// pruneBusy is taken to be done with (a test package asks once, at its
+// start, and none runs that long beyond the newest pruneKeep).
+const (
+	pruneAfter = 2 * time.Hour
+	pruneBusy  = 30 * time.Minute
+	pruneKeep  = 4
+)
+
+// prune removes the builds of other trees that prune's rules let go.
 func prune(base, keep string) {
 	entries, _ := os.ReadDir(base)
+	type build struct {
+		name string
+		used time.Time
+	}
+	var builds []build
 	for _, e := range entries {
-		name := strings.TrimSuffix(e.Name(), ".lock")
-		if name == keep {
+		if !e.IsDir() || e.Name() == keep {
 			continue
 		}
-		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > 24*time.Hour {
-			os.RemoveAll(filepath.Join(base, e.Name()))
+		if info, err := e.Info(); err == nil {
+			builds = append(builds, build{e.Name(), info.ModTime()})
+		}
+	}
+	sort.Slice(builds, func(i, j int) bool { return builds[i].used.After(builds[j].used) })
+	for i, b := range builds {
+		if age := time.Since(b.used); age > pruneAfter || i >= pruneKeep && age > pruneBusy {
+			os.RemoveAll(filepath.Join(base, b.name))
+			os.Remove(filepath.Join(base, b.name+".lock"))
 		}
 	}
 }
