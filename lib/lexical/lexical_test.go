@@ -424,14 +424,7 @@ func TestAgainstNaiveSynthetic(t *testing.T) {
 		"$x^2+1$", `$\frac{a}{b}$`, `\(n!\)`, `$$\sum_{k=1}^{n} k$$`, "$x$", "$3.14r$", `\[\sqrt{2}\]`, "mod", "$7$",
 		`\begin{align*} y &= 2x \\ z &\le 3 \end{align*}`, "İ", "Σ", "naïve", ",", "."}
 	rng := rand.New(rand.NewPCG(5, 6))
-	gen := func(n int) string {
-		var b strings.Builder
-		for range n {
-			b.WriteString(frags[rng.IntN(len(frags))])
-			b.WriteByte(" \n"[rng.IntN(2)])
-		}
-		return b.String()
-	}
+	gen := fragmentText(rng, frags)
 	for q := range 30 {
 		docs := make([]string, 5+rng.IntN(60))
 		for i := range docs {
@@ -651,14 +644,7 @@ func TestBM25TokensSameScores(t *testing.T) {
 	frags := []string{"the", "of", "a", "prime", "sum", "parallelogram", "$x^2+1$", `$\frac{a}{b}$`, `\(n!\)`, "$x$", "x", "mod", "$7$", "Σ",
 		"roots", `\[\sqrt{2}\]`, "$3.14r$", "abcdefghijklmnop", "abcdefghijklmnoq", "école", "ÉCOLE", ",", "."}
 	rng := rand.New(rand.NewPCG(9, 10))
-	gen := func(n int) string {
-		var b strings.Builder
-		for range n {
-			b.WriteString(frags[rng.IntN(len(frags))])
-			b.WriteByte(" \n"[rng.IntN(2)])
-		}
-		return b.String()
-	}
+	gen := fragmentText(rng, frags)
 	for qi := range 30 {
 		docs := make([]string, rng.IntN(70))
 		for i := range docs {
@@ -742,5 +728,18 @@ func TestBM25Team(t *testing.T) {
 			})
 		}
 		wg.Wait()
+	}
+}
+
+// fragmentText returns a generator of texts of n fragments drawn from
+// frags, each followed by a space or a line break.
+func fragmentText(rng *rand.Rand, frags []string) func(n int) string {
+	return func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(frags[rng.IntN(len(frags))])
+			b.WriteByte(" \n"[rng.IntN(2)])
+		}
+		return b.String()
 	}
 }

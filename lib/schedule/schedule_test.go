@@ -320,24 +320,7 @@ func TestRefine(t *testing.T) {
 					inRound[[2]int{j.Round, x}] = true
 				}
 			}
-			if tr.Stopped() {
-				if r := tr.Pair(); len(r.Matches) != 0 {
-					t.Errorf("round %d after the stop has %d matches", r.Number, len(r.Matches))
-				}
-			}
-			if again := play(t, c, tt.n, tt.rounds); scheduleHash(again.Judgments()) != scheduleHash(js) {
-				t.Error("the same seed gave another tournament")
-			}
-			other, err := New(c, tt.n, rounds(4))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := Run(other, tt.rounds, noisyJudge(tt.n)); err != nil {
-				t.Fatal(err)
-			}
-			if scheduleHash(other.Judgments()) == scheduleHash(js) {
-				t.Error("another seed gave the same tournament")
-			}
+			checkStopAndSeeds(t, tr, c, tt.n, tt.rounds, js)
 		})
 	}
 }
@@ -484,24 +467,31 @@ func TestSwissTop(t *testing.T) {
 					}
 				}
 			}
-			if tr.Stopped() {
-				if r := tr.Pair(); len(r.Matches) != 0 {
-					t.Errorf("round %d after the stop has %d matches", r.Number, len(r.Matches))
-				}
-			}
-			if again := play(t, c, tt.n, tt.rounds); scheduleHash(again.Judgments()) != scheduleHash(js) {
-				t.Error("the same seed gave another tournament")
-			}
-			other, err := New(c, tt.n, rounds(4))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := Run(other, tt.rounds, noisyJudge(tt.n)); err != nil {
-				t.Fatal(err)
-			}
-			if scheduleHash(other.Judgments()) == scheduleHash(js) {
-				t.Error("another seed gave the same tournament")
-			}
+			checkStopAndSeeds(t, tr, c, tt.n, tt.rounds, js)
 		})
+	}
+}
+
+// checkStopAndSeeds: a stopped tournament pairs no more, the same seed
+// plays the same tournament again and another seed another one.
+func checkStopAndSeeds(t *testing.T, tr Tournament, c Config, n, maxRounds int, js []swiss.Judgment) {
+	t.Helper()
+	if tr.Stopped() {
+		if r := tr.Pair(); len(r.Matches) != 0 {
+			t.Errorf("round %d after the stop has %d matches", r.Number, len(r.Matches))
+		}
+	}
+	if again := play(t, c, n, maxRounds); scheduleHash(again.Judgments()) != scheduleHash(js) {
+		t.Error("the same seed gave another tournament")
+	}
+	other, err := New(c, n, rounds(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(other, maxRounds, noisyJudge(n)); err != nil {
+		t.Fatal(err)
+	}
+	if scheduleHash(other.Judgments()) == scheduleHash(js) {
+		t.Error("another seed gave the same tournament")
 	}
 }
