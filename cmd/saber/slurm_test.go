@@ -315,15 +315,24 @@ func TestSlurmRunbookCommands(t *testing.T) {
 		return string(out)
 	}
 	// scontrol exits 1 when a task has finished already (with throttle 1,
-	// task 0 may have): the update applies to the rest, which is what the
+	// task 0 may have): the command applies to the rest, which is what the
 	// docs/admin.md#watching says to expect.
-	if out, err := exec.Command("scontrol", "update", "jobid="+array, "arraytaskthrottle=2").CombinedOutput(); err != nil {
-		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-			if !strings.HasSuffix(line, "Job has already finished") && !strings.HasSuffix(line, "No error") {
-				t.Fatalf("scontrol update arraytaskthrottle=2: %v\n%s", err, out)
+	scontrol := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("scontrol", args...).CombinedOutput(); err != nil {
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				if !strings.HasSuffix(line, "Job has already finished") && !strings.HasSuffix(line, "No error") {
+					t.Fatalf("scontrol %v: %v\n%s", args, err, out)
+				}
 			}
 		}
 	}
+	// Not a runbook command: the array's pending tasks are held, so that
+	// the commands below find it queued however fast ingest's shards are
+	// (with throttle 1 only task 0 can start first; once ingest got
+	// faster the whole array could finish before saber cancel ran).
+	scontrol("hold", array)
+	scontrol("update", "jobid="+array, "arraytaskthrottle=2")
 	if out := run("squeue", "--name=saber-slurmtest-ingest", "-h", "-o", "%F"); !strings.Contains(out, array) {
 		t.Errorf("squeue --name does not list %s:\n%s", array, out)
 	}
