@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,11 +36,7 @@ summarize: {shards: 2}
 func halfRun(t *testing.T) (dir string, cfg *config.Config) {
 	t.Helper()
 	dir = t.TempDir()
-	f, _ := os.Create(filepath.Join(dir, "synth.jsonl"))
-	if err := synth.Write(f, synth.Config{N: 150, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	writeSynth(t, filepath.Join(dir, "synth.jsonl"), synth.Config{N: 150, Seed: 3})
 	cfg = dryConfig(t, dir, "0.85")
 	root, _ := store.Open(context.Background(), cfg.RootURI(), store.Options{})
 	sel, err := Select(cfg, "ingest,dedup,tag,summarize")

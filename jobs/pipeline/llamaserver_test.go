@@ -116,14 +116,7 @@ func TestRealServerPipeline(t *testing.T) {
 		t.Run(judgeRole, func(t *testing.T) {
 			ctx := context.Background()
 			dir := t.TempDir()
-			f, err := os.Create(filepath.Join(dir, "synth.jsonl"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := synth.Write(f, synth.Config{N: 150, Seed: 5}); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
+			writeSynth(t, filepath.Join(dir, "synth.jsonl"), synth.Config{N: 150, Seed: 5})
 			y := realServerConfig(t, dir, judgeRole)
 			cfg, err := ParseConfig([]byte(y))
 			if err != nil {

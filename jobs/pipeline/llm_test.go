@@ -84,11 +84,7 @@ func TestLLMStagesUnderFaults(t *testing.T) {
 	srv.SetFaults(llmtest.Faults{Rate: 0.10, Seed: 3, RetryAfterSeconds: 1})
 	t.Setenv("SABER_TEST_LLM_KEY", canaryKey)
 	dir := t.TempDir()
-	f, _ := os.Create(filepath.Join(dir, "synth.jsonl"))
-	if err := synth.Write(f, synth.Config{N: 120, Seed: 9}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	writeSynth(t, filepath.Join(dir, "synth.jsonl"), synth.Config{N: 120, Seed: 9})
 	y := fmt.Sprintf(`run: llm
 root: %s/data
 log: {progress_seconds: 0}

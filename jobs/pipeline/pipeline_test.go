@@ -25,6 +25,7 @@ import (
 	"github.com/saber-math/saber/jobs/pipeline/pipelinetest"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/stages"
+	"github.com/saber-math/saber/lib/synth"
 	"github.com/saber-math/saber/shard"
 )
 
@@ -475,4 +476,19 @@ func openRoot(t *testing.T, uri string) store.Store {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// writeSynth writes a generated corpus of c's problems as JSONL to path.
+func writeSynth(t *testing.T, path string, c synth.Config) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := synth.Write(f, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -64,14 +64,7 @@ func TestRealServerPromptCacheShare(t *testing.T) {
 	tagURL, sumURL, judgeURL := llamatest.URL(t, "tag"), llamatest.URL(t, "summarize"), llamatest.URL(t, "judge")
 	ctx := context.Background()
 	dir := t.TempDir()
-	f, err := os.Create(filepath.Join(dir, "synth.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := synth.Write(f, synth.Config{N: 300, Seed: 5}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	writeSynth(t, filepath.Join(dir, "synth.jsonl"), synth.Config{N: 300, Seed: 5})
 	onto := filepath.Join(dir, "ontology.json")
 	if err := os.WriteFile(onto, []byte(deepOntology), 0o644); err != nil {
 		t.Fatal(err)

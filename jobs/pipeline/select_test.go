@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -26,14 +25,7 @@ func TestBenchmarkIndependentOfShards(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	input := filepath.Join(dir, "synth.jsonl")
-	f, err := os.Create(input)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := synth.Write(f, synth.Config{N: 3000, Seed: 11, DupFrac: 0.05}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	writeSynth(t, input, synth.Config{N: 3000, Seed: 11, DupFrac: 0.05})
 	root, _ := store.Open(ctx, filepath.Join(dir, "data"), store.Options{})
 	run := func(name string, shards int, seed uint64) map[string]string {
 		cfg, err := ParseConfig([]byte(fmt.Sprintf(`run: %s

@@ -76,14 +76,7 @@ type staleRun struct {
 func newStaleRun(t *testing.T) *staleRun {
 	t.Helper()
 	r := &staleRun{t: t, dir: t.TempDir(), bin: taggedBinaries(t)}
-	f, err := os.Create(filepath.Join(r.dir, "synth.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := synth.Write(f, synth.Config{N: 1500, Seed: 5, DupFrac: 0.05}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	writeSynth(t, filepath.Join(r.dir, "synth.jsonl"), synth.Config{N: 1500, Seed: 5, DupFrac: 0.05})
 	r.cfgPath = filepath.Join(r.dir, staleCfgFn)
 	r.config(2, "0.8", 200, 10)
 	return r
