@@ -50,7 +50,11 @@ func run(ctx context.Context, env *stage.Env) error {
 		return stage.BadInput(err)
 	}
 	env.Log = env.Log.With().Str("retriever", task.Retriever).Str("setting", task.Setting).Logger()
-	qs, cands, err := readers.RangeQueries(ctx, env, shard.Spec{Index: task.Range, Count: task.Ranges})
+	allQueries, err := readers.Queries(ctx, env)
+	if err != nil {
+		return err
+	}
+	qs, cands, err := readers.InRange(ctx, env, allQueries, shard.Spec{Index: task.Range, Count: task.Ranges})
 	if err != nil {
 		return err
 	}
@@ -88,10 +92,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	if w := reg.Workers(task.Retriever); w > 0 {
 		workers = w
 	}
-	timed, err := timedQueries(ctx, env, task.Setting, ret)
-	if err != nil {
-		return err
-	}
+	timed := timedQueries(env, task.Setting, ret, allQueries)
 	runs := make([][]dataset.RunRow, len(qs))
 	timings := make([]*dataset.Timing, len(qs))
 	// The timed queries first: their texts, kept after each, are then in
@@ -181,24 +182,20 @@ func run(ctx context.Context, env *stage.Env) error {
 // for a retriever that keeps nothing between queries; for one that does
 // (retrieval.Memoizes), the latency sample's in the main setting, which it
 // scores cold, and none in the other settings.
-func timedQueries(ctx context.Context, env *stage.Env, setting string, ret retrieval.Retriever) (map[string]bool, error) {
+func timedQueries(env *stage.Env, setting string, ret retrieval.Retriever, all []dataset.Query) map[string]bool {
 	if !retrieval.Memoizes(ret) {
-		return nil, nil
+		return nil
 	}
 	timed := map[string]bool{}
 	if setting != env.Config.MainSetting() {
-		return timed, nil
+		return timed
 	}
-	qs, err := readers.Queries(ctx, env)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(qs))
-	for i, q := range qs {
+	ids := make([]string, len(all))
+	for i, q := range all {
 		ids[i] = q.ID
 	}
 	for _, id := range reportdecl.LatencySample(env.RunSeed(), ids, reportdecl.LatencyQueries(env.Config)) {
 		timed[id] = true
 	}
-	return timed, nil
+	return timed
 }

@@ -86,12 +86,18 @@ func Queries(ctx context.Context, env *stage.Env) ([]dataset.Query, error) {
 // id) and their candidates, by query, each list sorted by document id: the
 // work of one shard of judge, rate or evaluate.
 func RangeQueries(ctx context.Context, env *stage.Env, r shard.Spec) ([]dataset.Query, map[string][]string, error) {
-	qs, err := Queries(ctx, env)
+	all, err := Queries(ctx, env)
 	if err != nil {
 		return nil, nil, err
 	}
-	lo, hi := r.Range(len(qs))
-	qs = qs[lo:hi]
+	return InRange(ctx, env, all, r)
+}
+
+// InRange is RangeQueries over the queries already read (all of them, as
+// Queries returns them), for a step that needs them all as well.
+func InRange(ctx context.Context, env *stage.Env, all []dataset.Query, r shard.Spec) ([]dataset.Query, map[string][]string, error) {
+	lo, hi := r.Range(len(all))
+	qs := all[lo:hi]
 	mine := make(map[string]bool, len(qs))
 	for _, q := range qs {
 		mine[q.ID] = true
