@@ -98,7 +98,7 @@ func Memoizes(r Retriever) bool {
 
 func (h *httpBase) memoized() bool { return h.memo != nil }
 
-// MemoCounts are a memoizing retriever's lookups: hits served from the
+// Counts are a memoizing retriever's lookups, for the manifest: hits served from the
 // run's cache and misses the server computed.
 func (h *httpBase) Counts() map[string]int64 {
 	if h.memo == nil {
