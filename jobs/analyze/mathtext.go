@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/readers"
@@ -19,6 +20,7 @@ import (
 	"github.com/saber-math/saber/lib/analysis"
 	"github.com/saber-math/saber/lib/chart"
 	"github.com/saber-math/saber/lib/llm"
+	"github.com/saber-math/saber/lib/llmconf"
 	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/prompts"
 	"github.com/saber-math/saber/lib/text"
@@ -133,7 +135,11 @@ func mathText(ctx context.Context, env *stage.Env, b *bench) (*mathTextResult, e
 	res := &mathTextResult{dropped: map[string][]string{}, perQuery: map[string][]analysis.MathTextQuery{}, backend: cfg.Backend, version: version}
 	splits := make([]split, len(b.queries))
 	drops := make([]string, len(b.queries))
-	nw := llmstage.Workers(cfg.Workers, cfg.Backend == BackendLLM, env.Config.LLMFor(cfg.LLM))
+	var lcfg llmconf.Config // the server's settings: read (and declared) only for the llm backend
+	if cfg.Backend == BackendLLM {
+		lcfg = env.Config.LLMFor(cfg.LLM)
+	}
+	nw := llmstage.Workers(cfg.Workers, cfg.Backend == BackendLLM, lcfg)
 	err = parallel.For(ctx, len(b.queries), nw, func(ctx context.Context, i int) error {
 		q := b.queries[i]
 		m, w, ratio, drop, err := Split(ctx, norm, b.texts[q.ID].Statement)
@@ -176,7 +182,7 @@ func mathText(ctx context.Context, env *stage.Env, b *bench) (*mathTextResult, e
 			return nil, err
 		}
 	}
-	reg := retrieval.NewRegistry(env.Config.Retrievers, retrieval.Options{Dir: env.Config.Dir()})
+	reg := retrieval.NewRegistry(env.Config.RetrieverSpecs(), retrieval.Options{Dir: env.Config.Dir()})
 	res.retrievers = cfg.RetrieversOf(env.Config)
 	for _, name := range res.retrievers {
 		per, err := scoreRetriever(ctx, env, reg, name, res.kept, docs, cfg.Workers)
@@ -325,7 +331,7 @@ func writeMathText(ctx context.Context, env *stage.Env, b *bench, res *mathTextR
 // evaluated with instructions (App. D.9's variants "<name>.<instruction>").
 func writeTable10(ctx context.Context, env *stage.Env, res *mathTextResult, idx *index) error {
 	cfg := env.Config
-	ins := cfg.Evaluate.Instructions
+	ins := config.EvaluateInstructions.Get(cfg)
 	var bases []string
 	for _, r := range res.retrievers {
 		if _, _, variant := cfg.InstructionVariant(r); variant {

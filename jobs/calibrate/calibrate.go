@@ -14,6 +14,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/calibrate/decl"
+	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/thresholds"
@@ -58,7 +59,7 @@ func Calibrate(ctx context.Context, env *stage.Env) (*Result, error) {
 	r := &Result{Provenance: prov,
 		Grid:    thresholds.Grid{Topic: cfg.TopicGrid.Values(), Summ: cfg.SummGrid.Values()},
 		Domains: domains, Queries: make([]int64, len(domains)),
-		K: env.Config.Benchmark.K, Min: int64(cfg.MinEligible),
+		K: config.BenchmarkK.Get(env.Config), Min: int64(cfg.MinEligible),
 	}
 	index := map[string]int{}
 	r.Eligible = make([][][]int64, len(domains))

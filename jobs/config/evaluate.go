@@ -45,6 +45,7 @@ var Settings = []string{"statement-full", "full-full", "statement-statement"}
 // latency is measured on statement–full): the first of Settings that
 // evaluate runs, else the first it runs.
 func (c *Config) MainSetting() string {
+	c.need(EvaluateSettings.Path)
 	for _, s := range Settings {
 		if slices.Contains(c.Evaluate.Settings, s) {
 			return s
@@ -102,6 +103,7 @@ func (c *Config) validateEvaluate(bad func(string, ...any)) {
 // config defines (retrievers.<name>, for Values): editing a retriever that
 // is defined but not evaluated changes none of them.
 func (c *Config) RetrieverKeys() []string {
+	c.need(EvaluateRetrievers.Path)
 	var out []string
 	for _, r := range c.Evaluate.Retrievers {
 		if _, ok := c.Retrievers[r]; ok {
@@ -116,6 +118,7 @@ func (c *Config) RetrieverKeys() []string {
 // evaluate times the latency sample alone, which the seed and
 // report.latency_queries decide.
 func (c *Config) MemoRetrievers() bool {
+	c.need(EvaluateRetrievers.Path)
 	for _, r := range c.Evaluate.Retrievers {
 		if s, ok := c.Retrievers[r]; ok {
 			if k, ok := retrievers.LookupKind(s.Kind); ok && k.Memo {
@@ -135,6 +138,9 @@ type EvalTask struct {
 
 // EvalTasks is the number of evaluate shards.
 func (c *Config) EvalTasks() int {
+	for _, k := range []string{EvaluateShards.Path, EvaluateRetrievers.Path, EvaluateSettings.Path} {
+		c.need(k)
+	}
 	return c.Evaluate.Shards * len(c.Evaluate.Retrievers) * len(c.Evaluate.Settings)
 }
 

@@ -6,6 +6,7 @@ import (
 
 // LLMFor is the run's llm settings with a stage's overrides on top.
 func (c *Config) LLMFor(override *llmconf.Config) llmconf.Config {
+	c.need("llm")
 	out := c.LLM
 	if o := override; o != nil {
 		if o.BaseURL != "" {

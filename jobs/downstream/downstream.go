@@ -127,7 +127,7 @@ func runMap(ctx context.Context, env *stage.Env) error {
 	}
 	defer closeFn()
 	qWorkers := workers
-	if w := retrieval.NewRegistry(env.Config.Retrievers, retrieval.Options{}).Workers(name); w > 0 {
+	if w := retrieval.NewRegistry(env.Config.RetrieverSpecs(), retrieval.Options{}).Workers(name); w > 0 {
 		qWorkers = w
 	}
 	var rows []dataset.DedupRank
@@ -137,7 +137,8 @@ func runMap(ctx context.Context, env *stage.Env) error {
 		case scale == ScaleCandidates:
 			got, err = rankCandidates(ctx, env, ret, pool, qs, qWorkers)
 		case !onPool(env.Config, name):
-			env.Log.Info().Str("kind", env.Config.Retrievers[name].Kind).Msg("not a bi-encoder or lexical baseline: left out of the full pool, as in the paper")
+			spec, _ := env.Config.Retriever(name)
+			env.Log.Info().Str("kind", spec.Kind).Msg("not a bi-encoder or lexical baseline: left out of the full pool, as in the paper")
 			env.Count("pool_skipped", 1)
 			continue
 		case slices.Contains(config.LexicalRetrievers, name):

@@ -87,7 +87,7 @@ func build(ctx context.Context, env *stage.Env, name string, threads int) (retri
 	if err != nil {
 		return nil, nil, err
 	}
-	reg := retrieval.NewRegistry(env.Config.Retrievers, retrieval.Options{Dir: env.Config.Dir(), LexicalThreads: threads, Cache: cache})
+	reg := retrieval.NewRegistry(env.Config.RetrieverSpecs(), retrieval.Options{Dir: env.Config.Dir(), LexicalThreads: threads, Cache: cache})
 	ret, err := reg.Build(ctx, name)
 	if err != nil {
 		if errors.Is(err, retrievers.ErrBadSpec) {
@@ -111,7 +111,8 @@ func buildEmbedder(ctx context.Context, env *stage.Env, name string) (retrieval.
 	emb, ok := ret.(retrieval.Embedder)
 	if !ok {
 		closeFn()
-		return nil, nil, fmt.Errorf("retrievers.%s: kind %s is declared a bi-encoder (retrievers.Kind.BiEncoder) but its retriever does not embed", name, env.Config.Retrievers[name].Kind)
+		spec, _ := env.Config.Retriever(name)
+		return nil, nil, fmt.Errorf("retrievers.%s: kind %s is declared a bi-encoder (retrievers.Kind.BiEncoder) but its retriever does not embed", name, spec.Kind)
 	}
 	return emb, closeFn, nil
 }

@@ -25,6 +25,7 @@ import (
 	"runtime"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/evaluate/decl"
 	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/readers"
@@ -43,7 +44,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	cfg := env.Config
 	if n := cfg.EvalTasks(); env.Shard.Count != n {
 		return stage.BadInput(fmt.Errorf("evaluate has %d shards under this config (%d query ranges × %d retrievers × %d settings), not %d",
-			n, cfg.Evaluate.Shards, len(cfg.Evaluate.Retrievers), len(cfg.Evaluate.Settings), env.Shard.Count))
+			n, config.EvaluateShards.Get(cfg), len(config.EvaluateRetrievers.Get(cfg)), len(config.EvaluateSettings.Get(cfg)), env.Shard.Count))
 	}
 	task, err := cfg.EvalTask(env.Shard.Index)
 	if err != nil {
@@ -70,13 +71,13 @@ func run(ctx context.Context, env *stage.Env) error {
 	// cores they leave go to each query's documents (C.5: documents in
 	// flight), so that workers: 1 times each query in isolation on every
 	// core, as the paper does.
-	workers := stage.Workers(cfg.Evaluate.Workers)
+	workers := stage.Workers(config.EvaluateWorkers.Get(cfg))
 	threads := runtime.GOMAXPROCS(0) / workers
 	cache, err := env.LLMCache()
 	if err != nil {
 		return err
 	}
-	reg := retrieval.NewRegistry(cfg.Retrievers, retrieval.Options{Dir: cfg.Dir(), LexicalThreads: threads, Cache: cache})
+	reg := retrieval.NewRegistry(cfg.RetrieverSpecs(), retrieval.Options{Dir: cfg.Dir(), LexicalThreads: threads, Cache: cache})
 	ret, err := reg.Build(ctx, task.Retriever)
 	if err != nil {
 		if errors.Is(err, retrievers.ErrBadSpec) {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	calibratedecl "github.com/saber-math/saber/jobs/calibrate/decl"
+	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pairs/decl"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
@@ -49,7 +50,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	if err != nil {
 		return err
 	}
-	f := relevance.NewFinder(c, cfg.Benchmark.TopicFloor, cfg.Benchmark.SummFloor)
+	f := relevance.NewFinder(c, config.BenchmarkTopicFloor.Get(cfg), config.BenchmarkSummFloor.Get(cfg))
 	lo, hi := env.Shard.Range(len(c.IDs))
 	var (
 		grid  thresholds.Grid
@@ -85,7 +86,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	} else {
 		counts = make([]counted, Chunk)
 	}
-	counter := NewCounter(f, grid, edges, cfg.Benchmark.TopicFloor, cfg.Benchmark.SummFloor)
+	counter := NewCounter(f, grid, edges, config.BenchmarkTopicFloor.Get(cfg), config.BenchmarkSummFloor.Get(cfg))
 	for start := lo; start < hi; start += Chunk {
 		n := min(Chunk, hi-start)
 		err = parallel.For(ctx, n, workers, func(_ context.Context, i int) error {

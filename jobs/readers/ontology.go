@@ -56,7 +56,7 @@ func LoadOntologyDAG(ctx context.Context, cfg *config.Config) (*ontology.DAG, *o
 }
 
 func loadOntology(ctx context.Context, cfg *config.Config) (*ontology.DAG, *ontology.Tree, []layout.Object, error) {
-	o := cfg.Benchmark.Ontology
+	o := config.BenchmarkOntology.Get(cfg)
 	if o.File == "" {
 		dag, err := defaultontology.Default()
 		if err != nil {
@@ -132,7 +132,7 @@ func DomainOrder(ctx context.Context, env *stage.Env) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return DomainOrderOf(tree, env.Config.Benchmark.Domains)
+	return DomainOrderOf(tree, config.BenchmarkDomains.Get(env.Config))
 }
 
 // DomainOrderOf is DomainOrder for a tree already read (the release's)

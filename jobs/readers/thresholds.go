@@ -5,13 +5,14 @@ import (
 	"fmt"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/stage"
 )
 
 // Thresholds returns the final thresholds calibrate chose (the row of scope
 // "final" of `thresholds`), checked against the current floors.
 func Thresholds(ctx context.Context, env *stage.Env) (dataset.Threshold, error) {
-	b := env.Config.Benchmark
+	topicFloor, summFloor := config.BenchmarkTopicFloor.Get(env.Config), config.BenchmarkSummFloor.Get(env.Config)
 	parts, err := env.Upstream(ctx, dataset.Thresholds.Name)
 	if err != nil {
 		return dataset.Threshold{}, err
@@ -23,9 +24,9 @@ func Thresholds(ctx context.Context, env *stage.Env) (dataset.Threshold, error) 
 		}
 		for _, r := range rows {
 			if r.Scope == dataset.ScopeFinal {
-				if r.TauTopic < b.TopicFloor || r.TauSumm < b.SummFloor {
+				if r.TauTopic < topicFloor || r.TauSumm < summFloor {
 					return dataset.Threshold{}, stage.BadInput(fmt.Errorf("thresholds (%v, %v) in %s are below the floors benchmark.topic_floor, benchmark.summ_floor (%v, %v): rerun calibrate",
-						r.TauTopic, r.TauSumm, p.URI, b.TopicFloor, b.SummFloor))
+						r.TauTopic, r.TauSumm, p.URI, topicFloor, summFloor))
 				}
 				return r, nil
 			}

@@ -26,6 +26,7 @@ import (
 	"github.com/saber-math/saber/artifacts/layout"
 	pkg "github.com/saber-math/saber/artifacts/release"
 	"github.com/saber-math/saber/artifacts/trec"
+	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/release/decl"
 	"github.com/saber-math/saber/jobs/stage"
@@ -185,7 +186,7 @@ func contents(ctx context.Context, env *stage.Env, cfg *Config) (*pkg.Contents, 
 		return nil, err
 	}
 
-	order, err := readers.DomainOrderOf(tree, env.Config.Benchmark.Domains)
+	order, err := readers.DomainOrderOf(tree, config.BenchmarkDomains.Get(env.Config))
 	if err != nil {
 		return nil, err
 	}

@@ -169,11 +169,11 @@ func run(ctx context.Context, env *stage.Env) error {
 	}
 	m := &model{run: cfg.Run, k: rc.K, resamples: rc.Resamples, bench: b, domains: b.domains, queries: len(b.queries), prov: prov}
 	for _, s := range config.Settings {
-		if slices.Contains(cfg.Evaluate.Settings, s) {
+		if slices.Contains(config.EvaluateSettings.Get(cfg), s) {
 			m.settings = append(m.settings, s)
 		}
 	}
-	for _, s := range cfg.Evaluate.Settings { // any the report does not know, after
+	for _, s := range config.EvaluateSettings.Get(cfg) { // any the report does not know, after
 		if !slices.Contains(m.settings, s) {
 			m.settings = append(m.settings, s)
 		}
@@ -192,7 +192,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	if err := m.bootstrap(ctx, env); err != nil {
 		return err
 	}
-	m.order(cfg.Evaluate.Retrievers)
+	m.order(config.EvaluateRetrievers.Get(cfg))
 	m.frontiers(cfg)
 	m.sensitivity()
 	results := m.results()
@@ -335,8 +335,8 @@ type group struct {
 func readRuns(ctx context.Context, env *stage.Env, b *bench) (map[System]*scored, error) {
 	cfg := env.Config
 	out := map[System]*scored{}
-	for _, r := range cfg.Evaluate.Retrievers {
-		for _, s := range cfg.Evaluate.Settings {
+	for _, r := range config.EvaluateRetrievers.Get(cfg) {
+		for _, s := range config.EvaluateSettings.Get(cfg) {
 			sc := &scored{perQuery: make([][]float64, len(Variants)), part: make([]int, len(b.queries))}
 			for v := range Variants {
 				sc.perQuery[v] = make([]float64, len(b.queries))
@@ -387,8 +387,8 @@ func readRuns(ctx context.Context, env *stage.Env, b *bench) (map[System]*scored
 	}
 	prog.Finish()
 	env.Count("run_rows", int64(dataset.TotalRows(parts)))
-	for _, r := range cfg.Evaluate.Retrievers {
-		for _, s := range cfg.Evaluate.Settings {
+	for _, r := range config.EvaluateRetrievers.Get(cfg) {
+		for _, s := range config.EvaluateSettings.Get(cfg) {
 			sc := out[System{r, s}]
 			if sc.n == len(b.queries) {
 				continue

@@ -11,13 +11,13 @@ import (
 // variant per instruction ("" where none was evaluated).
 type instructionRow struct {
 	base     string
-	variants []string // parallel to cfg.Evaluate.Instructions
+	variants []string // parallel to evaluate.instructions
 }
 
 // instructionRows groups the evaluated retrievers into the study's rows,
 // in the report's retriever order.
 func instructionRows(cfg *config.Config, retrievers []string) []instructionRow {
-	if len(cfg.Evaluate.Instructions) == 0 {
+	if len(config.EvaluateInstructions.Get(cfg)) == 0 {
 		return nil
 	}
 	idx := map[string]int{}
@@ -31,9 +31,9 @@ func instructionRows(cfg *config.Config, retrievers []string) []instructionRow {
 		if !seen {
 			i = len(rows)
 			idx[base] = i
-			rows = append(rows, instructionRow{base: base, variants: make([]string, len(cfg.Evaluate.Instructions))})
+			rows = append(rows, instructionRow{base: base, variants: make([]string, len(config.EvaluateInstructions.Get(cfg)))})
 		}
-		for k, name := range cfg.Evaluate.Instructions {
+		for k, name := range config.EvaluateInstructions.Get(cfg) {
 			if name == in {
 				rows[i].variants[k] = r
 			}
@@ -50,7 +50,7 @@ func (m *model) table9(cfg *config.Config) (table, bool) {
 		return table{}, false
 	}
 	exp := ndcg.Exponential
-	ins := cfg.Evaluate.Instructions
+	ins := config.EvaluateInstructions.Get(cfg)
 	t := table{name: Table9, title: fmt.Sprintf("Table 9 — nDCG@%d with task instructions (%s, exponential gain)", m.k, m.main)}
 	t.notes = []string{fmt.Sprintf("Overall nDCG@%d of each retriever that takes an instruction: its configured input (Default) and the same model with each instruction of App. F.6 applied to the query only (evaluate.instructions). The best of each row is bold. %s", m.k, m.queriesNote())}
 	header := append([]string{"Retriever", "Default"}, ins...)

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/selection/decl"
 	"github.com/saber-math/saber/jobs/stage"
@@ -77,7 +78,7 @@ func run(ctx context.Context, env *stage.Env) error {
 	if err != nil {
 		return err
 	}
-	k := env.Config.Benchmark.K
+	k := config.BenchmarkK.Get(env.Config)
 	rep := newReport(th, cfg.Thresholds == ThresholdsCalibrated, domains, k)
 	rep.Provenance = prov
 
@@ -271,7 +272,7 @@ func recompute(ctx context.Context, env *stage.Env, chosen []dataset.Query, draw
 	for i, id := range c.IDs {
 		pos[id] = i
 	}
-	f := relevance.NewFinder(c, env.Config.Benchmark.TopicFloor, env.Config.Benchmark.SummFloor)
+	f := relevance.NewFinder(c, config.BenchmarkTopicFloor.Get(env.Config), config.BenchmarkSummFloor.Get(env.Config))
 	prog := env.Progress("queries (candidates, recomputed)", int64(len(chosen)))
 	defer prog.Finish()
 	for _, q := range chosen {

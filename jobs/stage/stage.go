@@ -256,7 +256,7 @@ func (e *Env) RunSeed() uint64 {
 	if !slices.Contains(e.uses, "seed") {
 		panic(fmt.Sprintf("stage %s derives from the run seed but does not declare \"seed\" in Uses", e.Stage))
 	}
-	return e.Config.Seed
+	return config.Seed.Get(e.Config)
 }
 
 // Seed derives the seed for key in this stage (never from the shard).

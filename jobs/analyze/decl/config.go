@@ -88,7 +88,7 @@ func (c *Config) Validate(core *config.Config, bad func(string, ...any)) {
 		bad("analyze: parse_retries and workers must be ≥ 0")
 	}
 	known := map[string]bool{}
-	for _, r := range core.Evaluate.Retrievers {
+	for _, r := range config.EvaluateRetrievers.Get(core) {
 		known[r] = true
 	}
 	for _, r := range c.Retrievers {
@@ -103,5 +103,5 @@ func (c *Config) RetrieversOf(core *config.Config) []string {
 	if len(c.Retrievers) > 0 {
 		return c.Retrievers
 	}
-	return core.Evaluate.Retrievers
+	return config.EvaluateRetrievers.Get(core)
 }

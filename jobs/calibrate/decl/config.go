@@ -53,7 +53,7 @@ func (g Grid) Values() []float64 {
 func (c *Config) Defaults(core *config.Config) {
 	g := &c.TopicGrid
 	if g.From == 0 {
-		g.From = core.Benchmark.TopicFloor
+		g.From = config.BenchmarkTopicFloor.Get(core)
 	}
 	if g.To == 0 {
 		g.To = 0.99
@@ -63,7 +63,7 @@ func (c *Config) Defaults(core *config.Config) {
 	}
 	g = &c.SummGrid
 	if g.From == 0 {
-		g.From = core.Benchmark.SummFloor
+		g.From = config.BenchmarkSummFloor.Get(core)
 	}
 	if g.To == 0 {
 		g.To = 0.6
@@ -90,8 +90,8 @@ func (c *Config) Validate(core *config.Config, bad func(string, ...any)) {
 			bad("calibrate.%s: more than %d points; raise step", name, MaxGridPoints)
 		}
 	}
-	grid("topic_grid", c.TopicGrid, core.Benchmark.TopicFloor, "benchmark.topic_floor")
-	grid("summ_grid", c.SummGrid, core.Benchmark.SummFloor, "benchmark.summ_floor")
+	grid("topic_grid", c.TopicGrid, config.BenchmarkTopicFloor.Get(core), config.BenchmarkTopicFloor.Path)
+	grid("summ_grid", c.SummGrid, config.BenchmarkSummFloor.Get(core), config.BenchmarkSummFloor.Path)
 	if c.MinEligible < 1 {
 		bad("calibrate.min_eligible: must be ≥ 1")
 	}

@@ -88,7 +88,7 @@ func (c *Config) Validate(core *config.Config, bad func(string, ...any)) {
 	}
 	seen := map[string]bool{}
 	for i, r := range c.Retrievers {
-		if _, ok := core.Retrievers[r]; !ok && !slices.Contains(config.LexicalRetrievers, r) {
+		if _, ok := core.Retriever(r); !ok && !slices.Contains(config.LexicalRetrievers, r) {
 			bad("downstream.retrievers[%d]: %q is not a known retriever (%s)", i, r, strings.Join(core.RetrieverNames(), ", "))
 		}
 		if seen[r] {
@@ -117,7 +117,7 @@ const Off = "set downstream.retrievers to run the deduplication experiment (App.
 func BiEncoders(c *config.Config) []string {
 	var out []string
 	for _, r := range RetrieversKey.Get(c) {
-		if s, ok := c.Retrievers[r]; ok && s.BiEncoder() {
+		if s, ok := c.Retriever(r); ok && s.BiEncoder() {
 			out = append(out, r)
 		}
 	}
@@ -130,7 +130,7 @@ func OnPool(c *config.Config, name string) bool {
 	if slices.Contains(config.LexicalRetrievers, name) {
 		return true
 	}
-	s, ok := c.Retrievers[name]
+	s, ok := c.Retriever(name)
 	return ok && s.BiEncoder()
 }
 
@@ -139,7 +139,7 @@ func OnPool(c *config.Config, name string) bool {
 func retrieverKeys(c *config.Config, names []string) []string {
 	var out []string
 	for _, r := range names {
-		if _, ok := c.Retrievers[r]; ok {
+		if _, ok := c.Retriever(r); ok {
 			out = append(out, config.MapKey("retrievers", r))
 		}
 	}

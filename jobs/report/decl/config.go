@@ -69,7 +69,7 @@ func (c *Config) Validate(core *config.Config, bad func(string, ...any)) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if !slices.Contains(core.Evaluate.Retrievers, name) {
+		if !slices.Contains(config.EvaluateRetrievers.Get(core), name) {
 			bad("report.families: %q is not in evaluate.retrievers", name)
 		}
 		if f := c.Families[name]; !slices.Contains(retrievers.Families, f) {
@@ -86,7 +86,7 @@ func FamilyOf(cfg *config.Config, name string) string {
 	if f, ok := FamiliesKey.Get(cfg)[name]; ok {
 		return f
 	}
-	spec, ok := cfg.Retrievers[name]
+	spec, ok := cfg.Retriever(name)
 	if !ok {
 		return retrievers.FamilyOther
 	}

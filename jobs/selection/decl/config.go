@@ -59,7 +59,7 @@ func (s *Config) Defaults(*config.Config) {
 
 // Validate implements Section.
 func (s *Config) Validate(core *config.Config, bad func(string, ...any)) {
-	b := core.Benchmark
+	doms := config.BenchmarkDomains.Get(core)
 	if s.PerDomain < 0 {
 		bad("select.per_domain: must be ≥ 0")
 	}
@@ -77,8 +77,8 @@ func (s *Config) Validate(core *config.Config, bad func(string, ...any)) {
 		if s.DomainCounts[d] < 0 {
 			bad("select.domain_counts.%s: must be ≥ 0", d)
 		}
-		if len(b.Domains) > 0 && !slices.ContainsFunc(b.Domains, func(c string) bool { return domains.Key(c) == domains.Key(d) }) {
-			bad("select.domain_counts.%s: not one of benchmark.domains (%s; matched case-insensitively)", d, strings.Join(b.Domains, ", "))
+		if len(doms) > 0 && !slices.ContainsFunc(doms, func(c string) bool { return domains.Key(c) == domains.Key(d) }) {
+			bad("select.domain_counts.%s: not one of benchmark.domains (%s; matched case-insensitively)", d, strings.Join(doms, ", "))
 		}
 	}
 	if s.Total < 0 {
@@ -87,11 +87,11 @@ func (s *Config) Validate(core *config.Config, bad func(string, ...any)) {
 	switch s.Thresholds {
 	case ThresholdsCalibrated:
 	case ThresholdsFixed:
-		if s.TauTopic < b.TopicFloor {
-			bad("select.tau_topic: %v is below benchmark.topic_floor %v (pairs holds nothing under the floor)", s.TauTopic, b.TopicFloor)
+		if floor := config.BenchmarkTopicFloor.Get(core); s.TauTopic < floor {
+			bad("select.tau_topic: %v is below benchmark.topic_floor %v (pairs holds nothing under the floor)", s.TauTopic, floor)
 		}
-		if s.TauSumm < b.SummFloor {
-			bad("select.tau_summ: %v is below benchmark.summ_floor %v (pairs holds nothing under the floor)", s.TauSumm, b.SummFloor)
+		if floor := config.BenchmarkSummFloor.Get(core); s.TauSumm < floor {
+			bad("select.tau_summ: %v is below benchmark.summ_floor %v (pairs holds nothing under the floor)", s.TauSumm, floor)
 		}
 		if s.TauTopic >= 1 || s.TauSumm >= 1 {
 			bad("select.tau_topic, select.tau_summ: must be < 1")
