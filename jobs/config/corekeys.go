@@ -42,8 +42,8 @@ var (
 	EvaluateInstructions = CoreKey[[]string]{"evaluate.instructions", func(c *Config) []string { return c.Evaluate.Instructions }}
 	// evaluate.shards and evaluate.workers are operational (hash:"-"):
 	// no manifest records them, but a step reads them only as declared.
-	EvaluateShards       = CoreKey[int]{"evaluate.shards", func(c *Config) int { return c.Evaluate.Shards }}
-	EvaluateWorkers      = CoreKey[int]{"evaluate.workers", func(c *Config) int { return c.Evaluate.Workers }}
+	EvaluateShards  = CoreKey[int]{"evaluate.shards", func(c *Config) int { return c.Evaluate.Shards }}
+	EvaluateWorkers = CoreKey[int]{"evaluate.workers", func(c *Config) int { return c.Evaluate.Workers }}
 
 	Seed = CoreKey[uint64]{"seed", func(c *Config) uint64 { return c.Seed }}
 )
