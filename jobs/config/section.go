@@ -253,8 +253,9 @@ func (v *stepView) under(section string) []string {
 // not name — keys being the step's declared config keys, whose values its
 // manifests record and hash — so that a step reading what it did not
 // declare fails at once, in a test, rather than going stale silently when
-// that key changes. The core's keys (benchmark.k …) are plain fields and
-// not checked. The view shares c's sections; neither is changed.
+// that key changes. The core's keys are refused the same way, read
+// through their CoreKey (corekeys.go). The view shares c's sections;
+// neither is changed.
 func (c *Config) View(step string, keys []string) *Config {
 	v := *c
 	v.view = &stepView{step: step, whole: map[string]bool{}, keys: slices.Clone(keys)}
