@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -127,21 +126,12 @@ func exportRuns(ctx context.Context, st store.Store, run, dir string, sum *Expor
 	if err := os.MkdirAll(filepath.Join(dir, ExportRuns), 0o755); err != nil {
 		return err
 	}
-	type out struct {
-		f    *os.File
-		w    *bufio.Writer
-		tmp  string
-		path string
-	}
-	files := map[System]*out{}
+	files := map[System]*store.LocalFile{}
 	byPath := map[string]System{}
 	var order []System
 	defer func() {
-		for _, o := range files {
-			if o.f != nil {
-				o.f.Close()
-				os.Remove(o.tmp)
-			}
+		for _, f := range files {
+			f.Abort() // after Commit, nothing
 		}
 	}()
 	line := make([]trec.RunLine, 1)
@@ -161,16 +151,16 @@ func exportRuns(ctx context.Context, st store.Store, run, dir string, sum *Expor
 						return stage.BadInput(fmt.Errorf("%s row %d: retrievers %s and %s would both be written to %s", p.URI, row, other, s, path))
 					}
 					byPath[path] = s
-					f, err := os.CreateTemp(filepath.Dir(path), ".export-*.tmp")
+					f, err := store.CreateFile(path, 0o644)
 					if err != nil {
 						return err
 					}
-					o = &out{f: f, w: bufio.NewWriterSize(f, 1<<20), tmp: f.Name(), path: path}
+					o = f
 					files[s] = o
 					order = append(order, s)
 				}
 				line[0] = trec.RunLine{Query: r.Query, Doc: r.Doc, Rank: int(r.Rank), Score: r.Score, Tag: RunTag(s)}
-				if err := trec.WriteRun(o.w, line); err != nil {
+				if err := trec.WriteRun(o, line); err != nil {
 					return stage.BadInput(fmt.Errorf("%s row %d: %w", p.URI, row, err))
 				}
 				sum.RunLines++
@@ -182,21 +172,8 @@ func exportRuns(ctx context.Context, st store.Store, run, dir string, sum *Expor
 		}
 	}
 	for _, s := range order {
-		o := files[s]
-		err := o.w.Flush()
-		if cerr := o.f.Close(); err == nil {
-			err = cerr
-		}
-		o.f = nil
-		if err == nil {
-			err = os.Chmod(o.tmp, 0o644)
-		}
-		if err == nil {
-			err = os.Rename(o.tmp, o.path)
-		}
-		if err != nil {
-			os.Remove(o.tmp)
-			return fmt.Errorf("write %s: %w", o.path, err)
+		if err := files[s].Commit(); err != nil {
+			return err
 		}
 		sum.RunFiles = append(sum.RunFiles, filepath.Join(ExportRuns, RunFile(s)))
 	}
