@@ -108,7 +108,11 @@ func (o *Options) LLMConfig(core *config.Config) llmconf.Config { return core.LL
 
 // InFlight is how many of the stage's units are in flight (Workers).
 func (o *Options) InFlight(core *config.Config) int {
-	return Workers(o.Workers, o.UsesLLM(), o.LLMConfig(core))
+	var c llmconf.Config // the server's settings: read (and declared) only when the stage asks it
+	if o.UsesLLM() {
+		c = o.LLMConfig(core)
+	}
+	return Workers(o.Workers, o.UsesLLM(), c)
 }
 
 // Workers is the number of units in flight: configured when set, else,
