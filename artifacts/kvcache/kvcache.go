@@ -40,6 +40,16 @@ func (c *Cache) objectKey(key string) (string, error) {
 	return c.prefix + "/" + key[:2] + "/" + key, nil
 }
 
+// URI is where key's value is (or would be) written, for a message that
+// points at it.
+func (c *Cache) URI(key string) string {
+	k, err := c.objectKey(key)
+	if err != nil {
+		return c.st.URI(c.prefix) + " (bad key " + key + ")"
+	}
+	return c.st.URI(k)
+}
+
 // Get returns the value of key; ok is false when it is absent.
 func (c *Cache) Get(ctx context.Context, key string) ([]byte, bool, error) {
 	k, err := c.objectKey(key)

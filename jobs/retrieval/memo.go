@@ -176,7 +176,8 @@ func recall[T any](ctx context.Context, m *memo, keys func() []string, out []T, 
 	for i := range ks {
 		if found[i] != nil {
 			if out[i], err = decode(found[i]); err != nil {
-				return nil, nil, err
+				// Write-once: a rerun would not replace it, so say where it is.
+				return nil, nil, fmt.Errorf("%w: %s is not what the memo writes (remove it, and the shard recomputes it)", err, m.c.URI(ks[i]))
 			}
 			continue
 		}

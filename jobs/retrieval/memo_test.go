@@ -130,6 +130,37 @@ func TestMemo(t *testing.T) {
 	}
 }
 
+// TestMemoCorruptObjectNamed: a memo object that does not decode (a
+// vector cut short) fails the call with the object's URI, since a
+// write-once rerun would not replace it.
+func TestMemoCorruptObjectNamed(t *testing.T) {
+	srv := llmtest.NewServer(t, nil)
+	ctx := context.Background()
+	st := store.NewMem()
+	cache := kvcache.New(st, "run/_cache/llm")
+	r, err := retrieval.Build(ctx, "emb", retrievers.Spec{Kind: "embedding", BaseURL: srv.URL, Model: "emb"}, retrieval.Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ds := docs(3)
+	if _, err := r.Score(ctx, "q", ds); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := st.List(ctx, "run/_cache/llm/")
+	if err != nil || len(objs) == 0 {
+		t.Fatalf("the memo holds %d objects (%v)", len(objs), err)
+	}
+	bad := objs[0].Key
+	if _, err := store.Put(ctx, st, bad, []byte{1, 2, 3}, store.Replace); err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.Score(ctx, "q", ds)
+	if err == nil || !strings.Contains(err.Error(), st.URI(bad)) {
+		t.Fatalf("a corrupt memo object: %v, want an error naming %s", err, st.URI(bad))
+	}
+}
+
 // TestNoMemoWithoutCache: built without a cache, a retriever asks every
 // time and reports that it keeps nothing.
 func TestNoMemoWithoutCache(t *testing.T) {
