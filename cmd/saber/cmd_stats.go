@@ -56,6 +56,7 @@ prints it at its end.
 		Note   string           `json:"note,omitempty"`
 	}
 	var all []stepStats
+	sm := stage.NewSummarizer(cfg, root) // the summary below reads what this loop read
 	for _, st := range sel {
 		for _, step := range st.Steps {
 			s := stepStats{Stage: st.Name, Step: step.Name, Stats: map[string]int64{}}
@@ -64,6 +65,7 @@ prints it at its end.
 			switch {
 			case errors.As(err, &inc):
 				s.Note = inc.Msg
+				sm.Know(step.Outputs[0], nil)
 			case err != nil:
 				return fail(stderr, "stats", err)
 			}
@@ -72,6 +74,9 @@ prints it at its end.
 				for k, v := range m.Stats {
 					s.Stats[k] += v
 				}
+			}
+			if err == nil {
+				sm.Know(step.Outputs[0], s.Stats)
 			}
 			all = append(all, s)
 		}
@@ -114,7 +119,7 @@ prints it at its end.
 	// The run summary, read from the same manifests: what saber run
 	// printed at its end, so the two cannot disagree.
 	if *stages == "" {
-		sum, err := pipeline.Summarize(ctx, cfg)
+		sum, err := pipeline.SummarizeWith(ctx, sm)
 		if err != nil {
 			return fail(stderr, "stats", err)
 		}

@@ -24,7 +24,13 @@ func Summarize(ctx context.Context, cfg *config.Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	sm := stage.NewSummarizer(cfg, root)
+	return SummarizeWith(ctx, stage.NewSummarizer(cfg, root))
+}
+
+// SummarizeWith is Summarize through sm, which may know some datasets'
+// statistics already (Summarizer.Know).
+func SummarizeWith(ctx context.Context, sm *stage.Summarizer) (*Summary, error) {
+	cfg, root := sm.Config, sm.Root
 	for _, st := range Stages {
 		for _, step := range st.Steps {
 			if step.Summarize == nil {

@@ -34,11 +34,14 @@ type Summarizer struct {
 	Config *config.Config
 	Root   store.Store
 	out    Summary
+	// stats are the datasets' statistics read so far (nil: not
+	// complete): each dataset's manifests are read once.
+	stats map[string]map[string]int64
 }
 
 // NewSummarizer returns a Summarizer of cfg's run in root.
 func NewSummarizer(cfg *config.Config, root store.Store) *Summarizer {
-	return &Summarizer{Config: cfg, Root: root}
+	return &Summarizer{Config: cfg, Root: root, stats: map[string]map[string]int64{}}
 }
 
 // Summary is what the steps wrote.
@@ -47,12 +50,21 @@ func (s *Summarizer) Summary() *Summary { return &s.out }
 // Stats are a dataset's statistics summed over its complete manifests;
 // nil when it is not complete.
 func (s *Summarizer) Stats(ctx context.Context, ds string) map[string]int64 {
+	if st, ok := s.stats[ds]; ok {
+		return st
+	}
 	st, err := layout.SumStats(ctx, s.Root, s.Config.Run, ds)
 	if err != nil {
-		return nil
+		st = nil
 	}
+	s.stats[ds] = st
 	return st
 }
+
+// Know records what the caller already summed of a complete dataset's
+// manifests (nil: not complete), so that Stats does not read them again:
+// `saber stats` reads every step's first output for its own table.
+func (s *Summarizer) Know(ds string, stats map[string]int64) { s.stats[ds] = stats }
 
 // Where is the URI of a dataset, for a line to point at.
 func (s *Summarizer) Where(ds string) string {
