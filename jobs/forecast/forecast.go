@@ -27,7 +27,9 @@ import (
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/plan"
+	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/ontology"
 	"github.com/saber-math/saber/shard"
 )
 
@@ -75,6 +77,12 @@ func (in *Input) Config() *config.Config { return in.cfg }
 
 // Root is the run's storage.
 func (in *Input) Root() store.Store { return in.root }
+
+// Ontology is the run's ontology (benchmark.ontology).
+func (in *Input) Ontology(ctx context.Context) (*ontology.Tree, error) {
+	tree, _, err := readers.LoadOntology(ctx, in.cfg)
+	return tree, err
+}
 
 // Measuring says whether the step measures on the server (--measure, and
 // the step is selected).

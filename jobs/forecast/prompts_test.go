@@ -14,6 +14,7 @@ import (
 	"github.com/saber-math/saber/jobs/plan"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/ontology"
 	"github.com/saber-math/saber/lib/prompts"
 	"github.com/saber-math/saber/lib/topics"
 )
@@ -33,6 +34,10 @@ func (r *recorder) Rows(context.Context, string) (float64, string, error) {
 }
 func (r *recorder) Complete(context.Context, string) ([]*layout.Manifest, error) {
 	return nil, errors.New("not complete")
+}
+func (r *recorder) Ontology(ctx context.Context) (*ontology.Tree, error) {
+	tree, _, err := readers.LoadOntology(ctx, r.cfg)
+	return tree, err
 }
 func (r *recorder) Stats(context.Context, string) map[string]int64                   { return nil }
 func (r *recorder) Sample(context.Context) ([]dataset.Document, error)               { return nil, nil }

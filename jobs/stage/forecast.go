@@ -10,6 +10,7 @@ import (
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/plan"
 	"github.com/saber-math/saber/lib/llmconf"
+	"github.com/saber-math/saber/lib/ontology"
 )
 
 // ForecastFunc fills a step's forecast (`saber plan`): its Metrics, Rows
@@ -44,6 +45,9 @@ type ForecastInput interface {
 	// Stats sums the statistics of a complete dataset's manifests (nil
 	// when it is not complete).
 	Stats(ctx context.Context, ds string) map[string]int64
+	// Ontology is the run's ontology (benchmark.ontology), read by the
+	// engine: a binary that never forecasts links no ontology loader.
+	Ontology(ctx context.Context) (*ontology.Tree, error)
 	// Sample is a seeded sample of up to plan.sample corpus documents (nil
 	// when the corpus was never written).
 	Sample(ctx context.Context) ([]dataset.Document, error)

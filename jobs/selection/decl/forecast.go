@@ -37,7 +37,7 @@ func forecast(ctx context.Context, in stage.ForecastInput, out *plan.Step) error
 		basis += ", capped by calibrate's eligible queries"
 	}
 	if len(labels) == 0 {
-		tree, _, err := readers.LoadOntology(ctx, in.Config())
+		tree, err := in.Ontology(ctx)
 		if err != nil {
 			return err
 		}

@@ -9,7 +9,6 @@ import (
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/plan"
-	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/ontology"
 	"github.com/saber-math/saber/lib/topics"
@@ -25,7 +24,7 @@ func forecast(ctx context.Context, in stage.ForecastInput, out *plan.Step) error
 	}
 	cfg := Section.Of(in.Config())
 	out.Metrics = append(out.Metrics, plan.Metric{Name: "documents", Value: docs, Stats: []string{"documents"}, Basis: basis})
-	tree, _, err := readers.LoadOntology(ctx, in.Config())
+	tree, err := in.Ontology(ctx)
 	if err != nil {
 		return err
 	}
