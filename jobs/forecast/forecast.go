@@ -5,18 +5,21 @@
 // `saber plan --compare`).
 //
 // Every number is derived from the config and the inputs, never written
-// in: a stage's forecast is one small function, registered per stage step
-// (Register), that reads the config and the rows of its inputs — the
-// actual rows when the input dataset is complete, else what the forecast
-// of its writer said — and may read a seeded sample of them. Steps
-// without a function are listed with their shards and "no forecast".
+// in: a step's forecast is one small function its declaration gives
+// beside its outputs (stage.Step.Forecast), that reads the config and the
+// rows of its inputs — the actual rows when the input dataset is complete,
+// else what the forecast of its writer said — and may read a seeded
+// sample of them. This package is the engine that ranges over the
+// declarations and gives each one its stage.ForecastInput: the rows, the
+// sample, and an LLM step's sampled, measured and looked-up costs, whose
+// client no declaration links. Steps without a function are listed with
+// their shards and "no forecast".
 package forecast
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/layout"
@@ -24,7 +27,9 @@ import (
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pipeline"
 	"github.com/saber-math/saber/jobs/plan"
+	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/lib/ontology"
 	"github.com/saber-math/saber/shard"
 )
 
@@ -35,17 +40,6 @@ type (
 	LLMCost = plan.LLMCost
 )
 
-// Func fills a step's forecast: its Metrics, Rows and, for an LLM step,
-// LLM. It must derive every number from in (the config, the inputs' rows,
-// a sample), and say how in each Metric's Basis.
-type Func func(ctx context.Context, in *Input, out *Step) error
-
-var registry = map[string]Func{}
-
-// Register adds the forecast of a stage's step ("tag", "map"); a new
-// stage's file in this package registers its own in init.
-func Register(stageName, step string, fn Func) { registry[stageName+"/"+step] = fn }
-
 // Options configure a forecast.
 type Options struct {
 	// Measure sends a seeded sample of each LLM step's prompts to the
@@ -55,13 +49,13 @@ type Options struct {
 	Compare bool
 }
 
-// Input is what a step's Func sees.
+// Input is what a step's Forecast sees: it implements
+// stage.ForecastInput.
 type Input struct {
-	Config *config.Config
-	Stage  stage.Stage
-	Step   stage.Step
-	Root   store.Store
-	Opt    Options
+	cfg  *config.Config
+	step stage.Step
+	root store.Store
+	opt  Options
 	// rows are the forecast rows of every dataset forecast so far.
 	rows     map[string]float64
 	cur      *stage.Current
@@ -74,7 +68,25 @@ type Input struct {
 
 // ErrUnknown is returned (wrapped) by Rows for a dataset that is neither
 // complete nor forecast.
-var ErrUnknown = errors.New("rows not known")
+var ErrUnknown = stage.ErrRowsUnknown
+
+var _ stage.ForecastInput = (*Input)(nil)
+
+// Config is the run's config.
+func (in *Input) Config() *config.Config { return in.cfg }
+
+// Root is the run's storage.
+func (in *Input) Root() store.Store { return in.root }
+
+// Ontology is the run's ontology (benchmark.ontology).
+func (in *Input) Ontology(ctx context.Context) (*ontology.Tree, error) {
+	tree, _, err := readers.LoadOntology(ctx, in.cfg)
+	return tree, err
+}
+
+// Measuring says whether the step measures on the server (--measure, and
+// the step is selected).
+func (in *Input) Measuring() bool { return in.opt.Measure }
 
 // Rows is the number of rows of a run dataset: the actual one when it is
 // complete (its manifests' rows), else its writer's forecast. basis says
@@ -114,7 +126,7 @@ func (in *Input) completeOrStale(ctx context.Context, ds string) ([]*layout.Mani
 	if err != nil {
 		return nil, err
 	}
-	return layout.CompleteSet(ds, in.Root.URI(layout.DonePrefix(in.Config.Run, ds)), ms)
+	return layout.CompleteSet(ds, in.root.URI(layout.DonePrefix(in.cfg.Run, ds)), ms)
 }
 
 // staleDatasets are the outputs of the steps a rerun would recompute:
@@ -189,9 +201,9 @@ func Forecast(ctx context.Context, cfg *config.Config, g *pipeline.Graph, stages
 		}
 		st.ArrayJobs = len(shard.Chunks(all, maxArray))
 		st.ArrayTasks = count
-		in := &Input{Config: cfg, Stage: n.Stage, Step: n.Step, Root: root, Opt: opt, rows: rows, cur: cur, stale: stale}
+		in := &Input{cfg: cfg, step: n.Step, root: root, opt: opt, rows: rows, cur: cur, stale: stale}
 		// Measuring costs server time: only the selected steps measure.
-		in.Opt.Measure = opt.Measure && want[i]
+		in.opt.Measure = opt.Measure && want[i]
 		done, err := doneManifests(ctx, in, n.Step.Outputs[0], count)
 		if err != nil {
 			return nil, err
@@ -200,11 +212,10 @@ func Forecast(ctx context.Context, cfg *config.Config, g *pipeline.Graph, stages
 		if stale[n.Step.Outputs[0]] {
 			st.Done = 0 // the rerun recomputes them
 		}
-		fn, ok := registry[n.Stage.Name+"/"+n.Step.Name]
-		if !ok {
+		if n.Step.Forecast == nil {
 			st.NoForecast = true
 		} else {
-			if err := fn(ctx, in, st); err != nil {
+			if err := n.Step.Forecast(ctx, in, st); err != nil {
 				if !errors.Is(err, ErrUnknown) {
 					return nil, fmt.Errorf("forecast %s: %w", n, err)
 				}
@@ -251,7 +262,7 @@ func doneManifests(ctx context.Context, in *Input, ds string, count int) ([]*lay
 // row of its done parts (a sample of the real thing); a dataset with no
 // done part yet has no byte forecast until one shard is done.
 func bytesPerDataset(ctx context.Context, in *Input, st *Step) error {
-	for _, ds := range in.Step.Outputs {
+	for _, ds := range in.step.Outputs {
 		rows, ok := st.Rows[ds]
 		if !ok {
 			continue
@@ -341,16 +352,6 @@ func compare(ctx context.Context, in *Input, st *Step, done []*layout.Manifest) 
 	})
 }
 
-// Registered lists the registered stage steps, for tests and --help.
-func Registered() []string {
-	var out []string
-	for k := range registry {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Compare puts the actuals beside a forecast made earlier (`saber plan
 // --json` before the run, `saber plan --compare --forecast FILE` after):
 // the check that the forecast, not a recount, was right. Steps the graph
@@ -367,7 +368,7 @@ func Compare(ctx context.Context, cfg *config.Config, g *pipeline.Graph, steps [
 			continue
 		}
 		n := g.Nodes()[i]
-		in := &Input{Config: cfg, Stage: n.Stage, Step: n.Step, Root: root, cur: cur}
+		in := &Input{cfg: cfg, step: n.Step, root: root, cur: cur}
 		done, err := doneManifests(ctx, in, n.Step.Outputs[0], st.Shards)
 		if err != nil {
 			return err

@@ -17,12 +17,11 @@ import (
 	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/plan"
 	"github.com/saber-math/saber/jobs/stage"
-	"github.com/saber-math/saber/jobs/tag"
 	"github.com/saber-math/saber/lib/llm"
+	"github.com/saber-math/saber/lib/llmconf"
 	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/prompts"
 	"github.com/saber-math/saber/lib/seed"
-	"github.com/saber-math/saber/lib/topics"
 )
 
 // charsPerToken is the estimate of prompt tokens when the server has no
@@ -32,24 +31,9 @@ import (
 // (/tokenize) or --measure gives the real count.
 const charsPerToken = 4.0
 
-// completionGuess are completion tokens per call when neither done
-// shards, nor --measure, nor llm.max_tokens say: the size of a well-formed
-// answer to each prompt (F.1 a JSON object of a few tag scores, F.2 the
-// summary JSON, F.3 a short justification and \boxed{n}, A.1 a verdict).
-// Reasoning models write far more; measure them.
-var completionGuess = map[string]float64{"topics": 60, "summary": 150, "judge": 300, "audit": 120}
-
-// work is how a stage sends its calls: in phases (plan.Phase), with
-// workers items in flight (the stage's own workers setting; 0 is the
-// stage's default, llm.concurrency).
-type work struct {
-	phases  []plan.Phase
-	workers int
-}
-
 // inFlight is the requests a shard of the stage keeps at the server: its
 // workers (llmstage.Workers), at most the client's llm.concurrency.
-func inFlight(workers int, lcfg llm.Config) int {
+func inFlight(workers int, lcfg llmconf.Config) int {
 	limit := lcfg.Concurrency
 	if limit <= 0 {
 		limit = llm.DefaultConcurrency
@@ -57,18 +41,19 @@ func inFlight(workers int, lcfg llm.Config) int {
 	return min(llmstage.Workers(workers, true, lcfg), limit)
 }
 
-// llmStep fills out.LLM for calls calls of the prompt, measuring on the
-// sample what it can: prompt tokens with the server's tokenizer (else the
-// estimate), completion tokens from the done shards' manifests (else
-// --measure, llm.max_tokens, or the guess), the cached share, the time a
-// call takes at the stage's concurrency (--measure).
-func llmStep(ctx context.Context, in *Input, out *Step, calls float64, lcfg llm.Config, prompt string, w work) error {
-	c := &LLMCost{Calls: calls, Phases: w.phases, Concurrency: inFlight(w.workers, lcfg)}
+// LLM fills out.LLM for calls calls of w's prompt, sent in phases,
+// measuring on the sample what it can: prompt tokens with the server's
+// tokenizer (else the estimate), completion tokens from the done shards'
+// manifests (else --measure, llm.max_tokens, or w's guess), the cached
+// share, the time a call takes at the stage's concurrency (--measure).
+func (in *Input) LLM(ctx context.Context, out *Step, calls float64, phases []plan.Phase, w *stage.LLMWork) error {
+	lcfg := w.LLM
+	c := &LLMCost{Calls: calls, Phases: phases, Concurrency: inFlight(w.Workers, lcfg)}
 	out.LLM = c
 	// llm_calls counts every call, those the cache answered included.
 	out.Metrics = append(out.Metrics, Metric{Name: "llm calls", Value: calls, Stats: []string{"llm_calls"},
 		Basis: "one call per scheduled prompt (re-asks of unparseable answers add to it)"})
-	msgs, err := samplePrompts(ctx, in, prompt)
+	msgs, err := samplePrompts(ctx, in, w)
 	if err != nil {
 		return err
 	}
@@ -90,11 +75,11 @@ func llmStep(ctx context.Context, in *Input, out *Step, calls float64, lcfg llm.
 			}
 		}
 	}
-	complPer, complBasis := completionGuess[prompt], "a typical well-formed answer (no done shard, --measure or llm.max_tokens says)"
+	complPer, complBasis := w.CompletionGuess, "a typical well-formed answer (no done shard, --measure or llm.max_tokens says)"
 	if lcfg.MaxTokens > 0 {
 		complPer, complBasis = float64(lcfg.MaxTokens), "llm.max_tokens (an upper bound)"
 	}
-	done := in.Stats(ctx, in.Step.Outputs[0])
+	done := in.Stats(ctx, in.step.Outputs[0])
 	if done == nil {
 		done = partialStats(ctx, in, out.Shards)
 	}
@@ -105,8 +90,8 @@ func llmStep(ctx context.Context, in *Input, out *Step, calls float64, lcfg llm.
 		promptPer = float64(done["llm_prompt_tokens"]) / float64(n)
 		promptBasis = "the done shards' calls, as the server counted them"
 	}
-	if in.Opt.Measure {
-		m, err := in.measureOnce(ctx, lcfg, prompt, c.Concurrency)
+	if in.opt.Measure {
+		m, err := in.measureOnce(ctx, w, c.Concurrency)
 		if err != nil {
 			return fmt.Errorf("--measure: %w", err)
 		}
@@ -127,7 +112,7 @@ func llmStep(ctx context.Context, in *Input, out *Step, calls float64, lcfg llm.
 	} else {
 		// A rebuild (a source added, a step rerun) asks the server only
 		// for what the run's cache lacks: look the sample up there.
-		look, err := in.lookOnce(ctx, lcfg, prompt)
+		look, err := in.lookOnce(ctx, w)
 		if err != nil {
 			return err
 		}
@@ -135,13 +120,13 @@ func llmStep(ctx context.Context, in *Input, out *Step, calls float64, lcfg llm.
 		case look != nil:
 			c.CachedShare = look.share()
 			c.SavedCalls = calls * c.CachedShare
-			note := fmt.Sprintf("cached share: the run's LLM cache answers %d of %d sampled documents (looked up, no server call)", look.cached, look.rows)
+			note := fmt.Sprintf("cached share: the run's LLM cache answers %d of %d sampled documents (looked up, no server call)", look.Cached, look.Rows)
 			if look.scale > 0 {
 				note += fmt.Sprintf(", sampled from the last run's corpus, %.0f%% of the rebuild's", 100*look.scale)
 			}
 			out.Notes = append(out.Notes, note)
-		case prompt == "judge" || prompt == "audit":
-			out.Notes = append(out.Notes, "cached share not looked up: the comparisons depend on pairings and answers only the run makes (--measure, or done shards, say)")
+		case w.NoLookup != "":
+			out.Notes = append(out.Notes, "cached share not looked up: "+w.NoLookup+" (--measure, or done shards, say)")
 		}
 	}
 	c.PromptTokens, c.CompletionTokens = calls*promptPer, calls*complPer
@@ -155,7 +140,7 @@ func llmStep(ctx context.Context, in *Input, out *Step, calls float64, lcfg llm.
 // partialStats sums the stats of the done shards of the step's first
 // output when the dataset is not complete.
 func partialStats(ctx context.Context, in *Input, count int) map[string]int64 {
-	ms, err := doneManifests(ctx, in, in.Step.Outputs[0], count)
+	ms, err := doneManifests(ctx, in, in.step.Outputs[0], count)
 	if err != nil {
 		return nil
 	}
@@ -190,8 +175,12 @@ func tokenized(ctx context.Context, c *llm.Client, msgs [][]llm.Message) (float6
 // is what the last run tagged and summarized, and most of the rebuild's
 // documents.
 func sampleDocs(ctx context.Context, in *Input) ([]dataset.Document, error) {
-	return sampleOf(ctx, in, in.Config.Plan.Sample)
+	return sampleOf(ctx, in, in.cfg.Plan.Sample)
 }
+
+// Sample is a seeded sample of up to plan.sample corpus documents
+// (sampleDocs).
+func (in *Input) Sample(ctx context.Context) ([]dataset.Document, error) { return sampleDocs(ctx, in) }
 
 // sampleOf is sampleDocs of up to n documents.
 func sampleOf(ctx context.Context, in *Input, n int) ([]dataset.Document, error) {
@@ -210,12 +199,12 @@ func sampleOf(ctx context.Context, in *Input, n int) ([]dataset.Document, error)
 	// is full: a part is a shard's documents, and a sample from one part
 	// would miss what others hold (a rebuild's new documents, in the
 	// cache look-up's share), when the sample is larger than a part.
-	r := seed.Rand(in.Config.Seed, "plan", dataset.Corpus.Name)
+	r := seed.Rand(in.cfg.Seed, "plan", dataset.Corpus.Name)
 	first := r.IntN(len(parts))
 	var docs []dataset.Document
 	for k := 0; k < len(parts) && (k == 0 || len(docs) < n); k++ {
 		part := parts[(first+k)%len(parts)]
-		rows, err := dataset.Read[dataset.Document](ctx, in.Root, part.Key)
+		rows, err := dataset.Read[dataset.Document](ctx, in.root, part.Key)
 		if err != nil {
 			return nil, fmt.Errorf("read a sample of %s: %w", dataset.Corpus.Name, err)
 		}
@@ -225,49 +214,28 @@ func sampleOf(ctx context.Context, in *Input, n int) ([]dataset.Document, error)
 	return docs[:min(len(docs), n)], nil
 }
 
-// samplePrompts renders the prompt for a sample of rows: each document
-// with the ontology's domains as tags (F.1), each document (F.2), a
-// document against two others (F.3, A.1).
-func samplePrompts(ctx context.Context, in *Input, name string) ([][]llm.Message, error) {
+// samplePrompts renders w's prompt for a sample of rows, each filled by
+// w.Data (a document, or a document against the next ones).
+func samplePrompts(ctx context.Context, in *Input, w *stage.LLMWork) ([][]llm.Message, error) {
 	docs, err := sampleDocs(ctx, in)
 	if err != nil || len(docs) == 0 {
 		return nil, err
 	}
-	return promptsOf(ctx, in, name, docs)
+	return promptsOf(w, docs)
 }
 
-// promptsOf renders the prompt for each of docs, as samplePrompts does.
-func promptsOf(ctx context.Context, in *Input, name string, docs []dataset.Document) ([][]llm.Message, error) {
-	p, err := prompts.Get(name)
+// promptsOf renders w's prompt for each of docs, as samplePrompts does.
+func promptsOf(w *stage.LLMWork, docs []dataset.Document) ([][]llm.Message, error) {
+	if w.Data == nil {
+		return nil, nil
+	}
+	p, err := prompts.Get(w.Prompt)
 	if err != nil {
 		return nil, err
 	}
-	var tags string
-	if name == "topics" {
-		tree, _, err := loadTree(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		tags = prompts.JoinTags(topics.DomainLabels(tree))
-	}
 	var out [][]llm.Message
-	for i, d := range docs {
-		o1, o2 := docs[(i+1)%len(docs)], docs[(i+2)%len(docs)]
-		var data any
-		switch name {
-		case "topics":
-			data = map[string]string{"ProblemAndSolution": d.Statement + "\n\n" + d.Solution, "Tags": tags}
-		case "summary":
-			data = prompts.SummaryData{Problem: d.Statement, Solution: d.Solution}
-		case "judge":
-			data = prompts.JudgeData{TargetProblem: d.Statement, TargetSolution: d.Solution, Sample1Problem: o1.Statement,
-				Sample1Solution: o1.Solution, Sample2Problem: o2.Statement, Sample2Solution: o2.Solution}
-		case "audit":
-			data = prompts.AuditData{QueryProblem: d.Statement, QuerySolution: d.Solution, DocumentProblem: o1.Statement, DocumentSolution: o1.Solution}
-		default:
-			return nil, nil
-		}
-		msgs, err := p.Render(data)
+	for i := range docs {
+		msgs, err := p.Render(w.Data(docs, i))
 		if err != nil {
 			return nil, err
 		}
@@ -279,11 +247,11 @@ func promptsOf(ctx context.Context, in *Input, name string, docs []dataset.Docum
 // measureOnce measures the step's prompt once per step (tag's calls per
 // document and its tokens come from the same traversal), with conc
 // requests in flight, as the stage's shards send them.
-func (in *Input) measureOnce(ctx context.Context, lcfg llm.Config, name string, conc int) (measured, error) {
+func (in *Input) measureOnce(ctx context.Context, w *stage.LLMWork, conc int) (measured, error) {
 	if in.measured != nil {
 		return *in.measured, nil
 	}
-	m, err := measure(ctx, in, lcfg, name, conc)
+	m, err := measure(ctx, in, w, conc)
 	if err != nil {
 		return m, err
 	}
@@ -291,9 +259,16 @@ func (in *Input) measureOnce(ctx context.Context, lcfg llm.Config, name string, 
 	return m, nil
 }
 
+// Measured is what --measure saw of w's sample: the calls a row took and
+// the rows sent (measureOnce, at the stage's concurrency).
+func (in *Input) Measured(ctx context.Context, w *stage.LLMWork) (perRow float64, rows int, err error) {
+	m, err := in.measureOnce(ctx, w, inFlight(w.Workers, w.LLM))
+	return m.perRow, m.rows, err
+}
+
 // measured is what --measure saw: calls (the cached ones included) and
 // tokens; callSeconds the time a worker spent per call (perRow calls a
-// row for tag's traversal, one otherwise).
+// row: tag's traversal, one otherwise).
 type measured struct {
 	rows                              int
 	calls, cached, prompt, completion float64
@@ -301,22 +276,22 @@ type measured struct {
 }
 
 // measure sends the sample to the configured server with the step's own
-// prompt and parse rules — tag's whole traversal per document — conc at a
-// time, as a shard does, and times each row from its first call to its
-// last answer: the time a worker spends per call at the stage's
-// concurrency — the server's latency under that load, and what the
-// worker does between calls (rendering, parsing, the cache) — is what the
-// forecast's waves are made of (serverSeconds). Answers already in the
-// run's cache are served from it (and counted as cached, their time next
-// to nothing, as in the run); new ones go to a scratch cache, never the
-// run's storage.
-func measure(ctx context.Context, in *Input, lcfg llm.Config, name string, conc int) (measured, error) {
+// prompt and parse rules — w.Row's whole work per document (tag's
+// traversal), else one call — conc at a time, as a shard does, and times
+// each row from its first call to its last answer: the time a worker
+// spends per call at the stage's concurrency — the server's latency under
+// that load, and what the worker does between calls (rendering, parsing,
+// the cache) — is what the forecast's waves are made of (serverSeconds).
+// Answers already in the run's cache are served from it (and counted as
+// cached, their time next to nothing, as in the run); new ones go to a
+// scratch cache, never the run's storage.
+func measure(ctx context.Context, in *Input, w *stage.LLMWork, conc int) (measured, error) {
 	var m measured
 	// Whole waves, two at least (the first is not timed, below): a last
 	// wave of a few calls is answered faster than the full ones a shard
 	// keeps sending, and would make the time a call, and the forecast,
 	// short.
-	docs, err := sampleOf(ctx, in, max((in.Config.Plan.Sample+conc-1)/conc, 2)*conc)
+	docs, err := sampleOf(ctx, in, max((in.cfg.Plan.Sample+conc-1)/conc, 2)*conc)
 	if err != nil || len(docs) == 0 {
 		return m, err
 	}
@@ -329,33 +304,31 @@ func measure(ctx context.Context, in *Input, lcfg llm.Config, name string, conc 
 	if err != nil {
 		return m, err
 	}
-	client, err := llm.New(lcfg, kvcache.Layered(in.Root, top, layout.LLMCachePrefix(in.Config.Run)))
+	client, err := llm.New(w.LLM, kvcache.Layered(in.root, top, layout.LLMCachePrefix(in.cfg.Run)))
 	if err != nil {
 		return m, stage.BadInput(err)
 	}
+	p, err := prompts.Get(w.Prompt)
+	if err != nil {
+		return m, err
+	}
 	// ask sends row i's calls and returns how many it made.
 	var ask func(ctx context.Context, i int) (int, error)
-	switch name {
-	case "topics":
-		tree, _, err := loadTree(ctx, in)
-		if err != nil {
-			return m, err
-		}
-		cfg := tag.Section.Of(in.Config)
-		scorer, err := tag.NewLLMScorer(client, cfg.ParseRetries)
-		if err != nil {
-			return m, err
+	if w.Row != nil {
+		lc := &llmcall.Client{Client: client, Prompt: p, Retries: w.ParseRetries}
+		chat := func(ctx context.Context, data any, parse func(string) error) error {
+			_, err := llmcall.Ask(ctx, lc, data, func(raw string) (struct{}, error) { return struct{}{}, parse(raw) })
+			return err
 		}
 		ask = func(ctx context.Context, i int) (int, error) {
-			a, err := topics.Assign(ctx, tree, scorer, topics.Text{Statement: docs[i].Statement, Solution: docs[i].Solution}, cfg.Tau, cfg.MaxCalls)
-			return a.Calls, ignoreRowError(err)
+			n, err := w.Row(ctx, docs[i], chat)
+			return n, ignoreRowError(err)
 		}
-	default:
-		msgs, err := promptsOf(ctx, in, name, docs)
+	} else {
+		msgs, err := promptsOf(w, docs)
 		if err != nil {
 			return m, err
 		}
-		p, _ := prompts.Get(name)
 		ask = func(ctx context.Context, i int) (int, error) {
 			_, err := client.Chat(ctx, llm.Request{PromptVersion: p.Version, Messages: msgs[i]})
 			return 1, ignoreRowError(err)
@@ -390,9 +363,7 @@ func measure(ctx context.Context, in *Input, lcfg llm.Config, name string, conc 
 	s := client.Stats()
 	m.rows, m.calls, m.cached = len(docs), float64(s.Calls), float64(s.Cached)
 	m.prompt, m.completion = float64(s.PromptTokens), float64(s.CompletionTokens)
-	if name == "topics" {
-		m.perRow = float64(calls) / float64(len(docs))
-	}
+	m.perRow = float64(calls) / float64(len(docs))
 	if len(timed) == 0 {
 		// A corpus smaller than two waves: the first is all there is.
 		timed = first
@@ -431,8 +402,9 @@ func medianCallSeconds(rows []rowTime) float64 {
 }
 
 // ignoreRowError keeps a row's own failure (an unparseable answer, a
-// permanent refusal) from stopping the measurement, as the stage turns it
-// into a reject; what would stop the stage stops the measurement.
+// permanent refusal, a row the stage rejects) from stopping the
+// measurement, as the stage turns it into a reject; what would stop the
+// stage stops the measurement.
 func ignoreRowError(err error) error {
 	if err == nil {
 		return nil
@@ -440,7 +412,7 @@ func ignoreRowError(err error) error {
 	if _, rerr := llmcall.Reject("plan", "", err); rerr == nil {
 		return nil
 	}
-	if errors.Is(err, topics.ErrTooManyCalls) {
+	if errors.Is(err, stage.ErrRowRejected) {
 		return nil
 	}
 	return err
@@ -451,10 +423,7 @@ func ignoreRowError(err error) error {
 // cached_share and saved_calls, which make a rebuild's forecast (a source
 // added to a finished run) count only the calls still to make.
 type cacheLook struct {
-	rows, cached int // sampled rows, and those the cache answers whole
-	// perRow are the model's calls per row over the cached rows (tag's
-	// traversal, read back from the cache); 0 when none is cached.
-	perRow float64
+	stage.CacheLook
 	// scale is the share of the rebuild's rows the sample stands for:
 	// below 1 when it is of a stale corpus the rebuild adds to (0: 1).
 	scale float64
@@ -462,55 +431,54 @@ type cacheLook struct {
 
 // share is the share of the step's rows the cache answers.
 func (l *cacheLook) share() float64 {
-	s := float64(l.cached) / float64(l.rows)
+	s := float64(l.Cached) / float64(l.Rows)
 	if l.scale > 0 {
 		s *= l.scale
 	}
 	return s
 }
 
-// errNotCached ends a cache-only traversal at the first prompt the cache
-// has no answer for.
+// errNotCached ends a cache-only row at the first prompt the cache has no
+// answer for.
 var errNotCached = errors.New("not in the run's LLM cache")
 
-// cacheScorer is tag's llm scorer with the run's cache for a model: the
-// same prompt bytes (tag.PromptData) and parsing, answers read from the
-// cache only. A parse failure counts as a miss: the stage would re-ask.
-type cacheScorer struct {
-	lcfg   llm.Config
-	cache  llm.Cache
-	prompt prompts.Prompt
+// cacheAsk is a stage.Ask that reads the run's cache only: the same
+// prompt bytes and parsing as the stage's, so the plan finds what the
+// stage cached. A miss, or an answer parse refuses (the stage would
+// re-ask), is errNotCached.
+func cacheAsk(lcfg llmconf.Config, cache llm.Cache, p prompts.Prompt) stage.Ask {
+	return func(ctx context.Context, data any, parse func(string) error) error {
+		msgs, err := p.Render(data)
+		if err != nil {
+			return err
+		}
+		resp, ok, err := llm.Lookup(ctx, lcfg, cache, llm.Request{PromptVersion: p.Version, Messages: msgs})
+		if err != nil {
+			return err
+		}
+		if !ok || (parse != nil && parse(resp.Content) != nil) {
+			return errNotCached
+		}
+		return nil
+	}
 }
 
-func (s *cacheScorer) Score(ctx context.Context, text topics.Text, tags []topics.Tag) ([]float64, error) {
-	labels := make([]string, len(tags))
-	for i, t := range tags {
-		labels[i] = t.Label
-	}
-	msgs, err := s.prompt.Render(tag.PromptData(text, labels))
-	if err != nil {
+// Cached looks w's sample up in the run's cache (lookOnce).
+func (in *Input) Cached(ctx context.Context, w *stage.LLMWork) (*stage.CacheLook, error) {
+	look, err := in.lookOnce(ctx, w)
+	if look == nil || err != nil {
 		return nil, err
 	}
-	resp, ok, err := llm.Lookup(ctx, s.lcfg, s.cache, llm.Request{PromptVersion: s.prompt.Version, Messages: msgs})
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, errNotCached
-	}
-	scores, err := tag.ParseScores(resp.Content, labels)
-	if err != nil {
-		return nil, errNotCached
-	}
-	return scores, nil
+	return &look.CacheLook, nil
 }
 
 // lookOnce looks the step's sample up in the run's cache once per step
 // (tag's calls per document and its cached share come from the same
 // traversals); nil when the corpus is not complete or the prompt's
-// requests cannot be rebuilt from a document alone (judge, audit: their
-// prompts depend on pairings and answers the plan cannot replay).
-func (in *Input) lookOnce(ctx context.Context, lcfg llm.Config, name string) (*cacheLook, error) {
+// requests cannot be rebuilt from a document alone (w.NoLookup: judge,
+// audit, whose prompts depend on pairings and answers the plan cannot
+// replay).
+func (in *Input) lookOnce(ctx context.Context, w *stage.LLMWork) (*cacheLook, error) {
 	if in.looked != nil {
 		return in.looked, nil
 	}
@@ -518,50 +486,42 @@ func (in *Input) lookOnce(ctx context.Context, lcfg llm.Config, name string) (*c
 	if err != nil || len(docs) == 0 {
 		return nil, err
 	}
-	cache := kvcache.New(in.Root, layout.LLMCachePrefix(in.Config.Run))
-	p, err := prompts.Get(name)
+	cache := kvcache.New(in.root, layout.LLMCachePrefix(in.cfg.Run))
+	p, err := prompts.Get(w.Prompt)
 	if err != nil {
 		return nil, err
 	}
-	var hit func(ctx context.Context, d dataset.Document) (calls int, ok bool, err error)
-	switch name {
-	case "topics":
-		tree, _, err := loadTree(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		cfg := tag.Section.Of(in.Config)
-		s := &cacheScorer{lcfg: lcfg, cache: cache, prompt: p}
-		hit = func(ctx context.Context, d dataset.Document) (int, bool, error) {
-			a, err := topics.Assign(ctx, tree, s, topics.Text{Statement: d.Statement, Solution: d.Solution}, cfg.Tau, cfg.MaxCalls)
-			if errors.Is(err, errNotCached) || errors.Is(err, topics.ErrTooManyCalls) {
-				return 0, false, nil
-			}
-			return a.Calls, err == nil, err
-		}
-	case "summary":
-		hit = func(ctx context.Context, d dataset.Document) (int, bool, error) {
-			msgs, err := p.Render(prompts.SummaryData{Problem: d.Statement, Solution: d.Solution})
-			if err != nil {
-				return 0, false, err
-			}
-			_, ok, err := llm.Lookup(ctx, lcfg, cache, llm.Request{PromptVersion: p.Version, Messages: msgs})
-			return 1, ok, err
-		}
-	default:
+	if w.NoLookup != "" || (w.Row == nil && w.Data == nil) {
 		return nil, nil
 	}
-	look := &cacheLook{rows: len(docs)}
+	ask := cacheAsk(w.LLM, cache, p)
+	// hit asks the cache for document i's calls: how many, and whether it
+	// answers them all.
+	hit := func(ctx context.Context, i int) (int, bool, error) {
+		if w.Row == nil {
+			err := ask(ctx, w.Data(docs, i), nil)
+			if errors.Is(err, errNotCached) {
+				return 1, false, nil
+			}
+			return 1, err == nil, err
+		}
+		n, err := w.Row(ctx, docs[i], ask)
+		if errors.Is(err, errNotCached) || errors.Is(err, stage.ErrRowRejected) {
+			return 0, false, nil
+		}
+		return n, err == nil, err
+	}
+	look := &cacheLook{CacheLook: stage.CacheLook{Rows: len(docs)}}
 	var mu sync.Mutex
 	var calls int
 	err = parallel.For(ctx, len(docs), 8, func(ctx context.Context, i int) error {
-		n, ok, err := hit(ctx, docs[i])
+		n, ok, err := hit(ctx, i)
 		if err != nil {
 			return fmt.Errorf("look up document %s in the LLM cache: %w", docs[i].ID, err)
 		}
 		if ok {
 			mu.Lock()
-			look.cached++
+			look.Cached++
 			calls += n
 			mu.Unlock()
 		}
@@ -570,8 +530,8 @@ func (in *Input) lookOnce(ctx context.Context, lcfg llm.Config, name string) (*c
 	if err != nil {
 		return nil, err
 	}
-	if look.cached > 0 {
-		look.perRow = float64(calls) / float64(look.cached)
+	if look.Cached > 0 {
+		look.PerRow = float64(calls) / float64(look.Cached)
 	}
 	if in.stale[dataset.Corpus.Name] {
 		// The sample is of the last run's corpus; the rebuild's is its

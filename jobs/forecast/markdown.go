@@ -19,7 +19,7 @@ func Markdown(w io.Writer, run string, steps []*Step, compared bool) {
 		fmt.Fprintf(w, "## %s\n\n", st.Name)
 		fmt.Fprintf(w, "%d shards (%d done), %d Slurm array job(s) of %d tasks\n\n", st.Shards, st.Done, st.ArrayJobs, st.ArrayTasks)
 		if st.NoForecast {
-			fmt.Fprintf(w, "no forecast (no function registered for %s/%s in jobs/forecast)\n\n", st.Stage, st.Step)
+			fmt.Fprintf(w, "no forecast (its declaration has no Forecast: %s/%s)\n\n", st.Stage, st.Step)
 			continue
 		}
 		if len(st.Metrics) > 0 {

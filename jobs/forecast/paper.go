@@ -8,7 +8,7 @@ import (
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
-	"github.com/saber-math/saber/jobs/judge"
+	judgedecl "github.com/saber-math/saber/jobs/judge/decl"
 	reportdecl "github.com/saber-math/saber/jobs/report/decl"
 	"github.com/saber-math/saber/jobs/retrievers"
 	"github.com/saber-math/saber/lib/schedule"
@@ -227,7 +227,7 @@ func schedulerSaving(cfg *config.Config, st *Step, n int) (calls float64, equal 
 			judgments = m.Value
 		}
 	}
-	jcfg := judge.Section.Of(cfg)
+	jcfg := judgedecl.Section.Of(cfg)
 	ref, err := schedule.Matches(schedule.Config{Kind: schedule.Swiss}, n, paperRounds, cfg.Seed)
 	if err != nil {
 		return 0, false, fmt.Sprintf("Swiss R = %d not computed: %v", paperRounds, err)

@@ -11,3 +11,11 @@ type Cond = decl.Cond
 type Fields = decl.Fields
 
 var Section = decl.Section
+
+const (
+	ListJoin    = decl.ListJoin
+	ListExplode = decl.ListExplode
+	DefaultJoin = decl.DefaultJoin
+)
+
+var FieldOf = decl.FieldOf

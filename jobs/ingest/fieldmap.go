@@ -27,12 +27,6 @@ import (
 // filter, templates and side files are applied to the parsed record
 // (mapRows) before validate sees it, the same way for JSON and Parquet.
 
-// Explode and Join are the values of lists:.
-const (
-	ListJoin    = "join"
-	ListExplode = "explode"
-)
-
 // refKey is the key under which a record holds an input field that a
 // template or a where: condition names (not a problem field): "@path".
 func refKey(path string) string { return "@" + path }
@@ -90,26 +84,6 @@ func explodedField(src *Source) string {
 		if src.Lists[f] == ListExplode {
 			return f
 		}
-	}
-	return ""
-}
-
-// FieldOf is the input field fields: maps a problem field to, "" when
-// none (the field may come from files: or a template instead).
-func FieldOf(src *Source, field string) string {
-	switch field {
-	case "id":
-		return src.Fields.ID
-	case "statement":
-		return src.Fields.Statement
-	case "solution":
-		return src.Fields.Solution
-	case "subject":
-		return src.Fields.Subject
-	case "origin":
-		return src.Fields.Origin
-	case "source":
-		return src.Fields.Source
 	}
 	return ""
 }

@@ -156,10 +156,6 @@ func (rf *rowFields) parse(line int64, b []byte) record {
 	return record{line: line, vals: vals, keys: keys}
 }
 
-// DefaultJoin separates the elements of a list-valued field (solutions
-// given as a list) joined into one text: a blank line, a paragraph break.
-const DefaultJoin = "\n\n"
-
 // memberValue is jsonValue for a member scanRow has read (null: absent),
 // using what the scan found out about a string.
 func memberValue(field string, m member, join map[string]string) value {

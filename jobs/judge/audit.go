@@ -3,13 +3,11 @@ package judge
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/llmcall"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/lib/parallel"
-	"github.com/saber-math/saber/lib/seed"
 )
 
 // Sources of `judge_audit` rows.
@@ -17,18 +15,6 @@ const (
 	AuditSample     = dataset.JudgeAuditSample
 	AuditBothOrders = dataset.JudgeAuditBothOrders
 )
-
-// Audited reports whether the comparison (query, round, match) is in the
-// position audit's sample of share: a uniform draw from seed.Derive(run,
-// "judge", "position_audit␀query␀round␀match") below share, so the sample
-// is the same whatever the shard count or the order comparisons ran in.
-func Audited(runSeed uint64, query string, round, match int32, share float64) bool {
-	if share <= 0 {
-		return false
-	}
-	x := seed.Derive(runSeed, "judge", "position_audit\x00"+query+"\x00"+strconv.Itoa(int(round))+"\x00"+strconv.Itoa(int(match)))
-	return float64(x>>11)/(1<<53) < share
-}
 
 // positionAudit returns the shard's `judge_audit` rows. With
 // judge.both_orders every comparison was judged in both orders already:

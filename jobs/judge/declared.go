@@ -9,3 +9,5 @@ type Config = decl.Config
 type Scheduler = decl.Scheduler
 
 var Section = decl.Section
+
+var Audited = decl.Audited

@@ -37,14 +37,7 @@ func TestStageBinariesLinkOnlyTheirStage(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	decls, err := filepath.Glob(filepath.Join(root, "jobs", "*", "decl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stagePkgs []string
-	for _, d := range decls {
-		stagePkgs = append(stagePkgs, module+"/jobs/"+filepath.Base(filepath.Dir(d)))
-	}
+	stagePkgs := stagePackages(t, root, module)
 	seen := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
@@ -84,6 +77,49 @@ func TestStageBinariesLinkOnlyTheirStage(t *testing.T) {
 		}
 		if !seen[s.Name] {
 			t.Errorf("stage %s has no binary cmd/%s", s.Name, s.Name)
+		}
+	}
+}
+
+// stagePackages are the import paths of the stages' code: the
+// directories under jobs/ with a decl subpackage.
+func stagePackages(t *testing.T, root, module string) []string {
+	t.Helper()
+	decls, err := filepath.Glob(filepath.Join(root, "jobs", "*", "decl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, d := range decls {
+		out = append(out, module+"/jobs/"+filepath.Base(filepath.Dir(d)))
+	}
+	return out
+}
+
+// TestForecastLinksNoStage checks that the forecast engine (jobs/forecast,
+// behind saber plan) links no stage's code, a package under one included,
+// only their declarations: each step's forecast is its declaration's
+// Forecast, and what one needs lives in its decl package or lib/, not in a
+// registry of the engine's reaching into the stages.
+func TestForecastLinksNoStage(t *testing.T) {
+	goBin := pipelinetest.GoCommand(t)
+	root, module := moduleRoot(t)
+	cmd := exec.Command(goBin, "list", "-deps", "./jobs/forecast")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, module+"/jobs/forecast") {
+		t.Fatalf("go list -deps ./jobs/forecast does not list the package itself: %s", out)
+	}
+	stagePkgs := stagePackages(t, root, module)
+	for _, d := range deps {
+		for _, p := range stagePkgs {
+			if (d == p || strings.HasPrefix(d, p+"/")) && d != p+"/decl" {
+				t.Errorf("jobs/forecast links %s, code of stage %s: declare what its forecast needs in %s/decl (stage.Step.Forecast)", strings.TrimPrefix(d, module+"/"), filepath.Base(p), strings.TrimPrefix(p, module+"/"))
+			}
 		}
 	}
 }

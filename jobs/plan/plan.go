@@ -1,8 +1,10 @@
 // Package plan holds a run's forecast as `saber plan --json` saves it —
 // per stage step: shards, counts, rows, bytes, LLM costs — and puts the
 // actuals its manifests recorded beside it. It is apart from the forecast
-// itself (jobs/forecast, which needs every stage's code) so that report can
-// show a saved forecast against the run without importing another stage.
+// itself (jobs/forecast, the engine, which links the LLM client it
+// measures with) so that the steps' declarations, which every stage binary
+// links, fill it (stage.Step.Forecast), and report shows a saved forecast
+// against the run, without that client.
 package plan
 
 import (
@@ -82,7 +84,7 @@ type Step struct {
 	Bytes map[string]float64 `json:"bytes,omitempty"`
 	// LLM are the model-call costs of an LLM step (nil otherwise).
 	LLM *LLMCost `json:"llm,omitempty"`
-	// NoForecast: no function is registered for the step.
+	// NoForecast: the step's declaration has no Forecast.
 	NoForecast bool `json:"no_forecast,omitempty"`
 	// Notes say what the forecast could not know or assumed.
 	Notes []string `json:"notes,omitempty"`

@@ -101,6 +101,10 @@ type Step struct {
 	// statistics, what a user should see of them and what they should not
 	// miss. A step whose outputs are not complete writes nothing.
 	Summarize func(ctx context.Context, s *Summarizer) error
+	// Forecast, if not nil, forecasts what the step will cost (saber
+	// plan) from the config and its inputs' rows; a step without one is
+	// listed with its shards and "no forecast".
+	Forecast ForecastFunc
 	// Run does the step's work for env.Shard. A declaration (the stage's
 	// decl package, which every binary links) leaves it nil; the stage's
 	// own package fills it in with Implement.

@@ -9,5 +9,10 @@ type Config = decl.Config
 
 var Section = decl.Section
 
+var (
+	PromptData  = decl.PromptData
+	ParseScores = decl.ParseScores
+)
+
 const BackendSynthetic = decl.BackendSynthetic
 const StatImplausibleTopics = decl.StatImplausibleTopics

@@ -16,7 +16,6 @@ import (
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/tag/decl"
-	"github.com/saber-math/saber/lib/llmjson"
 	"github.com/saber-math/saber/lib/ontology"
 	"github.com/saber-math/saber/lib/parallel"
 	"github.com/saber-math/saber/lib/prompts"
@@ -56,36 +55,6 @@ func (s *llmScorer) Score(ctx context.Context, text topics.Text, tags []topics.T
 		return ParseScores(raw, labels)
 	})
 }
-
-// ParseScores reads an F.1 answer: a JSON object from tag label to score.
-func ParseScores(raw string, labels []string) ([]float64, error) {
-	m, err := llmjson.Object(raw)
-	if err != nil {
-		return nil, err
-	}
-	byLabel := map[string]float64{}
-	for k, v := range m {
-		f, ok := llmjson.Number(v)
-		if !ok {
-			return nil, fmt.Errorf("score of %q is %s, not a number", k, v)
-		}
-		byLabel[norm(k)] = max(f, 0)
-	}
-	out := make([]float64, len(labels))
-	found := 0
-	for i, l := range labels {
-		if f, ok := byLabel[norm(l)]; ok {
-			out[i] = f
-			found++
-		}
-	}
-	if found == 0 && len(labels) > 0 {
-		return nil, fmt.Errorf("none of the %d offered tags is in the answer", len(labels))
-	}
-	return out, nil
-}
-
-func norm(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
 func run(ctx context.Context, env *stage.Env) error {
 	cfg := Section.Of(env.Config)

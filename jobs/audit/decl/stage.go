@@ -21,11 +21,12 @@ var Stage = stage.Stage{
 		return nil
 	},
 	Steps: []stage.Step{{
-		Name:    "map",
-		Inputs:  []string{dataset.Queries.Name, dataset.Ratings.Name, dataset.Corpus.Name},
-		Outputs: []string{dataset.Audit.Name},
-		Cache:   true,
-		Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
+		Name:     "map",
+		Inputs:   []string{dataset.Queries.Name, dataset.Ratings.Name, dataset.Corpus.Name},
+		Outputs:  []string{dataset.Audit.Name},
+		Cache:    true,
+		Shards:   func(c *config.Config) int { return Section.Of(c).Shards },
+		Forecast: forecastMap,
 	}, {
 		Name:      "reduce",
 		Inputs:    []string{dataset.Audit.Name, dataset.Corpus.Name, dataset.Queries.Name},

@@ -23,7 +23,8 @@ var Stage = stage.Stage{
 			Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
 			// Signatures depend on the statements, the seed, ngram, bands
 			// and rows only: a new threshold or guard reruns the reduce.
-			Ignores: []string{"dedup.threshold", "dedup.guard", "dedup.clustering", "dedup.priority"},
+			Ignores:  []string{"dedup.threshold", "dedup.guard", "dedup.clustering", "dedup.priority"},
+			Forecast: forecastMap,
 		},
 		{
 			Name:      "reduce",
@@ -31,6 +32,7 @@ var Stage = stage.Stage{
 			Outputs:   []string{dataset.Corpus.Name, dataset.Duplicates.Name},
 			Summarize: summary,
 			Reports:   []string{ReportDedup},
+			Forecast:  forecastReduce,
 		},
 	},
 }

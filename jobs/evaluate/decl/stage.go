@@ -32,6 +32,7 @@ var Stage = stage.Stage{
 		Shards:  func(c *config.Config) int { return c.EvalTasks() },
 		// The memo of what the HTTP retrievers computed
 		// (jobs/retrieval/memo.go) lives in the run's cache.
-		Cache: true,
+		Cache:    true,
+		Forecast: forecast,
 	}},
 }

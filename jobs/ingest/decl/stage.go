@@ -13,15 +13,17 @@ var Stage = stage.Stage{
 	Section: Section,
 	Steps: []stage.Step{
 		{
-			Name:    "map",
-			Outputs: []string{dataset.IngestRows.Name, dataset.IngestProblems.Name, dataset.IngestSpans.Name},
-			Shards:  func(c *config.Config) int { return Section.Of(c).Shards },
+			Name:     "map",
+			Outputs:  []string{dataset.IngestRows.Name, dataset.IngestProblems.Name, dataset.IngestSpans.Name},
+			Shards:   func(c *config.Config) int { return Section.Of(c).Shards },
+			Forecast: forecastMap,
 		},
 		{
 			Name:      "reduce",
 			Inputs:    []string{dataset.IngestRows.Name, dataset.IngestProblems.Name, dataset.IngestSpans.Name},
 			Outputs:   []string{dataset.Problems.Name, dataset.Rejects.Name},
 			Summarize: summary,
+			Forecast:  forecastReduce,
 		},
 	},
 }

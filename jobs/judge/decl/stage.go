@@ -22,6 +22,7 @@ var Stage = stage.Stage{
 		Inputs:      []string{dataset.Queries.Name, dataset.Candidates.Name, dataset.Corpus.Name},
 		Outputs:     []string{dataset.Judgments.Name, dataset.JudgeTimings.Name, dataset.JudgeAudit.Name},
 		Summarize:   summary,
+		Forecast:    forecast,
 		Checkpoints: true,
 		Cache:       true,
 		Shards:      func(c *config.Config) int { return Section.Of(c).Shards },

@@ -53,6 +53,7 @@ var Stage = stage.Stage{
 		Inputs:    []string{dataset.Topics.Name, dataset.Summaries.Name},
 		Outputs:   []string{dataset.PairCounts.Name, dataset.Pairs.Name},
 		Summarize: summary,
+		Forecast:  forecast,
 		Shards:    func(c *config.Config) int { return Section.Of(c).Shards },
 	}},
 }

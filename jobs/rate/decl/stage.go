@@ -16,6 +16,7 @@ var Stage = stage.Stage{
 		Inputs:    []string{dataset.Queries.Name, dataset.Candidates.Name, dataset.Judgments.Name},
 		Outputs:   []string{dataset.Ratings.Name},
 		Summarize: summary,
+		Forecast:  forecast,
 		Shards:    func(c *config.Config) int { return Section.Of(c).Shards },
 	}},
 }

@@ -31,6 +31,7 @@ var Stage = stage.Stage{
 		Inputs:    []string{dataset.PairCounts.Name, dataset.Pairs.Name, dataset.Topics.Name, dataset.Summaries.Name, dataset.Thresholds.Name},
 		Outputs:   []string{dataset.Queries.Name, dataset.Candidates.Name},
 		Summarize: summary,
+		Forecast:  forecast,
 		Reports:   []string{ReportMarkdown, ReportJSON},
 	}},
 	Flags: func(fs *flag.FlagSet) func(*config.Config) {

@@ -33,6 +33,7 @@ var Stage = stage.Stage{
 		Inputs:    []string{dataset.Corpus.Name},
 		Outputs:   []string{dataset.Summaries.Name, dataset.SummaryRejects.Name},
 		Summarize: summary,
+		Forecast:  forecast,
 		Cache:     true,
 		Shards:    func(c *config.Config) int { return Section.Of(c).Shards },
 	}},

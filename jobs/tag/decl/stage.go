@@ -41,6 +41,7 @@ var Stage = stage.Stage{
 		Inputs:    []string{dataset.Corpus.Name},
 		Outputs:   []string{dataset.Topics.Name, dataset.TagRejects.Name},
 		Summarize: summary,
+		Forecast:  forecast,
 		Cache:     true,
 		Shards:    func(c *config.Config) int { return Section.Of(c).Shards },
 	}},

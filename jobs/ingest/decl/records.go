@@ -1,4 +1,4 @@
-package forecast
+package decl
 
 import (
 	"bufio"
@@ -19,7 +19,6 @@ import (
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
-	"github.com/saber-math/saber/jobs/ingest"
 )
 
 // Ingest stages one row per record it reads — a JSON line, an element of
@@ -27,7 +26,8 @@ import (
 // one per element of a list that lists: explodes. Counting lines instead
 // (as the forecast once did) puts a pretty-printed JSON array 3–16× over:
 // one record spans many lines. The reading here frames records as ingest
-// does (jobs/ingest keeps its readers to itself), but reads only a sample
+// does (jobs/ingest keeps its readers to itself, and its declaration,
+// which every binary links, links none of them), but reads only a sample
 // of a large file and extrapolates by bytes.
 
 // sampleBytes is how much of each input file the row count reads: a file
@@ -51,15 +51,15 @@ type fileCount struct {
 // for a row its where: drops, the number of elements of the list its
 // lists: explodes, else 1.
 type recordWeigher struct {
-	src     *ingest.Source
+	src     *Source
 	explode string // the input field (or path) exploded, "" for none
 	plain   bool   // no where: and no explode: every record is one row
 }
 
-func newWeigher(src *ingest.Source) recordWeigher {
+func newWeigher(src *Source) recordWeigher {
 	w := recordWeigher{src: src}
 	for _, f := range []string{"statement", "solution", "id", "subject", "origin", "source"} {
-		if src.Lists[f] == ingest.ListExplode {
+		if src.Lists[f] == ListExplode {
 			w.explode = inputField(src, f)
 			break
 		}
@@ -69,8 +69,8 @@ func newWeigher(src *ingest.Source) recordWeigher {
 }
 
 // inputField is the input field fields: (or files:) maps a problem field to.
-func inputField(src *ingest.Source, field string) string {
-	if f := ingest.FieldOf(src, field); f != "" {
+func inputField(src *Source, field string) string {
+	if f := FieldOf(src, field); f != "" {
 		return f
 	}
 	return src.Files[field]
@@ -162,7 +162,7 @@ func textOf(v any) fieldValue {
 			}
 			elems = append(elems, t.s)
 		}
-		return fieldValue{s: strings.Join(elems, ingest.DefaultJoin), present: true, list: true, elems: elems}
+		return fieldValue{s: strings.Join(elems, DefaultJoin), present: true, list: true, elems: elems}
 	}
 	return fieldValue{}
 }
@@ -199,7 +199,7 @@ func pathSteps(name string) []pathStep {
 }
 
 // condHolds is ingest's where: test of one condition on one value.
-func condHolds(c ingest.Cond, v fieldValue) bool {
+func condHolds(c Cond, v fieldValue) bool {
 	eq := func(want any) bool {
 		if !v.present {
 			return false
@@ -232,7 +232,7 @@ func condHolds(c ingest.Cond, v fieldValue) bool {
 
 // formatOf is the format ingest reads a file in: the source's, or told by
 // the name (Parquet) and, for JSON, by the content (an array or lines).
-func formatOf(src *ingest.Source, key string) string {
+func formatOf(src *Source, key string) string {
 	if src.Format != "auto" {
 		return src.Format
 	}
@@ -258,7 +258,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // countFile counts the rows ingest stages from one input file of src.
-func countFile(ctx context.Context, src *ingest.Source, f layout.File, size int64) (fileCount, error) {
+func countFile(ctx context.Context, src *Source, f layout.File, size int64) (fileCount, error) {
 	rc, err := f.Store.Open(ctx, f.Key)
 	if err != nil {
 		return fileCount{}, fmt.Errorf("open %s: %w", f.URI, err)

@@ -1,4 +1,4 @@
-package forecast
+package decl_test
 
 import (
 	"bytes"
@@ -13,12 +13,18 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/rs/zerolog"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
-	"github.com/saber-math/saber/jobs/ingest"
+	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/forecast"
+	"github.com/saber-math/saber/jobs/ingest/decl"
 	"github.com/saber-math/saber/jobs/pipeline"
+	"github.com/saber-math/saber/jobs/stage"
+	"github.com/saber-math/saber/jobs/stages"
+	"github.com/saber-math/saber/shard"
 )
 
 // recordsYAML has a source of every shape ingest accepts: pretty-printed
@@ -126,9 +132,7 @@ func writeCorpora(t *testing.T, dir string) {
 // shape ingest reads — counting lines put the pretty-printed arrays
 // alone 6× over.
 func TestForecastRowsEveryShape(t *testing.T) {
-	old := sampleBytes
-	sampleBytes = 64 << 10 // big.json (~0.4 MiB) is sampled, the rest read whole
-	t.Cleanup(func() { sampleBytes = old })
+	t.Cleanup(decl.SetSampleBytes(64 << 10)) // big.json (~0.4 MiB) is sampled, the rest read whole
 	ctx := context.Background()
 	dir := t.TempDir()
 	writeCorpora(t, dir)
@@ -140,13 +144,13 @@ func TestForecastRowsEveryShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps, err := Forecast(ctx, cfg, pipeline.Default(), sel, Options{})
+	steps, err := forecast.Forecast(ctx, cfg, pipeline.Default(), sel, forecast.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
 	runStages(t, cfg, root, "ingest")
-	if err := Compare(ctx, cfg, pipeline.Default(), steps); err != nil {
+	if err := forecast.Compare(ctx, cfg, pipeline.Default(), steps); err != nil {
 		t.Fatal(err)
 	}
 	checked := 0
@@ -195,7 +199,7 @@ func TestInputRowsExactUnsampled(t *testing.T) {
 		}
 	}
 	want["exploded"] = ex
-	rows, _, basis, err := inputRows(ctx, cfg)
+	rows, _, basis, err := decl.InputRows(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,13 +217,12 @@ func TestInputRowsExactUnsampled(t *testing.T) {
 // as if the sample were the whole file when the decoder's read-ahead
 // reached the end.
 func TestCountFileSampledSizes(t *testing.T) {
-	old := sampleBytes
-	sampleBytes = 64 << 10
-	t.Cleanup(func() { sampleBytes = old })
+	sampleBytes := int64(64 << 10)
+	t.Cleanup(decl.SetSampleBytes(sampleBytes))
 	ctx := context.Background()
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(1, 2))
-	src := &ingest.Source{Name: "s", Format: "auto"}
+	src := &decl.Source{Name: "s", Format: "auto"}
 	encode := func(shape string, recs []any) []byte {
 		if shape == "json" {
 			b, _ := json.MarshalIndent(recs, "", "  ")
@@ -251,12 +254,32 @@ func TestCountFileSampledSizes(t *testing.T) {
 			if err != nil || len(fs) != 1 {
 				t.Fatalf("%s: %v", p, err)
 			}
-			fc, err := countFile(ctx, src, fs[0], int64(len(b)))
+			rows, sampled, err := decl.CountFile(ctx, src, fs[0], int64(len(b)))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r := fc.rows / float64(n); r < 0.9 || r > 1.1 || !fc.sampled {
-				t.Errorf("%s (%d KiB, %d records): counted %.0f, sampled %v", filepath.Base(p), len(b)>>10, n, fc.rows, fc.sampled)
+			if r := rows / float64(n); r < 0.9 || r > 1.1 || !sampled {
+				t.Errorf("%s (%d KiB, %d records): counted %.0f, sampled %v", filepath.Base(p), len(b)>>10, n, rows, sampled)
+			}
+		}
+	}
+}
+
+// runStages runs the listed stages' steps, every shard in turn, as a run
+// would.
+func runStages(t testing.TB, cfg *config.Config, root store.Store, list string) {
+	t.Helper()
+	sel, err := pipeline.Select(cfg, list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range sel {
+		for _, step := range st.Steps {
+			n := step.Count(cfg)
+			for i := 0; i < n; i++ {
+				if _, err := stage.RunShard(context.Background(), cfg, stages.Of(st), step, shard.Spec{Index: i, Count: n}, root, zerolog.Nop(), stage.Options{}); err != nil {
+					t.Fatalf("%s %s %d/%d: %v", st.Name, step.Name, i, n, err)
+				}
 			}
 		}
 	}
