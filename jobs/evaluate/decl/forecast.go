@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/plan"
 	"github.com/saber-math/saber/jobs/stage"
 )
@@ -15,11 +16,11 @@ func forecast(ctx context.Context, in stage.ForecastInput, out *plan.Step) error
 	if err != nil {
 		return err
 	}
-	ev := in.Config().Evaluate
-	systems := float64(len(ev.Retrievers) * max(len(ev.Settings), 1))
+	rs, ss := config.EvaluateRetrievers.Get(in.Config()), config.EvaluateSettings.Get(in.Config())
+	systems := float64(len(rs) * max(len(ss), 1))
 	out.Metrics = append(out.Metrics,
 		plan.Metric{Name: "queries", Value: queries * systems, Stats: []string{"queries"}, Basis: basis + " × retrievers × settings"},
 		plan.Metric{Name: "ranked rows", Value: queries * perQuery * systems, Stats: []string{"rows"},
-			Basis: fmt.Sprintf("candidates × %d retrievers × %d settings", len(ev.Retrievers), max(len(ev.Settings), 1))})
+			Basis: fmt.Sprintf("candidates × %d retrievers × %d settings", len(rs), max(len(ss), 1))})
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/llmstage"
 	"github.com/saber-math/saber/jobs/plan"
 	"github.com/saber-math/saber/jobs/stage"
@@ -23,7 +24,7 @@ func forecast(ctx context.Context, in stage.ForecastInput, out *plan.Step) error
 	cfg := Section.Of(in.Config())
 	n := int(perQuery + 0.5)
 	sched := cfg.Schedule()
-	per, err := schedule.Matches(sched, n, cfg.Rounds, in.Config().Seed)
+	per, err := schedule.Matches(sched, n, cfg.Rounds, config.Seed.Get(in.Config()))
 	if err != nil {
 		return err
 	}
@@ -114,7 +115,7 @@ func auditedComparisons(ctx context.Context, in stage.ForecastInput, cfg *Config
 					// Matches of round r: the schedule's per spread evenly.
 					k0, k1 := int(perRound*float64(r-1)+0.5), int(perRound*float64(r)+0.5)
 					for k := range k1 - k0 {
-						if Audited(in.Config().Seed, q.ID, int32(r), int32(k), cfg.PositionAudit) {
+						if Audited(config.Seed.Get(in.Config()), q.ID, int32(r), int32(k), cfg.PositionAudit) {
 							n++
 						}
 					}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
+	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/plan"
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
@@ -41,7 +42,7 @@ func forecast(ctx context.Context, in stage.ForecastInput, out *plan.Step) error
 		if err != nil {
 			return err
 		}
-		labels, err = readers.DomainOrderOf(tree, in.Config().Benchmark.Domains)
+		labels, err = readers.DomainOrderOf(tree, config.BenchmarkDomains.Get(in.Config()))
 		if err != nil {
 			return err
 		}
@@ -54,7 +55,7 @@ func forecast(ctx context.Context, in stage.ForecastInput, out *plan.Step) error
 		}
 		queries += n
 	}
-	k := float64(3 * in.Config().Benchmark.K)
+	k := float64(3 * config.BenchmarkK.Get(in.Config()))
 	out.Metrics = append(out.Metrics,
 		plan.Metric{Name: "queries", Value: queries, Stats: []string{"queries"}, Basis: fmt.Sprintf("%s over %d domains", basis, len(labels))},
 		plan.Metric{Name: "candidates", Value: queries * k, Stats: []string{"candidates"}, Basis: fmt.Sprintf("3 × benchmark.k = %.0f per query", k)})
