@@ -10,7 +10,6 @@ import (
 	"iter"
 	"path"
 	"slices"
-	"sort"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
@@ -118,70 +117,109 @@ func mapShard(ctx context.Context, env *stage.Env) error {
 	env.Count("spans", int64(len(spans)))
 	env.Count("rows_staged", int64(rows.len()))
 	env.Log.Info().Int("inputs", len(inputs)).Int("spans", len(spans)).Int64("bytes_read", owned).Int("rows", rows.len()).Msg("read this shard's share")
-	staged := rows.flat()
-	sort.SliceStable(staged, func(i, j int) bool { return dataset.IngestRows.Compare(&staged[i], &staged[j]) < 0 })
-	n, err := writeProblems(ctx, env, staged)
+	n, err := writeStaged(ctx, env, &rows)
 	if err != nil {
 		return err
 	}
 	env.Count("problems_staged", n)
-	if err := stage.WriteOutput(ctx, env, dataset.IngestRows, staged); err != nil {
-		return err
-	}
 	return stage.WriteOutput(ctx, env, dataset.IngestSpans, spanRows)
 }
 
-// writeProblems writes the first accepted row of each id among rows,
-// sorted by key, to ingest_problems, in the row groups groupCut cuts
-// counting from the shard's first problem, and leaves every accepted
-// row's Problem with its ID alone, all ingest_rows needs: the text is
-// compressed once, here, in its final form. It returns the problems
-// written.
-func writeProblems(ctx context.Context, env *stage.Env, rows []dataset.IngestRow) (int64, error) {
-	w, err := stage.StreamOutput(ctx, env, dataset.IngestProblems)
+// writeStaged writes the shard's rows, in key order, to ingest_rows, and
+// the first accepted row of each id to ingest_problems, in the row groups
+// groupCut cuts counting from the shard's first problem: the text is
+// compressed once, here, in its final form, and ingest_rows keeps an
+// accepted row's Problem by its ID alone, all the reduce needs. It
+// returns the problems written.
+//
+// Both parts are streamed from the rows where they lie, sorted through
+// an index, a row group at a time. Copying the rows into one sorted slice
+// for stage.WriteOutput (256 bytes a row, text apart), and each problem
+// into the writer's buffer, grown as it came, took more memory than the
+// rows themselves: a tenth of the shard's CPU went to that memory's page
+// faults and to the copies.
+func writeStaged(ctx context.Context, env *stage.Env, rows *rowChunks) (int64, error) {
+	// Both parts are written with their datasets' options, as
+	// stage.WriteOutput and stage.StreamOutput write them (StreamOutput
+	// would give the staging ingest_rows zstd, not its fast codec), by
+	// the dataset writers, which take whole row groups without copying
+	// them.
+	problems, err := dataset.IngestProblems.NewWriter(ctx, env.Out, env.DataKey(dataset.IngestProblems.Name))
 	if err != nil {
 		return 0, err
 	}
-	defer w.Abort()
+	defer problems.Abort()
+	staged, err := dataset.IngestRows.NewWriter(ctx, env.Out, env.DataKey(dataset.IngestRows.Name))
+	if err != nil {
+		return 0, err
+	}
+	defer staged.Abort()
+	// group gathers the problems of one row group of ingest_problems,
+	// batch one row group of ingest_rows; neither outgrows its first size.
+	group := make([]dataset.Problem, 0, min(rows.len(), maxGroupRows))
+	batch := make([]dataset.IngestRow, 0, min(rows.len(), dataset.RowGroupRows))
 	var cut groupCut
 	var n int64
 	var prev string
-	for i := range rows {
-		r := &rows[i]
-		if r.Reject.Reason != "" {
-			continue
-		}
-		id := r.Problem.ID
-		if n == 0 || id != prev { // a later row of an id is the reduce's duplicate_id
-			prev = id
-			if err := w.Write(r.Problem); err != nil {
-				return 0, err
-			}
-			n++
-			if cut.end(id) {
-				if err := w.EndRowGroup(); err != nil {
-					return 0, err
+	for _, i := range rows.sorted() {
+		r := rows.at(i)
+		if r.Reject.Reason == "" {
+			id := r.Problem.ID
+			if n == 0 || id != prev { // a later row of an id is the reduce's duplicate_id
+				prev = id
+				group = append(group, r.Problem)
+				n++
+				if cut.end(id) {
+					if err := problems.WriteRowGroup(group); err != nil {
+						return 0, err
+					}
+					group = group[:0]
 				}
 			}
+			r.Problem = dataset.Problem{ID: id}
 		}
-		r.Problem = dataset.Problem{ID: id}
+		if batch = append(batch, *r); len(batch) == cap(batch) {
+			if err := staged.Write(batch); err != nil {
+				return 0, err
+			}
+			batch = batch[:0]
+		}
 	}
-	_, err = w.Close()
-	return n, err
+	if err := problems.Write(group); err != nil {
+		return 0, err
+	}
+	if err := staged.Write(batch); err != nil {
+		return 0, err
+	}
+	if err := closeOutput(env, dataset.IngestProblems.Name, problems); err != nil {
+		return 0, err
+	}
+	return n, closeOutput(env, dataset.IngestRows.Name, staged)
+}
+
+// closeOutput commits w, this shard's part of dataset name, and records it
+// as an output, as stage.OutputWriter.Close does.
+func closeOutput[T any](env *stage.Env, name string, w *dataset.Writer[T]) error {
+	o, err := w.Close()
+	if err != nil {
+		return err
+	}
+	o.Dataset = name
+	env.AddOutput(o)
+	return nil
 }
 
 // rowChunks holds a shard's rows until they are sorted and written, in
-// chunks that never move: growing one slice of ~700-byte rows by doubling
+// chunks that never move: growing one slice of 256-byte rows by doubling
 // (or by an estimate from the bytes read so far, which the reader's
 // read-ahead skews) copied them several times over, a tenth of a map
-// shard's CPU with the write barriers of a copy during GC. flat copies
-// them once, into a slice of the exact size.
+// shard's CPU with the write barriers of a copy during GC.
 type rowChunks struct {
 	chunks [][]dataset.IngestRow
 	n      int
 }
 
-// rowChunk is the rows per chunk: ~3 MB, few enough chunks to index.
+// rowChunk is the rows per chunk: ~1 MB, few enough chunks to index.
 const rowChunk = 4096
 
 func (c *rowChunks) add(r dataset.IngestRow) {
@@ -197,16 +235,15 @@ func (c *rowChunks) len() int { return c.n }
 
 func (c *rowChunks) at(i int) *dataset.IngestRow { return &c.chunks[i/rowChunk][i%rowChunk] }
 
-// flat returns the rows in one slice and drops the chunks, so that each
-// is freed once copied.
-func (c *rowChunks) flat() []dataset.IngestRow {
-	out := make([]dataset.IngestRow, 0, c.n)
-	for i, ch := range c.chunks {
-		out = append(out, ch...)
-		c.chunks[i] = nil
+// sorted returns the indices of the rows in ingest_rows' key order (rows
+// of equal keys, which a shard never has, in the order added).
+func (c *rowChunks) sorted() []int {
+	order := make([]int, c.n)
+	for i := range order {
+		order[i] = i
 	}
-	c.chunks, c.n = nil, 0
-	return out
+	slices.SortStableFunc(order, func(a, b int) int { return dataset.IngestRows.Compare(c.at(a), c.at(b)) })
+	return order
 }
 
 // spanKey names a span: its file and first byte.
