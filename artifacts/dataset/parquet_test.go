@@ -53,6 +53,54 @@ func TestWriteIsSortedAndByteIdentical(t *testing.T) {
 	}
 }
 
+// A dataset's streaming writer gives the bytes of its Write, with its
+// options: a staging dataset's fast codec, another's zstd, over more rows
+// than one row group holds, handed over in uneven batches and in whole
+// row groups.
+func TestDatasetWriterMatchesWrite(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewMem()
+	rows := make([]IngestRow, 3*rowGroupRows+1234)
+	for i := range rows {
+		rows[i] = IngestRow{File: int32(i % 3), Line: int64(i), Problem: Problem{ID: fmt.Sprintf("id-%06d", i)}}
+		if i%97 == 0 {
+			rows[i].Reject = Reject{Input: "s", File: "f.jsonl", Reason: ReasonEmpty, Detail: "empty"}
+		}
+	}
+	for _, ds := range []Dataset[IngestRow]{IngestRows, {Name: "not_staging", Compare: IngestRows.Compare}} {
+		want, err := ds.Write(ctx, st, ds.Name+"/want", rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := ds.NewWriter(ctx, st, ds.Name+"/got")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// More than a row group at once (one put as it is, some rows
+		// buffered), uneven batches, then the rest: more than two row
+		// groups, the first of them buffered.
+		lo := 0
+		for _, n := range []int{rowGroupRows + 10, 7001, 7001, len(rows) - rowGroupRows - 10 - 2*7001} {
+			if err := w.Write(rows[lo : lo+n]); err != nil {
+				t.Fatal(err)
+			}
+			lo += n
+		}
+		got, err := w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.SHA256 != want.SHA256 || got.Rows != want.Rows {
+			t.Errorf("%s: streamed %d rows, SHA-256 %s; Write gave %d rows, %s", ds.Name, got.Rows, got.SHA256, want.Rows, want.SHA256)
+		}
+	}
+	staged, _ := store.ReadAll(ctx, st, "ingest_rows/got")
+	plain, _ := store.ReadAll(ctx, st, "not_staging/got")
+	if bytes.Equal(staged, plain) {
+		t.Error("the staging dataset's part has the bytes of a zstd part: its options were not used")
+	}
+}
+
 func TestReadProjection(t *testing.T) {
 	ctx := context.Background()
 	st := store.NewMem()
@@ -234,6 +282,28 @@ func TestCopyRowGroup(t *testing.T) {
 		return read(key)
 	}
 	want := write("want", rows[:1000], rows[1000:2200], rows[2200:])
+	// WriteRowGroup writes the groups Write and EndRowGroup do.
+	func() {
+		w, err := NewWriter[Problem](ctx, st, "whole")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Abort()
+		if err := w.Write(rows[:1000]); err != nil { // ended by WriteRowGroup
+			t.Fatal(err)
+		}
+		for _, g := range [][]Problem{rows[1000:2200], rows[2200:]} {
+			if err := w.WriteRowGroup(g); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := read("whole"); !bytes.Equal(got, want) {
+			t.Errorf("WriteRowGroup: %d bytes, not those of Write and EndRowGroup (%d bytes)", len(got), len(want))
+		}
+	}()
 	write("a", rows[:1000], rows[1000:1500])
 	b := write("b", rows[900:1000], rows[1000:2200], rows[2200:])
 

@@ -42,6 +42,11 @@ func (l *lineReader) next() (line []byte, size int64, err error) {
 			}
 		}
 		frag, rerr := l.br.ReadSlice('\n')
+		if frags == 0 && rerr == nil && len(frag) <= l.max {
+			// The whole line lies in the read buffer: hand it over
+			// there, valid until the next read, without copying it.
+			return frag[:len(frag)-1], int64(len(frag) - 1), nil
+		}
 		end := rerr == nil
 		if end {
 			frag = frag[:len(frag)-1]

@@ -7,10 +7,13 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"path"
 	"slices"
-	"sort"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
@@ -118,70 +121,109 @@ func mapShard(ctx context.Context, env *stage.Env) error {
 	env.Count("spans", int64(len(spans)))
 	env.Count("rows_staged", int64(rows.len()))
 	env.Log.Info().Int("inputs", len(inputs)).Int("spans", len(spans)).Int64("bytes_read", owned).Int("rows", rows.len()).Msg("read this shard's share")
-	staged := rows.flat()
-	sort.SliceStable(staged, func(i, j int) bool { return dataset.IngestRows.Compare(&staged[i], &staged[j]) < 0 })
-	n, err := writeProblems(ctx, env, staged)
+	n, err := writeStaged(ctx, env, &rows)
 	if err != nil {
 		return err
 	}
 	env.Count("problems_staged", n)
-	if err := stage.WriteOutput(ctx, env, dataset.IngestRows, staged); err != nil {
-		return err
-	}
 	return stage.WriteOutput(ctx, env, dataset.IngestSpans, spanRows)
 }
 
-// writeProblems writes the first accepted row of each id among rows,
-// sorted by key, to ingest_problems, in the row groups groupCut cuts
-// counting from the shard's first problem, and leaves every accepted
-// row's Problem with its ID alone, all ingest_rows needs: the text is
-// compressed once, here, in its final form. It returns the problems
-// written.
-func writeProblems(ctx context.Context, env *stage.Env, rows []dataset.IngestRow) (int64, error) {
-	w, err := stage.StreamOutput(ctx, env, dataset.IngestProblems)
+// writeStaged writes the shard's rows, in key order, to ingest_rows, and
+// the first accepted row of each id to ingest_problems, in the row groups
+// groupCut cuts counting from the shard's first problem: the text is
+// compressed once, here, in its final form, and ingest_rows keeps an
+// accepted row's Problem by its ID alone, all the reduce needs. It
+// returns the problems written.
+//
+// Both parts are streamed from the rows where they lie, sorted through
+// an index, a row group at a time. Copying the rows into one sorted slice
+// for stage.WriteOutput (256 bytes a row, text apart), and each problem
+// into the writer's buffer, grown as it came, took more memory than the
+// rows themselves: a tenth of the shard's CPU went to that memory's page
+// faults and to the copies.
+func writeStaged(ctx context.Context, env *stage.Env, rows *rowChunks) (int64, error) {
+	// Both parts are written with their datasets' options, as
+	// stage.WriteOutput and stage.StreamOutput write them (StreamOutput
+	// would give the staging ingest_rows zstd, not its fast codec), by
+	// the dataset writers, which take whole row groups without copying
+	// them.
+	problems, err := dataset.IngestProblems.NewWriter(ctx, env.Out, env.DataKey(dataset.IngestProblems.Name))
 	if err != nil {
 		return 0, err
 	}
-	defer w.Abort()
+	defer problems.Abort()
+	staged, err := dataset.IngestRows.NewWriter(ctx, env.Out, env.DataKey(dataset.IngestRows.Name))
+	if err != nil {
+		return 0, err
+	}
+	defer staged.Abort()
+	// group gathers the problems of one row group of ingest_problems,
+	// batch one row group of ingest_rows; neither outgrows its first size.
+	group := make([]dataset.Problem, 0, min(rows.len(), maxGroupRows))
+	batch := make([]dataset.IngestRow, 0, min(rows.len(), dataset.RowGroupRows))
 	var cut groupCut
 	var n int64
 	var prev string
-	for i := range rows {
-		r := &rows[i]
-		if r.Reject.Reason != "" {
-			continue
-		}
-		id := r.Problem.ID
-		if n == 0 || id != prev { // a later row of an id is the reduce's duplicate_id
-			prev = id
-			if err := w.Write(r.Problem); err != nil {
-				return 0, err
-			}
-			n++
-			if cut.end(id) {
-				if err := w.EndRowGroup(); err != nil {
-					return 0, err
+	for _, i := range rows.sorted() {
+		r := rows.at(i)
+		if r.Reject.Reason == "" {
+			id := r.Problem.ID
+			if n == 0 || id != prev { // a later row of an id is the reduce's duplicate_id
+				prev = id
+				group = append(group, r.Problem)
+				n++
+				if cut.end(id) {
+					if err := problems.WriteRowGroup(group); err != nil {
+						return 0, err
+					}
+					group = group[:0]
 				}
 			}
+			r.Problem = dataset.Problem{ID: id}
 		}
-		r.Problem = dataset.Problem{ID: id}
+		if batch = append(batch, *r); len(batch) == cap(batch) {
+			if err := staged.Write(batch); err != nil {
+				return 0, err
+			}
+			batch = batch[:0]
+		}
 	}
-	_, err = w.Close()
-	return n, err
+	if err := problems.Write(group); err != nil {
+		return 0, err
+	}
+	if err := staged.Write(batch); err != nil {
+		return 0, err
+	}
+	if err := closeOutput(env, dataset.IngestProblems.Name, problems); err != nil {
+		return 0, err
+	}
+	return n, closeOutput(env, dataset.IngestRows.Name, staged)
+}
+
+// closeOutput commits w, this shard's part of dataset name, and records it
+// as an output, as stage.OutputWriter.Close does.
+func closeOutput[T any](env *stage.Env, name string, w *dataset.Writer[T]) error {
+	o, err := w.Close()
+	if err != nil {
+		return err
+	}
+	o.Dataset = name
+	env.AddOutput(o)
+	return nil
 }
 
 // rowChunks holds a shard's rows until they are sorted and written, in
-// chunks that never move: growing one slice of ~700-byte rows by doubling
+// chunks that never move: growing one slice of 256-byte rows by doubling
 // (or by an estimate from the bytes read so far, which the reader's
 // read-ahead skews) copied them several times over, a tenth of a map
-// shard's CPU with the write barriers of a copy during GC. flat copies
-// them once, into a slice of the exact size.
+// shard's CPU with the write barriers of a copy during GC.
 type rowChunks struct {
 	chunks [][]dataset.IngestRow
 	n      int
 }
 
-// rowChunk is the rows per chunk: ~3 MB, few enough chunks to index.
+// rowChunk is the rows per chunk: ~1 MB, few enough chunks to index.
 const rowChunk = 4096
 
 func (c *rowChunks) add(r dataset.IngestRow) {
@@ -197,16 +239,15 @@ func (c *rowChunks) len() int { return c.n }
 
 func (c *rowChunks) at(i int) *dataset.IngestRow { return &c.chunks[i/rowChunk][i%rowChunk] }
 
-// flat returns the rows in one slice and drops the chunks, so that each
-// is freed once copied.
-func (c *rowChunks) flat() []dataset.IngestRow {
-	out := make([]dataset.IngestRow, 0, c.n)
-	for i, ch := range c.chunks {
-		out = append(out, ch...)
-		c.chunks[i] = nil
+// sorted returns the indices of the rows in ingest_rows' key order (rows
+// of equal keys, which a shard never has, in the order added).
+func (c *rowChunks) sorted() []int {
+	order := make([]int, c.n)
+	for i := range order {
+		order[i] = i
 	}
-	c.chunks, c.n = nil, 0
-	return out
+	slices.SortStableFunc(order, func(a, b int) int { return dataset.IngestRows.Compare(c.at(a), c.at(b)) })
+	return order
 }
 
 // spanKey names a span: its file and first byte.
@@ -446,15 +487,7 @@ func newMerge(ctx context.Context, env *stage.Env, parts []layout.Object) (*merg
 	for i, p := range parts {
 		c := &cursor{idx: i, part: p}
 		var seq iter.Seq[dataset.IngestRow] = func(yield func(dataset.IngestRow) bool) {
-			err := stage.ScanPart(ctx, env, p, func(rows []dataset.IngestRow) error {
-				for _, r := range rows {
-					if !yield(r) {
-						return errStopped
-					}
-				}
-				return nil
-			})
-			if err != nil && !errors.Is(err, errStopped) {
+			if err := scanStaged(ctx, env, p, yield); err != nil && !errors.Is(err, errStopped) {
 				c.err = err
 			}
 		}
@@ -470,6 +503,98 @@ func newMerge(ctx context.Context, env *stage.Env, parts []layout.Object) (*merg
 	}
 	heap.Init(&m.h)
 	return m, nil
+}
+
+// scanStaged yields the rows of an ingest_rows part, verified and recorded
+// as stage.ScanPart would, from parquet-go's rows of values: assembling
+// each into an IngestRow by reflection (parquet-go's generic reader), its
+// 22 columns nearly all empty, was a fifth of the reduce's CPU. It returns
+// errStopped when yield stops it.
+func scanStaged(ctx context.Context, env *stage.Env, p layout.Object, yield func(dataset.IngestRow) bool) error {
+	part, err := stage.OpenPart[dataset.IngestRow](ctx, env, p)
+	if err != nil {
+		return err
+	}
+	defer part.Close()
+	cols, err := stagedColumnsOf(part.Schema())
+	if err != nil {
+		return fmt.Errorf("read %s: %w", p.URI, err)
+	}
+	buf := make([]parquet.Row, 256)
+	for _, rg := range part.RowGroups() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rows := rg.Rows()
+		for {
+			n, rerr := rows.ReadRows(buf)
+			for _, row := range buf[:n] {
+				r, err := cols.row(row)
+				if err != nil {
+					rows.Close()
+					return fmt.Errorf("read %s: %w", p.URI, err)
+				}
+				if !yield(r) {
+					rows.Close()
+					return errStopped
+				}
+			}
+			if errors.Is(rerr, io.EOF) {
+				break
+			}
+			if rerr != nil {
+				rows.Close()
+				return fmt.Errorf("read %s: %w", p.URI, rerr)
+			}
+		}
+		rows.Close()
+	}
+	return nil
+}
+
+// stagedColumns are the leaf columns of ingest_rows, by their index in a
+// part's schema (which OpenPart has checked holds every IngestRow column).
+type stagedColumns struct {
+	n                                               int // columns a row has
+	file, start, line, elem, id                     int
+	input, rfile, rline, rid, field, reason, detail int // the reject's
+}
+
+func stagedColumnsOf(s *parquet.Schema) (stagedColumns, error) {
+	c := stagedColumns{n: len(s.Columns())}
+	for _, col := range []struct {
+		at   *int
+		path []string
+	}{
+		{&c.file, []string{"file"}}, {&c.start, []string{"start"}}, {&c.line, []string{"line"}}, {&c.elem, []string{"elem"}},
+		{&c.id, []string{"problem", "id"}},
+		{&c.input, []string{"reject", "input"}}, {&c.rfile, []string{"reject", "file"}}, {&c.rline, []string{"reject", "line"}},
+		{&c.rid, []string{"reject", "id"}}, {&c.field, []string{"reject", "field"}}, {&c.reason, []string{"reject", "reason"}},
+		{&c.detail, []string{"reject", "detail"}},
+	} {
+		leaf, ok := s.Lookup(col.path...)
+		if !ok || leaf.MaxRepetitionLevel != 0 || leaf.MaxDefinitionLevel != 0 {
+			return c, fmt.Errorf("column %s: not a required column of ingest_rows", strings.Join(col.path, "."))
+		}
+		*col.at = leaf.ColumnIndex
+	}
+	return c, nil
+}
+
+// row is the IngestRow of one row of values: an accepted row's Problem by
+// its ID alone, as the map wrote it.
+func (c stagedColumns) row(v parquet.Row) (dataset.IngestRow, error) {
+	if len(v) != c.n {
+		return dataset.IngestRow{}, fmt.Errorf("a row of %d values, want one for each of its %d columns", len(v), c.n)
+	}
+	str := func(i int) string { return string(v[i].ByteArray()) }
+	r := dataset.IngestRow{File: v[c.file].Int32(), Start: v[c.start].Int64(), Line: v[c.line].Int64(), Elem: v[c.elem].Int32(),
+		Problem: dataset.Problem{ID: str(c.id)}}
+	if reason := str(c.reason); reason != "" {
+		r.Reject = dataset.Reject{Input: str(c.input), File: str(c.rfile), Line: v[c.rline].Int64(), ID: str(c.rid),
+			Field: str(c.field), Reason: reason, Detail: str(c.detail)}
+	}
+	return r, nil
 }
 
 // advance moves c to its next row, checking the part is in key order.

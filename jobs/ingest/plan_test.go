@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"testing"
 
 	"github.com/saber-math/saber/artifacts/dataset"
@@ -55,18 +57,19 @@ func TestPlanTilesInputs(t *testing.T) {
 	}
 }
 
-// TestMoreRows: room for the rest of the shard at the rate so far, at
-// least a quarter more (geometric growth when estimates fall short), at
-// most double.
-// TestRowChunks: rows come back in order, in place (at), across chunks.
+// TestRowChunks: rows stay in place (at) across chunks, and sorted orders
+// them by ingest_rows' key, rows of equal keys in the order added.
 func TestRowChunks(t *testing.T) {
 	var c rowChunks
-	if got := c.flat(); len(got) != 0 {
+	if got := c.sorted(); len(got) != 0 {
 		t.Fatalf("empty: %d rows", len(got))
 	}
 	const n = 2*rowChunk + 17
 	for i := range n {
-		c.add(dataset.IngestRow{Line: int64(i)})
+		// Ids run backwards in blocks of 10; each block's rows share
+		// their key but for the line, and every fifth row shares
+		// another's whole key.
+		c.add(dataset.IngestRow{Line: int64(i % 5), Problem: dataset.Problem{ID: fmt.Sprintf("id-%05d", (n-i)/10)}})
 	}
 	for i := rowChunk - 1; i < n; i += rowChunk / 2 {
 		c.at(i).Start = 7
@@ -74,17 +77,21 @@ func TestRowChunks(t *testing.T) {
 	if c.len() != n {
 		t.Fatalf("len %d, want %d", c.len(), n)
 	}
-	got := c.flat()
-	for i, r := range got {
-		wantStart := int64(0)
-		if i >= rowChunk-1 && (i-(rowChunk-1))%(rowChunk/2) == 0 {
-			wantStart = 7
-		}
-		if r.Line != int64(i) || r.Start != wantStart {
-			t.Fatalf("row %d: line %d start %d", i, r.Line, r.Start)
+	for i := range n {
+		if want := int64(i % 5); c.at(i).Line != want {
+			t.Fatalf("row %d: line %d, want %d", i, c.at(i).Line, want)
 		}
 	}
-	if len(got) != n || cap(got) != n || c.len() != 0 {
-		t.Fatalf("flat: %d rows, cap %d; after: %d", len(got), cap(got), c.len())
+	got := c.sorted()
+	if len(got) != n {
+		t.Fatalf("sorted: %d rows of %d", len(got), n)
+	}
+	want := make([]int, n)
+	for i := range want {
+		want[i] = i
+	}
+	sort.SliceStable(want, func(a, b int) bool { return dataset.IngestRows.Compare(c.at(want[a]), c.at(want[b])) < 0 })
+	if !slices.Equal(got, want) {
+		t.Fatalf("sorted: %v…, want %v…", got[:12], want[:12])
 	}
 }

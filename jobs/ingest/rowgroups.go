@@ -33,7 +33,7 @@ var groupMean uint64 = 1 << 14
 
 // maxGroupRows ends a group that no id has ended; the dataset writer's own
 // row group length, past which it would cut one itself.
-const maxGroupRows = 50_000
+const maxGroupRows = dataset.RowGroupRows
 
 // groupCut follows the rows of one sequence of problems and says where
 // their row groups end.
