@@ -26,7 +26,7 @@ func StreamOutput[T any](ctx context.Context, env *Env, ds dataset.Dataset[T]) (
 	if !slices.Contains(env.decl.Outputs, ds.Name) {
 		return nil, &UndeclaredError{Stage: env.Stage, Step: env.Step, What: "output dataset " + ds.Name}
 	}
-	w, err := dataset.NewWriter[T](ctx, env.Out, env.DataKey(ds.Name))
+	w, err := ds.NewWriter(ctx, env.Out, env.DataKey(ds.Name)) // the dataset's own options: a staging part's fast codec
 	if err != nil {
 		return nil, err
 	}
