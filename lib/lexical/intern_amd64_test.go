@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/saber-math/saber/lib/text"
 	"golang.org/x/sys/cpu"
@@ -194,5 +195,31 @@ func TestInternCollisions(t *testing.T) {
 			}
 			x.release()
 		}
+	}
+}
+
+// TestPrefetch holds the prefetch kernel's lines to the cache lines that
+// p[0:n] spans, for starts at every offset in a line and lengths around
+// line multiples: a missed last line or a loop that overruns would show.
+func TestPrefetch(t *testing.T) {
+	buf := make([]byte, 1024)
+	base := uintptr(unsafe.Pointer(&buf[0]))
+	for off := range 130 {
+		for _, n := range []int{0, 1, 2, 63, 64, 65, 127, 128, 129, 500, 1024 - off} {
+			if off+n > len(buf) {
+				continue
+			}
+			want := 0
+			if n > 0 {
+				p := base + uintptr(off)
+				want = int((p+uintptr(n)-1)/64 - p/64 + 1)
+			}
+			if got := prefetch(unsafe.Pointer(&buf[off]), n); got != want {
+				t.Errorf("prefetch(base+%d, %d): %d lines, want %d", off, n, got, want)
+			}
+		}
+	}
+	if got := prefetch(nil, 0); got != 0 {
+		t.Errorf("prefetch(nil, 0): %d lines, want 0", got)
 	}
 }

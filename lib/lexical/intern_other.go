@@ -2,6 +2,8 @@
 
 package lexical
 
+import "unsafe"
+
 // internWords sets cur[k] to the id of token k of b, entering the new
 // ones (internWordsGo; amd64 has a kernel in assembly).
 func (x *index) internWords(b []byte, bounds []int32, cur []int32) {
@@ -11,3 +13,7 @@ func (x *index) internWords(b []byte, bounds []int32, cur []int32) {
 // countQueryFirst counts the ids of document d into a query-first index
 // (countQueryFirstGo; amd64 has a kernel in assembly).
 func (x *index) countQueryFirst(cur []int32, d int32) { x.countQueryFirstGo(cur, d) }
+
+// prefetch does nothing here and returns 0: on amd64 it asks for the
+// cache lines of p[0:n] ahead of their use (texts.tokens).
+func prefetch(p unsafe.Pointer, n int) int { return 0 }
