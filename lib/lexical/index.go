@@ -326,34 +326,9 @@ func (x *index) intern(sp *text.Spans, d int32) {
 	// cur gets the text's ids, singles then pairs, written by index: an
 	// append's capacity check per token costs as much as a hash step.
 	cur := slices.Grow(x.cur[:0], len(bounds)/2+len(sp.Pairs))[:len(bounds)/2+len(sp.Pairs)]
-	x.internWords(b, bounds, cur)
-	// The pairs' ids, from the table of pairs. Its slots and mask live in
-	// locals, reloaded only after an insert (which may rehash): through
-	// x.pairs, Go reloaded the slice header at every probe.
-	pc := cur[len(bounds)/2:]
-	slots := x.pairs.slots
-	pmask := uint64(len(slots) - 1)
-	for j, k := range sp.Pairs {
-		p := uint64(cur[k])<<32 | uint64(uint32(cur[k+1]))
-		h := mixPair(p)
-		id := int32(-1)
-		for i := h & pmask; ; i = (i + 1) & pmask {
-			sl := slots[i]
-			if sl.meta == 0 {
-				break
-			}
-			if sl.key == p {
-				id = int32(uint32(sl.meta))
-				break
-			}
-		}
-		if id < 0 {
-			id = x.insertPair(p, h)
-			slots = x.pairs.slots
-			pmask = uint64(len(slots) - 1)
-		}
-		pc[j] = id
-	}
+	ns := len(bounds) / 2
+	x.internWords(b, bounds, cur[:ns])
+	x.internPairs(sp.Pairs, cur[:ns], cur[ns:])
 
 	// Count the occurrences: cur holds the text's ids, singles then pairs.
 	if d < 0 {
@@ -411,6 +386,39 @@ func (x *index) internWordsGo(b []byte, bounds []int32, cur []int32) {
 		}
 		cur[j] = id
 		j++
+	}
+}
+
+// internPairsGo is internPairs in Go: it sets out[j] to the id of pair j,
+// tokens k = pairs[j] and k+1, whose ids are cur[k] and cur[k+1], from the
+// table of pairs, entering the new ones. Where internPairsAsm runs it is
+// the reference that tests hold the kernel to.
+func (x *index) internPairsGo(pairs []int32, cur []int32, out []int32) {
+	// The table's slots and mask live in locals, reloaded only after an
+	// insert (which may rehash): through x.pairs, Go reloaded the slice
+	// header at every probe.
+	slots := x.pairs.slots
+	pmask := uint64(len(slots) - 1)
+	for j, k := range pairs {
+		p := uint64(cur[k])<<32 | uint64(uint32(cur[k+1]))
+		h := mixPair(p)
+		id := int32(-1)
+		for i := h & pmask; ; i = (i + 1) & pmask {
+			sl := slots[i]
+			if sl.meta == 0 {
+				break
+			}
+			if sl.key == p {
+				id = int32(uint32(sl.meta))
+				break
+			}
+		}
+		if id < 0 {
+			id = x.insertPair(p, h)
+			slots = x.pairs.slots
+			pmask = uint64(len(slots) - 1)
+		}
+		out[j] = id
 	}
 }
 

@@ -50,6 +50,15 @@ func kernelTexts() (queries []string, docs [][]string) {
 				b.WriteString(word())
 				b.WriteByte(" \n\t"[rng.IntN(3)])
 			}
+			if q%4 == 3 {
+				// Thousands of distinct math pairs, "k op:plus" and
+				// "op:plus k+1": the table of pairs fills too.
+				b.WriteString("$0")
+				for k := range 3000 + rng.IntN(2000) {
+					fmt.Fprintf(&b, " + %d", k+1)
+				}
+				b.WriteString("$")
+			}
 			ds = append(ds, b.String())
 		}
 		queries = append(queries, word()+" "+word()+" the "+word())
@@ -81,11 +90,13 @@ func snapshot(x *index) indexState {
 		s.order = slices.Clone(x.order[:x.norder])
 		s.dlen = slices.Clone(x.dlen)
 	}
-	// The table as a set: its size, hence where a key sits, depends on
+	// The tables as a set: their size, hence where a key sits, depends on
 	// what the pooled index held before.
-	for _, sl := range x.words.slots {
-		if sl.meta != 0 {
-			s.slots = append(s.slots, sl)
+	for _, t := range []*table{&x.words, &x.pairs} {
+		for _, sl := range t.slots {
+			if sl.meta != 0 {
+				s.slots = append(s.slots, sl)
+			}
 		}
 	}
 	slices.SortFunc(s.slots, func(a, b slot) int { return int(a.meta&idMask) - int(b.meta&idMask) })
@@ -94,7 +105,8 @@ func snapshot(x *index) indexState {
 
 // TestInternWordsAsm builds both kinds of index with the kernels of
 // intern_amd64.s and with their Go loops, and checks that every id, key,
-// entry, table slot, document frequency, count and order is the same.
+// entry, slot of both tables, document frequency, count and order is the
+// same.
 func TestInternWordsAsm(t *testing.T) {
 	if !haveInternAsm {
 		t.Skip("no BMI2 here: the kernels do not run")
@@ -141,6 +153,9 @@ func compareKernels(t *testing.T, queries []string, docs [][]string, fills bool)
 				name := fmt.Sprintf("query %d %s queryFirst=%v", qi, tok.Name(), queryFirst)
 				if fills && a.words < 2048 && qi%4 == 3 && tok == text.Plain {
 					t.Errorf("%s: %d words: the table never filled", name, a.words)
+				}
+				if fills && a.pairs < 2048 && qi%4 == 3 && tok == text.Math {
+					t.Errorf("%s: %d pairs: the table of pairs never filled", name, a.pairs)
 				}
 				for _, c := range []struct {
 					what string
@@ -221,5 +236,30 @@ func TestPrefetch(t *testing.T) {
 	}
 	if got := prefetch(nil, 0); got != 0 {
 		t.Errorf("prefetch(nil, 0): %d lines, want 0", got)
+	}
+}
+
+// TestInternPairsOutOfRange hands intern a pair whose second token is past
+// the text's: the kernel, which reads ids without bounds checks, must
+// refuse it as Go's indexing does, by a panic.
+func TestInternPairsOutOfRange(t *testing.T) {
+	defer func() { haveInternAsm = true }()
+	for _, asm := range []bool{true, false} {
+		haveInternAsm = asm && cpuHasBMI2()
+		for _, k := range []int32{2, 3, -1} {
+			var sp text.Spans
+			sp.Tokenize(text.Math, "$x+y$")
+			sp.Pairs = append(sp.Pairs[:0], 0, k) // x op:plus y: no token k+1
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("asm=%v: pair at token %d of 3: no panic", asm, k)
+					}
+				}()
+				x := getIndex(true)
+				defer x.release()
+				x.intern(&sp, -1)
+			}()
+		}
 	}
 }
