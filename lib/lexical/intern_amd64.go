@@ -129,7 +129,10 @@ func internPairsAsm(a *pairArgs)
 // internPairsGo.
 func (x *index) internPairs(pairs []int32, cur []int32, out []int32) {
 	np := len(pairs)
-	if !haveInternAsm || np == 0 {
+	if !haveInternAsm || np == 0 || len(cur) < 2 {
+		// With fewer than 2 tokens every pair is out of range: Go's
+		// indexing panics, where the kernel's test of k < ncur − 1
+		// would wrap.
 		x.internPairsGo(pairs, cur, out)
 		return
 	}

@@ -240,20 +240,25 @@ func TestPrefetch(t *testing.T) {
 }
 
 // TestInternPairsOutOfRange hands intern a pair whose second token is past
-// the text's: the kernel, which reads ids without bounds checks, must
-// refuse it as Go's indexing does, by a panic.
+// the text's, down to a text with one token or none: the kernel, which
+// reads ids without bounds checks, must refuse it as Go's indexing does,
+// by a panic.
 func TestInternPairsOutOfRange(t *testing.T) {
 	defer func() { haveInternAsm = true }()
 	for _, asm := range []bool{true, false} {
 		haveInternAsm = asm && cpuHasBMI2()
-		for _, k := range []int32{2, 3, -1} {
+		for _, c := range []struct {
+			text string
+			k    int32
+		}{{"$x+y$", 2}, {"$x+y$", 3}, {"$x+y$", -1}, {"$x$", 0}, {"", 0}} {
+			k := c.k
 			var sp text.Spans
-			sp.Tokenize(text.Math, "$x+y$")
-			sp.Pairs = append(sp.Pairs[:0], 0, k) // x op:plus y: no token k+1
+			sp.Tokenize(text.Math, c.text)
+			sp.Pairs = append(sp.Pairs[:0], k) // there is no token k+1
 			func() {
 				defer func() {
 					if recover() == nil {
-						t.Errorf("asm=%v: pair at token %d of 3: no panic", asm, k)
+						t.Errorf("asm=%v: pair at token %d of %q: no panic", asm, k, c.text)
 					}
 				}()
 				x := getIndex(true)
