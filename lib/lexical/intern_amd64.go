@@ -115,10 +115,10 @@ type pairArgs struct {
 // internPairsAsm is internPairsGo's loop in assembly, from pair a.j on.
 // It stops at the end, before an insert that would fill the table past
 // half (the caller rehashes and calls it again), or at a pair whose first
-// token is not below ncur − 1, with a.bad set. Go kept the pairs' and the
-// output's positions and the table's length on the stack, reloaded for
-// every pair; the kernel keeps its state in registers, and is otherwise
-// the same steps (TestInternWordsAsm).
+// token is not below ncur − 1, with a.bad set. Go kept the pairs' array,
+// the output's length and the probe's position on the stack, stored or
+// reloaded for every pair; the kernel keeps its state in registers, and is
+// otherwise the same steps (TestInternWordsAsm).
 //
 //go:noescape
 func internPairsAsm(a *pairArgs)
