@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/saber-math/saber/lib/text"
 )
@@ -147,12 +148,28 @@ func (in texts) size(d int) int {
 // tokens returns the tokens of document d, or of the query when d is −1:
 // those made beforehand, or tok's of the text, made into x.sp (valid until
 // the next call).
+//
+// It first prefetches document d+1's input, its text or its tokens: the
+// caller's memory holds it but, over the queries of a run, seldom the
+// cache, and reading document d (about 3 µs) leaves time for d+1's to
+// arrive. It matters for tokens, 4.5 times the text's bytes (480 KB a
+// query in the benchmark: bounds, bytes and pairs), whose loads the
+// interning loop otherwise waited on (docs/benchmarks.md).
 func (in *texts) tokens(x *index, tok text.Tokenizer, d int) *text.Spans {
 	if in.qsp != nil {
+		if d+1 < len(in.dsp) {
+			next := &in.dsp[d+1]
+			prefetch(unsafe.Pointer(unsafe.SliceData(next.Bounds)), 4*len(next.Bounds))
+			prefetch(unsafe.Pointer(unsafe.SliceData(next.Bytes)), len(next.Bytes))
+			prefetch(unsafe.Pointer(unsafe.SliceData(next.Pairs)), 4*len(next.Pairs))
+		}
 		if d < 0 {
 			return in.qsp
 		}
 		return &in.dsp[d]
+	}
+	if d+1 < len(in.docs) {
+		prefetch(unsafe.Pointer(unsafe.StringData(in.docs[d+1])), len(in.docs[d+1]))
 	}
 	s := in.query
 	if d >= 0 {
@@ -309,34 +326,9 @@ func (x *index) intern(sp *text.Spans, d int32) {
 	// cur gets the text's ids, singles then pairs, written by index: an
 	// append's capacity check per token costs as much as a hash step.
 	cur := slices.Grow(x.cur[:0], len(bounds)/2+len(sp.Pairs))[:len(bounds)/2+len(sp.Pairs)]
-	x.internWords(b, bounds, cur)
-	// The pairs' ids, from the table of pairs. Its slots and mask live in
-	// locals, reloaded only after an insert (which may rehash): through
-	// x.pairs, Go reloaded the slice header at every probe.
-	pc := cur[len(bounds)/2:]
-	slots := x.pairs.slots
-	pmask := uint64(len(slots) - 1)
-	for j, k := range sp.Pairs {
-		p := uint64(cur[k])<<32 | uint64(uint32(cur[k+1]))
-		h := mixPair(p)
-		id := int32(-1)
-		for i := h & pmask; ; i = (i + 1) & pmask {
-			sl := slots[i]
-			if sl.meta == 0 {
-				break
-			}
-			if sl.key == p {
-				id = int32(uint32(sl.meta))
-				break
-			}
-		}
-		if id < 0 {
-			id = x.insertPair(p, h)
-			slots = x.pairs.slots
-			pmask = uint64(len(slots) - 1)
-		}
-		pc[j] = id
-	}
+	ns := len(bounds) / 2
+	x.internWords(b, bounds, cur[:ns])
+	x.internPairs(sp.Pairs, cur[:ns], cur[ns:])
 
 	// Count the occurrences: cur holds the text's ids, singles then pairs.
 	if d < 0 {
@@ -394,6 +386,39 @@ func (x *index) internWordsGo(b []byte, bounds []int32, cur []int32) {
 		}
 		cur[j] = id
 		j++
+	}
+}
+
+// internPairsGo is internPairs in Go: it sets out[j] to the id of pair j,
+// tokens k = pairs[j] and k+1, whose ids are cur[k] and cur[k+1], from the
+// table of pairs, entering the new ones. Where internPairsAsm runs it is
+// the reference that tests hold the kernel to.
+func (x *index) internPairsGo(pairs []int32, cur []int32, out []int32) {
+	// The table's slots and mask live in locals, reloaded only after an
+	// insert (which may rehash): through x.pairs, Go reloaded the slice
+	// header at every probe.
+	slots := x.pairs.slots
+	pmask := uint64(len(slots) - 1)
+	for j, k := range pairs {
+		p := uint64(cur[k])<<32 | uint64(uint32(cur[k+1]))
+		h := mixPair(p)
+		id := int32(-1)
+		for i := h & pmask; ; i = (i + 1) & pmask {
+			sl := slots[i]
+			if sl.meta == 0 {
+				break
+			}
+			if sl.key == p {
+				id = int32(uint32(sl.meta))
+				break
+			}
+		}
+		if id < 0 {
+			id = x.insertPair(p, h)
+			slots = x.pairs.slots
+			pmask = uint64(len(slots) - 1)
+		}
+		out[j] = id
 	}
 }
 

@@ -3,6 +3,7 @@
 package lexical
 
 import (
+	"fmt"
 	"slices"
 	"unsafe"
 
@@ -93,6 +94,85 @@ func (x *index) internWords(b []byte, bounds []int32, cur []int32) {
 	}
 }
 
+// pairArgs is internPairsAsm's state, as internArgs is internWordsAsm's.
+type pairArgs struct {
+	pairs unsafe.Pointer // *int32: the pairs' first tokens
+	np    int            // pairs
+	j     int            // in/out: the next pair
+	out   unsafe.Pointer // *int32: the pairs' ids
+	cur   unsafe.Pointer // *int32: the single tokens' ids
+	ncur  int            // len(cur): a pair's first token is below ncur − 1
+	slots unsafe.Pointer // *slot: x.pairs.slots
+	mask  uint64         // len(slots) − 1
+	tn    int            // in/out: x.pairs.n
+	limit int            // len(slots)/2: an insert beyond it stops the kernel
+	ent   unsafe.Pointer // *entry: x.ent's array
+	dl    unsafe.Pointer // *uint64: x.dl's array
+	nid   int            // in/out: len(x.ent)
+	bad   int            // out: 1 when pair j's token is out of range
+}
+
+// internPairsAsm is internPairsGo's loop in assembly, from pair a.j on.
+// It stops at the end, before an insert that would fill the table past
+// half (the caller rehashes and calls it again), or at a pair whose first
+// token is not below ncur − 1, with a.bad set. Go kept the pairs' array,
+// the output's length and the probe's position on the stack, stored or
+// reloaded for every pair; the kernel keeps its state in registers, and is
+// otherwise the same steps (TestInternWordsAsm).
+//
+//go:noescape
+func internPairsAsm(a *pairArgs)
+
+// internPairs sets out[j] to the id of pair j, tokens k = pairs[j] and
+// k+1 whose ids are cur[k] and cur[k+1], from the table of pairs,
+// entering the new ones: internPairsAsm where it runs, else
+// internPairsGo.
+func (x *index) internPairs(pairs []int32, cur []int32, out []int32) {
+	np := len(pairs)
+	if !haveInternAsm || np == 0 || len(cur) < 2 {
+		// With fewer than 2 tokens every pair is out of range: Go's
+		// indexing panics, where the kernel's test of k < ncur − 1
+		// would wrap.
+		x.internPairsGo(pairs, cur, out)
+		return
+	}
+	_ = out[np-1]
+	// Each new pair takes one element of these (the kernel never grows
+	// an array).
+	x.ent = slices.Grow(x.ent, np)
+	x.dl = slices.Grow(x.dl, np)
+	x.order = slices.Grow(x.order, np)
+	a := pairArgs{
+		pairs: unsafe.Pointer(unsafe.SliceData(pairs)),
+		np:    np,
+		out:   unsafe.Pointer(unsafe.SliceData(out)),
+		cur:   unsafe.Pointer(unsafe.SliceData(cur)),
+		ncur:  len(cur),
+		ent:   unsafe.Pointer(unsafe.SliceData(x.ent[:cap(x.ent)])),
+		dl:    unsafe.Pointer(unsafe.SliceData(x.dl[:cap(x.dl)])),
+		nid:   len(x.ent),
+	}
+	for {
+		t := &x.pairs
+		a.slots = unsafe.Pointer(unsafe.SliceData(t.slots))
+		a.mask = uint64(len(t.slots) - 1)
+		a.tn = t.n
+		a.limit = len(t.slots) / 2
+		internPairsAsm(&a)
+		t.n = a.tn
+		x.ent = x.ent[:a.nid]
+		x.dl = x.dl[:a.nid]
+		x.order = x.order[:a.nid+1] // one spare, as newID keeps it
+		if a.bad != 0 {
+			panic(fmt.Sprintf("lexical: pair %d: token %d of %d", a.j, pairs[a.j], len(cur)))
+		}
+		if a.j == np {
+			return
+		}
+		x.rehash(t)
+	}
+}
+
 // countArgs is countQueryFirstAsm's state.
 type countArgs struct {
 	cur   unsafe.Pointer // *int32: the document's ids
@@ -140,3 +220,9 @@ func (x *index) countQueryFirst(cur []int32, d int32) {
 	countQueryFirstAsm(&a)
 	x.norder = a.no
 }
+
+// prefetch asks for the cache lines of p[0:n], without waiting for them
+// (PREFETCHT0; see texts.tokens), and returns how many lines that is.
+//
+//go:noescape
+func prefetch(p unsafe.Pointer, n int) int

@@ -311,3 +311,144 @@ count:
 	MOVQ a+0(FP), AX
 	MOVQ R10, countArgs_no(AX)
 	RET
+
+// func prefetch(p unsafe.Pointer, n int) int
+//
+// PREFETCHT0 of every cache line of p[0:n]: from the line that holds p,
+// 64 bytes at a time, to the one that holds p+n−1; it returns how many.
+// A prefetch never faults, and changes nothing but the cache.
+TEXT ·prefetch(SB), NOSPLIT, $0-24
+	MOVQ  p+0(FP), AX
+	MOVQ  n+8(FP), CX
+	XORL  DX, DX
+	TESTQ CX, CX
+	JLE   pfdone
+	ADDQ  AX, CX
+	ANDQ  $~63, AX
+
+pfline:
+	PREFETCHT0 (AX)
+	INCQ       DX
+	ADDQ       $64, AX
+	CMPQ       AX, CX
+	JB         pfline
+
+pfdone:
+	MOVQ DX, ret+16(FP)
+	RET
+
+// The multiplier of mixPair.
+DATA pairMul<>+0(SB)/8, $0x9e3779b97f4a7c15
+GLOBL pairMul<>(SB), RODATA|NOPTR, $8
+
+// func internPairsAsm(a *pairArgs)
+//
+// Registers in the loop: R8 the current pair, R11 its output, R9 the
+// singles' ids, R12 the slots, R13 mask<<4, SI the multiplier; per pair
+// AX its first token, then scratch, BX its key (the packed ids), DI its
+// hash, DX the probed slot's offset, R14 the slot's meta. On the stack:
+// the pairs' end and ncur − 1.
+TEXT ·internPairsAsm(SB), NOSPLIT, $16-8
+	MOVQ a+0(FP), R10
+	MOVQ pairArgs_pairs(R10), R8
+	MOVQ pairArgs_np(R10), AX
+	LEAQ (R8)(AX*4), AX
+	MOVQ AX, end-8(SP)
+	MOVQ pairArgs_j(R10), AX
+	LEAQ (R8)(AX*4), R8
+	MOVQ pairArgs_out(R10), R11
+	LEAQ (R11)(AX*4), R11
+	MOVQ pairArgs_cur(R10), R9
+	MOVQ pairArgs_ncur(R10), AX
+	DECQ AX
+	MOVQ AX, last-16(SP)
+	MOVQ pairArgs_slots(R10), R12
+	MOVQ pairArgs_mask(R10), R13
+	SHLQ $4, R13
+	MOVQ pairMul<>(SB), SI
+
+pairloop:
+	CMPQ    R8, end-8(SP)
+	JAE     pairdone
+	MOVLQSX (R8), AX
+	CMPQ    AX, last-16(SP)
+	JAE     pairbad
+
+	// key = cur[k]<<32 | cur[k+1]; h = key·M, h ^= h>>32 (mixPair).
+	MOVL  (R9)(AX*4), BX
+	MOVL  4(R9)(AX*4), CX
+	SHLQ  $32, BX
+	ORQ   CX, BX
+	MOVQ  BX, DI
+	IMULQ SI, DI
+	MOVQ  DI, AX
+	SHRQ  $32, AX
+	XORQ  AX, DI
+	MOVQ  DI, DX
+	SHLQ  $4, DX
+	ANDQ  R13, DX
+
+pairprobe:
+	MOVQ  8(R12)(DX*1), R14
+	TESTQ R14, R14
+	JZ    pairinsert
+	CMPQ  0(R12)(DX*1), BX
+	JNE   pairnext
+	MOVL  R14, (R11)
+	ADDQ  $4, R8
+	ADDQ  $4, R11
+	JMP   pairloop
+
+pairnext:
+	ADDQ $16, DX
+	ANDQ R13, DX
+	JMP  pairprobe
+
+pairinsert:
+	// Slot DX is empty: the pair is new. Stop before the table would be
+	// more than half full (insertPair rehashes there).
+	MOVQ a+0(FP), R10
+	MOVQ pairArgs_tn(R10), R14
+	INCQ R14
+	CMPQ R14, pairArgs_limit(R10)
+	JHI  pairdone
+	MOVQ R14, pairArgs_tn(R10)
+
+	// id = nid: the slot {key, pairClass<<32 | id}, the output, dl[id] =
+	// last −1 | df 0, ent[id] = {h, ^a, b}. (order only grows by one,
+	// which the caller does.)
+	MOVQ pairArgs_nid(R10), R14
+	MOVQ BX, 0(R12)(DX*1)
+	MOVQ $const_pairClass, AX
+	SHLQ $32, AX
+	ORQ  R14, AX
+	MOVQ AX, 8(R12)(DX*1)
+	MOVL R14, (R11)
+	MOVQ pairArgs_dl(R10), AX
+	MOVQ $0xffffffff00000000, CX
+	MOVQ CX, (AX)(R14*8)
+	MOVQ R14, DX
+	SHLQ $4, DX
+	ADDQ pairArgs_ent(R10), DX
+	MOVQ DI, 0(DX)
+	MOVQ BX, AX
+	SHRQ $32, AX
+	NOTL AX
+	MOVL AX, 8(DX)
+	MOVL BX, 12(DX)
+	INCQ R14
+	MOVQ R14, pairArgs_nid(R10)
+	ADDQ $4, R8
+	ADDQ $4, R11
+	JMP  pairloop
+
+pairbad:
+	MOVQ a+0(FP), R10
+	MOVQ $1, pairArgs_bad(R10)
+
+pairdone:
+	MOVQ a+0(FP), R10
+	SUBQ pairArgs_pairs(R10), R8
+	SHRQ $2, R8
+	MOVQ R8, pairArgs_j(R10)
+	RET

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/saber-math/saber/lib/text"
 	"golang.org/x/sys/cpu"
@@ -49,6 +50,15 @@ func kernelTexts() (queries []string, docs [][]string) {
 				b.WriteString(word())
 				b.WriteByte(" \n\t"[rng.IntN(3)])
 			}
+			if q%4 == 3 {
+				// Thousands of distinct math pairs, "k op:plus" and
+				// "op:plus k+1": the table of pairs fills too.
+				b.WriteString("$0")
+				for k := range 3000 + rng.IntN(2000) {
+					fmt.Fprintf(&b, " + %d", k+1)
+				}
+				b.WriteString("$")
+			}
 			ds = append(ds, b.String())
 		}
 		queries = append(queries, word()+" "+word()+" the "+word())
@@ -80,11 +90,13 @@ func snapshot(x *index) indexState {
 		s.order = slices.Clone(x.order[:x.norder])
 		s.dlen = slices.Clone(x.dlen)
 	}
-	// The table as a set: its size, hence where a key sits, depends on
+	// The tables as a set: their size, hence where a key sits, depends on
 	// what the pooled index held before.
-	for _, sl := range x.words.slots {
-		if sl.meta != 0 {
-			s.slots = append(s.slots, sl)
+	for _, t := range []*table{&x.words, &x.pairs} {
+		for _, sl := range t.slots {
+			if sl.meta != 0 {
+				s.slots = append(s.slots, sl)
+			}
 		}
 	}
 	slices.SortFunc(s.slots, func(a, b slot) int { return int(a.meta&idMask) - int(b.meta&idMask) })
@@ -93,7 +105,8 @@ func snapshot(x *index) indexState {
 
 // TestInternWordsAsm builds both kinds of index with the kernels of
 // intern_amd64.s and with their Go loops, and checks that every id, key,
-// entry, table slot, document frequency, count and order is the same.
+// entry, slot of both tables, document frequency, count and order is the
+// same.
 func TestInternWordsAsm(t *testing.T) {
 	if !haveInternAsm {
 		t.Skip("no BMI2 here: the kernels do not run")
@@ -140,6 +153,9 @@ func compareKernels(t *testing.T, queries []string, docs [][]string, fills bool)
 				name := fmt.Sprintf("query %d %s queryFirst=%v", qi, tok.Name(), queryFirst)
 				if fills && a.words < 2048 && qi%4 == 3 && tok == text.Plain {
 					t.Errorf("%s: %d words: the table never filled", name, a.words)
+				}
+				if fills && a.pairs < 2048 && qi%4 == 3 && tok == text.Math {
+					t.Errorf("%s: %d pairs: the table of pairs never filled", name, a.pairs)
 				}
 				for _, c := range []struct {
 					what string
@@ -193,6 +209,62 @@ func TestInternCollisions(t *testing.T) {
 				t.Errorf("asm=%v: %q took the id of %q", asm, c.b, c.a)
 			}
 			x.release()
+		}
+	}
+}
+
+// TestPrefetch holds the prefetch kernel's lines to the cache lines that
+// p[0:n] spans, for starts at every offset in a line and lengths around
+// line multiples: a missed last line or a loop that overruns would show.
+func TestPrefetch(t *testing.T) {
+	buf := make([]byte, 1024)
+	base := uintptr(unsafe.Pointer(&buf[0]))
+	for off := range 130 {
+		for _, n := range []int{0, 1, 2, 63, 64, 65, 127, 128, 129, 500, 1024 - off} {
+			if off+n > len(buf) {
+				continue
+			}
+			want := 0
+			if n > 0 {
+				p := base + uintptr(off)
+				want = int((p+uintptr(n)-1)/64 - p/64 + 1)
+			}
+			if got := prefetch(unsafe.Pointer(&buf[off]), n); got != want {
+				t.Errorf("prefetch(base+%d, %d): %d lines, want %d", off, n, got, want)
+			}
+		}
+	}
+	if got := prefetch(nil, 0); got != 0 {
+		t.Errorf("prefetch(nil, 0): %d lines, want 0", got)
+	}
+}
+
+// TestInternPairsOutOfRange hands intern a pair whose second token is past
+// the text's, down to a text with one token or none: the kernel, which
+// reads ids without bounds checks, must refuse it as Go's indexing does,
+// by a panic.
+func TestInternPairsOutOfRange(t *testing.T) {
+	defer func() { haveInternAsm = true }()
+	for _, asm := range []bool{true, false} {
+		haveInternAsm = asm && cpuHasBMI2()
+		for _, c := range []struct {
+			text string
+			k    int32
+		}{{"$x+y$", 2}, {"$x+y$", 3}, {"$x+y$", -1}, {"$x$", 0}, {"", 0}} {
+			k := c.k
+			var sp text.Spans
+			sp.Tokenize(text.Math, c.text)
+			sp.Pairs = append(sp.Pairs[:0], k) // there is no token k+1
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("asm=%v: pair at token %d of %q: no panic", asm, k, c.text)
+					}
+				}()
+				x := getIndex(true)
+				defer x.release()
+				x.intern(&sp, -1)
+			}()
 		}
 	}
 }
