@@ -12,16 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/pipeline"
-	"github.com/saber-math/saber/jobs/stage"
-	"github.com/saber-math/saber/jobs/stages"
+	"github.com/saber-math/saber/jobs/stages/stagestest"
 	"github.com/saber-math/saber/lib/llm/llmtest"
 	"github.com/saber-math/saber/lib/synth"
-	"github.com/saber-math/saber/shard"
 )
 
 // fakeModel answers F.1 with label-overlap scores, F.2 with the start of
@@ -84,25 +80,6 @@ judge: {shards: 2, rounds: 5, backend: llm, position_audit: 0.2, workers: 8}
 rate: {shards: 1}
 `
 
-// runStages runs every shard of the named stages in-process.
-func runStages(t testing.TB, cfg *config.Config, root store.Store, list string) {
-	t.Helper()
-	sel, err := pipeline.Select(cfg, list)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, st := range sel {
-		for _, step := range st.Steps {
-			n := step.Count(cfg)
-			for i := 0; i < n; i++ {
-				if _, err := stage.RunShard(context.Background(), cfg, stages.Of(st), step, shard.Spec{Index: i, Count: n}, root, zerolog.Nop(), stage.Options{}); err != nil {
-					t.Fatalf("%s %s %d/%d: %v", st.Name, step.Name, i, n, err)
-				}
-			}
-		}
-	}
-}
-
 // fakeServerRun is the run against the fake server that the forecast is
 // checked on: the forecast an admin makes with --measure before each GPU
 // phase — once the corpus exists (tag, summarize: before any LLM call of
@@ -140,7 +117,7 @@ func fakeServerRun(t testing.TB, delay time.Duration) fakeRun {
 	srv.SetDelay(delay)
 	forecastAt := func(list string, keep ...string) []*Step {
 		t.Helper()
-		runStages(t, cfg, root, list)
+		stagestest.Run(t, cfg, root, list)
 		before := srv.Requests()
 		steps, err := Forecast(ctx, cfg, pipeline.Default(), sel, Options{Measure: true})
 		if err != nil {
@@ -165,9 +142,9 @@ func fakeServerRun(t testing.TB, delay time.Duration) fakeRun {
 		return kept
 	}
 	compared := forecastAt("ingest,dedup", "tag", "summarize", "pairs")
-	runStages(t, cfg, root, "tag,summarize")
+	stagestest.Run(t, cfg, root, "tag,summarize")
 	compared = append(compared, forecastAt("pairs,calibrate,select", "judge", "rate")...)
-	runStages(t, cfg, root, "judge,rate")
+	stagestest.Run(t, cfg, root, "judge,rate")
 	if err := Compare(ctx, cfg, pipeline.Default(), compared); err != nil {
 		t.Fatal(err)
 	}
@@ -318,13 +295,13 @@ func TestForecastJudgeOrders(t *testing.T) {
 				t.Fatal(err)
 			}
 			root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
-			runStages(t, cfg, root, "ingest,dedup,tag,summarize,pairs,calibrate,select")
+			stagestest.Run(t, cfg, root, "ingest,dedup,tag,summarize,pairs,calibrate,select")
 			sel, _ := pipeline.Select(cfg, "judge")
 			steps, err := Forecast(ctx, cfg, pipeline.Default(), sel, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			runStages(t, cfg, root, "judge")
+			stagestest.Run(t, cfg, root, "judge")
 			if err := Compare(ctx, cfg, pipeline.Default(), steps); err != nil {
 				t.Fatal(err)
 			}

@@ -22,6 +22,7 @@ import (
 	"github.com/saber-math/saber/jobs/readers"
 	"github.com/saber-math/saber/jobs/stage"
 	"github.com/saber-math/saber/jobs/stages"
+	"github.com/saber-math/saber/jobs/stages/stagestest"
 	"github.com/saber-math/saber/jobs/tag"
 	"github.com/saber-math/saber/lib/llm"
 	"github.com/saber-math/saber/lib/llm/llmtest"
@@ -209,7 +210,7 @@ func TestRebuildAddingASource(t *testing.T) {
 	}
 	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
 	all := "ingest,dedup,tag,summarize,pairs,calibrate,select,judge,rate"
-	runStages(t, cfg, root, all)
+	stagestest.Run(t, cfg, root, all)
 	oldCorpus := map[string]bool{}
 	for _, d := range readRows[dataset.Document](t, root, cfg.Run, dataset.Corpus.Name) {
 		oldCorpus[d.ID] = true

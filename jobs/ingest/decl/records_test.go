@@ -13,18 +13,14 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/rs/zerolog"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
-	"github.com/saber-math/saber/jobs/config"
 	"github.com/saber-math/saber/jobs/forecast"
 	"github.com/saber-math/saber/jobs/ingest/decl"
 	"github.com/saber-math/saber/jobs/pipeline"
-	"github.com/saber-math/saber/jobs/stage"
-	"github.com/saber-math/saber/jobs/stages"
-	"github.com/saber-math/saber/shard"
+	"github.com/saber-math/saber/jobs/stages/stagestest"
 )
 
 // recordsYAML has a source of every shape ingest accepts: pretty-printed
@@ -149,7 +145,7 @@ func TestForecastRowsEveryShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	root, _ := store.Open(ctx, cfg.RootURI(), store.Options{})
-	runStages(t, cfg, root, "ingest")
+	stagestest.Run(t, cfg, root, "ingest")
 	if err := forecast.Compare(ctx, cfg, pipeline.Default(), steps); err != nil {
 		t.Fatal(err)
 	}
@@ -260,26 +256,6 @@ func TestCountFileSampledSizes(t *testing.T) {
 			}
 			if r := rows / float64(n); r < 0.9 || r > 1.1 || !sampled {
 				t.Errorf("%s (%d KiB, %d records): counted %.0f, sampled %v", filepath.Base(p), len(b)>>10, n, rows, sampled)
-			}
-		}
-	}
-}
-
-// runStages runs the listed stages' steps, every shard in turn, as a run
-// would.
-func runStages(t testing.TB, cfg *config.Config, root store.Store, list string) {
-	t.Helper()
-	sel, err := pipeline.Select(cfg, list)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, st := range sel {
-		for _, step := range st.Steps {
-			n := step.Count(cfg)
-			for i := 0; i < n; i++ {
-				if _, err := stage.RunShard(context.Background(), cfg, stages.Of(st), step, shard.Spec{Index: i, Count: n}, root, zerolog.Nop(), stage.Options{}); err != nil {
-					t.Fatalf("%s %s %d/%d: %v", st.Name, step.Name, i, n, err)
-				}
 			}
 		}
 	}
