@@ -143,17 +143,12 @@ func mapShard(ctx context.Context, env *stage.Env) error {
 // rows themselves: a tenth of the shard's CPU went to that memory's page
 // faults and to the copies.
 func writeStaged(ctx context.Context, env *stage.Env, rows *rowChunks) (int64, error) {
-	// Both parts are written with their datasets' options, as
-	// stage.WriteOutput and stage.StreamOutput write them (StreamOutput
-	// would give the staging ingest_rows zstd, not its fast codec), by
-	// the dataset writers, which take whole row groups without copying
-	// them.
-	problems, err := dataset.IngestProblems.NewWriter(ctx, env.Out, env.DataKey(dataset.IngestProblems.Name))
+	problems, err := stage.StreamOutput(ctx, env, dataset.IngestProblems)
 	if err != nil {
 		return 0, err
 	}
 	defer problems.Abort()
-	staged, err := dataset.IngestRows.NewWriter(ctx, env.Out, env.DataKey(dataset.IngestRows.Name))
+	staged, err := stage.StreamOutput(ctx, env, dataset.IngestRows)
 	if err != nil {
 		return 0, err
 	}
@@ -183,34 +178,23 @@ func writeStaged(ctx context.Context, env *stage.Env, rows *rowChunks) (int64, e
 			r.Problem = dataset.Problem{ID: id}
 		}
 		if batch = append(batch, *r); len(batch) == cap(batch) {
-			if err := staged.Write(batch); err != nil {
+			if err := staged.Write(batch...); err != nil {
 				return 0, err
 			}
 			batch = batch[:0]
 		}
 	}
-	if err := problems.Write(group); err != nil {
+	if err := problems.Write(group...); err != nil {
 		return 0, err
 	}
-	if err := staged.Write(batch); err != nil {
+	if err := staged.Write(batch...); err != nil {
 		return 0, err
 	}
-	if err := closeOutput(env, dataset.IngestProblems.Name, problems); err != nil {
+	if _, err := problems.Close(); err != nil {
 		return 0, err
 	}
-	return n, closeOutput(env, dataset.IngestRows.Name, staged)
-}
-
-// closeOutput commits w, this shard's part of dataset name, and records it
-// as an output, as stage.OutputWriter.Close does.
-func closeOutput[T any](env *stage.Env, name string, w *dataset.Writer[T]) error {
-	o, err := w.Close()
-	if err != nil {
-		return err
-	}
-	o.Dataset = name
-	env.AddOutput(o)
-	return nil
+	_, err = staged.Close()
+	return n, err
 }
 
 // rowChunks holds a shard's rows until they are sorted and written, in
