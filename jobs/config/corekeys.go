@@ -2,6 +2,7 @@ package config
 
 import (
 	"maps"
+	"strings"
 
 	"github.com/saber-math/saber/jobs/retrievers"
 )
@@ -90,10 +91,8 @@ func (c *Config) need(key string) {
 
 // sectionOf is the top-level name of a key path.
 func sectionOf(key string) string {
-	for i := 0; i < len(key); i++ {
-		if key[i] == '.' || key[i] == '[' {
-			return key[:i]
-		}
+	if i := strings.IndexAny(key, ".["); i >= 0 {
+		return key[:i]
 	}
 	return key
 }

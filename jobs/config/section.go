@@ -82,9 +82,7 @@ func (k KeyOf[T, V]) Path() string { return k.Section.Name + "." + k.Name }
 // Get returns the key's value in c. On a step's view it panics with an
 // *UndeclaredError unless the step declared the key or its whole section.
 func (k KeyOf[T, V]) Get(c *Config) V {
-	if c.view != nil && !c.view.allows(k.Path()) {
-		panic(&UndeclaredError{Step: c.view.step, Key: k.Path(), Declared: c.view.under(k.Section.Name)})
-	}
+	c.need(k.Path())
 	if err := k.check(); err != nil {
 		panic(err)
 	}
