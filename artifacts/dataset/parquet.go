@@ -35,6 +35,11 @@ type Dataset[T any] struct {
 	// time than it saves anyone. Its bytes are as reproducible as any
 	// dataset's.
 	Staging bool
+	// Text marks a dataset whose bytes are nearly all long texts
+	// (problems): written with zstd's default level (writerOptions),
+	// which costs its writer 40% less CPU in zstd than the better level
+	// for 12% more bytes.
+	Text bool
 	// Key names the columns rows are sorted by and identified by.
 	Key string
 	// Doc says what one row is, for FORMAT.md.
@@ -73,6 +78,16 @@ const RowGroupRows = rowGroupRows
 // the default level and pages (make bench, 20K generated documents), which
 // is what keeps 283K documents' pairs under 5 GB; writing was no slower.
 //
+// Text datasets (problems) are written at zstd's default level (level 3,
+// DuckDB's too) instead: the bytes are nearly all prose and LaTeX, which
+// the better level compresses only a little further at nearly twice the
+// CPU. On `saber synth`'s 283K problems (133 MB of text), an ingest map
+// shard took 1.41-1.51 CPU-s against 1.59-1.62, for 20.8 MB of problems
+// against 18.6 (DuckDB's: 18.4 MB). Larger pages would win the size back
+// (8 MiB: 18.4 MB) but cost more than they save: parquet-go holds each
+// column's page whole, and the shard's memory grew by 100 MB, its page
+// faults with it (1.70-1.89 CPU-s).
+//
 // Staging parts (ingest's map output, which only its reduce reads) are
 // written with Snappy instead: zstd even at its fastest level was a fifth
 // of an ingest map shard's CPU. s2's fast Snappy encoder (fastSnappy) takes
@@ -80,17 +95,40 @@ const RowGroupRows = rowGroupRows
 // against 1.7 MB staged); parquet-go's own Snappy codec, s2's "better"
 // mode, took twice its CPU for 2.3 MB. zstd is parquet-go's codec with
 // its encoders kept (keptZstd).
-func writerOptions(staging bool) []parquet.WriterOption {
+func writerOptions(f partFormat) []parquet.WriterOption {
 	var codec compress.Codec = betterZstd
-	if staging {
+	page := 1 << 20
+	switch f {
+	case formatStaging:
 		codec = fastSnappy{}
+	case formatText:
+		codec = defaultZstd
 	}
 	return []parquet.WriterOption{
 		parquet.Compression(codec),
-		parquet.PageBufferSize(1 << 20),
+		parquet.PageBufferSize(page),
 		parquet.CreatedBy("saber", "", ""),
 		parquet.MaxRowsPerRowGroup(rowGroupRows),
 	}
+}
+
+// partFormat picks a dataset's writerOptions.
+type partFormat uint8
+
+const (
+	formatCompact partFormat = iota // every dataset not marked otherwise
+	formatStaging                   // Dataset.Staging
+	formatText                      // Dataset.Text
+)
+
+func (d Dataset[T]) format() partFormat {
+	switch {
+	case d.Staging:
+		return formatStaging
+	case d.Text:
+		return formatText
+	}
+	return formatCompact
 }
 
 // Write sorts rows by the dataset's key and writes them to key with Replace:
@@ -98,16 +136,16 @@ func writerOptions(staging bool) []parquet.WriterOption {
 // the shard manifest.
 func (d Dataset[T]) Write(ctx context.Context, st store.Store, key string, rows []T) (layout.Object, error) {
 	sort.SliceStable(rows, func(i, j int) bool { return d.Compare(&rows[i], &rows[j]) < 0 })
-	return writeRows(ctx, st, key, rows, d.Staging)
+	return writeRows(ctx, st, key, rows, d.format())
 }
 
 // WriteRows writes rows in the order given.
 func WriteRows[T any](ctx context.Context, st store.Store, key string, rows []T) (layout.Object, error) {
-	return writeRows(ctx, st, key, rows, false)
+	return writeRows(ctx, st, key, rows, formatCompact)
 }
 
-func writeRows[T any](ctx context.Context, st store.Store, key string, rows []T, staging bool) (layout.Object, error) {
-	w, err := newWriter[T](ctx, st, key, staging)
+func writeRows[T any](ctx context.Context, st store.Store, key string, rows []T, f partFormat) (layout.Object, error) {
+	w, err := newWriter[T](ctx, st, key, f)
 	if err != nil {
 		return layout.Object{}, err
 	}
@@ -142,24 +180,24 @@ type Writer[T any] struct {
 // NewWriter starts key; Close commits it, Abort (after Close, a no-op)
 // drops it.
 func NewWriter[T any](ctx context.Context, st store.Store, key string) (*Writer[T], error) {
-	return newWriter[T](ctx, st, key, false)
+	return newWriter[T](ctx, st, key, formatCompact)
 }
 
 // NewWriter starts key as a part of d, written with d's options (a
-// staging dataset's fast codec): its bytes are those d.Write gives for the
+// staging dataset's fast codec, a text dataset's pages): its bytes are those d.Write gives for the
 // same rows in the same order. A step whose rows come in key order writes
 // them as they come instead of holding the whole part's rows for Write.
 func (d Dataset[T]) NewWriter(ctx context.Context, st store.Store, key string) (*Writer[T], error) {
-	return newWriter[T](ctx, st, key, d.Staging)
+	return newWriter[T](ctx, st, key, d.format())
 }
 
-func newWriter[T any](ctx context.Context, st store.Store, key string, staging bool) (*Writer[T], error) {
+func newWriter[T any](ctx context.Context, st store.Store, key string, f partFormat) (*Writer[T], error) {
 	w, err := st.Create(ctx, key, store.Replace)
 	if err != nil {
 		return nil, err // the store's errors name the object
 	}
 	h := sha256.New()
-	return &Writer[T]{ctx: ctx, uri: st.URI(key), key: key, w: w, h: h, pw: parquet.NewGenericWriter[T](io.MultiWriter(w, h), writerOptions(staging)...)}, nil
+	return &Writer[T]{ctx: ctx, uri: st.URI(key), key: key, w: w, h: h, pw: parquet.NewGenericWriter[T](io.MultiWriter(w, h), writerOptions(f)...)}, nil
 }
 
 // Write appends rows. They are buffered to whole row groups, so that the
@@ -288,10 +326,11 @@ func (w *Writer[T]) Close() (layout.Object, error) {
 func (w *Writer[T]) Abort() { w.w.Abort() }
 
 // Encode returns rows as the bytes of a Parquet file, in the order given,
-// with the same options as every dataset part: equal rows give equal bytes.
+// with the options of a dataset part not marked Staging or Text: equal rows
+// give equal bytes.
 func Encode[T any](rows []T) ([]byte, error) {
 	var buf bytes.Buffer
-	pw := parquet.NewGenericWriter[T](&buf, writerOptions(false)...)
+	pw := parquet.NewGenericWriter[T](&buf, writerOptions(formatCompact)...)
 	for start := 0; start < len(rows); start += rowGroupRows {
 		end := min(start+rowGroupRows, len(rows))
 		if _, err := pw.Write(rows[start:end]); err != nil {
@@ -308,7 +347,7 @@ func Encode[T any](rows []T) ([]byte, error) {
 // rows as one dataset part, whatever shard count first wrote them.
 func Digest[T any](rows []T) (string, error) {
 	h := sha256.New()
-	pw := parquet.NewGenericWriter[T](h, writerOptions(false)...)
+	pw := parquet.NewGenericWriter[T](h, writerOptions(formatCompact)...)
 	for start := 0; start < len(rows); start += rowGroupRows {
 		if _, err := pw.Write(rows[start:min(start+rowGroupRows, len(rows))]); err != nil {
 			return "", err

@@ -378,3 +378,13 @@ func TestCopyRowGroup(t *testing.T) {
 		t.Errorf("OpenVerified with another SHA-256: %v, want a ChangedError", err)
 	}
 }
+
+// TestIngestProblemsWrittenAsProblems: ingest's reduce copies row groups
+// of ingest_problems into problems and encodes the others itself, so the
+// two must be written alike, or problems' bytes would depend on how many
+// map shards there were.
+func TestIngestProblemsWrittenAsProblems(t *testing.T) {
+	if IngestProblems.format() != Problems.format() || Problems.format() != formatText {
+		t.Errorf("ingest_problems written as %d, problems as %d; want both text (%d)", IngestProblems.format(), Problems.format(), formatText)
+	}
+}

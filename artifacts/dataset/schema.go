@@ -614,7 +614,7 @@ type MathTextRow struct {
 // and what a row is. FORMAT.md in artifacts/layout is generated from these
 // (and from the structs above) by `go test ./jobs/pipeline -update-format`.
 var (
-	Problems = Dataset[Problem]{Name: "problems", Version: 2, Key: "id", Doc: "the problems read from the sources, one per distinct id",
+	Problems = Dataset[Problem]{Name: "problems", Version: 2, Text: true, Key: "id", Doc: "the problems read from the sources, one per distinct id",
 		Compare: func(a, b *Problem) int { return strings.Compare(a.ID, b.ID) }}
 	Rejects = Dataset[Reject]{Name: "rejects", Version: 1, Key: "file, line", Doc: "input rows ingest could not use, with the reason",
 		Compare: compareReject}
@@ -690,10 +690,10 @@ var (
 		Compare: func(a, b *IngestRow) int {
 			return cmp.Or(strings.Compare(a.Problem.ID, b.Problem.ID), cmp.Compare(a.File, b.File), cmp.Compare(a.Start, b.Start), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Elem, b.Elem))
 		}}
-	// IngestProblems is written with the options of every dataset part,
-	// not as staging, so that ingest's reduce can copy its row groups into
+	// IngestProblems is written with the options of problems (Text), not
+	// as staging, so that ingest's reduce can copy its row groups into
 	// problems verbatim (Writer.CopyRowGroup).
-	IngestProblems = Dataset[Problem]{Name: "ingest_problems", Version: 1, Key: "id", Doc: "ingest's staging: each map shard's accepted problems, the first of each id, sorted by id, in the row groups problems has where no other shard's problem falls among them",
+	IngestProblems = Dataset[Problem]{Name: "ingest_problems", Version: 1, Text: true, Key: "id", Doc: "ingest's staging: each map shard's accepted problems, the first of each id, sorted by id, in the row groups problems has where no other shard's problem falls among them",
 		Compare: func(a, b *Problem) int { return strings.Compare(a.ID, b.ID) }}
 	IngestSpans = Dataset[IngestSpan]{Name: "ingest_spans", Version: 1, Staging: true, Key: "file, start", Doc: "ingest's staging: the spans of the inputs each map shard read",
 		Compare: func(a, b *IngestSpan) int { return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Start, b.Start)) }}

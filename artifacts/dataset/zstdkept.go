@@ -28,9 +28,13 @@ type keptZstd struct {
 	spare sync.Pool
 }
 
-// betterZstd is the codec of every dataset part (writerOptions): one for
-// the process, so that all its writers share the encoders.
-var betterZstd = &keptZstd{level: zstd.SpeedBetterCompression, kept: make(chan *zstd.Encoder, 2)}
+// betterZstd and defaultZstd are the codecs of dataset parts
+// (writerOptions): one of each for the process, so that all its writers
+// share the encoders.
+var (
+	betterZstd  = &keptZstd{level: zstd.SpeedBetterCompression, kept: make(chan *zstd.Encoder, 2)}
+	defaultZstd = &keptZstd{level: zstd.SpeedDefault, kept: make(chan *zstd.Encoder, 2)}
+)
 
 // zstdDecoder decodes for keptZstd, with parquet-go's pooled decoders;
 // readers find parquet-go's own codec by the column's codec id anyway.

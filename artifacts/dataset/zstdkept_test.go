@@ -27,7 +27,16 @@ func TestKeptZstdMatchesParquetGo(t *testing.T) {
 		}
 		pages = append(pages, b.Bytes()[:n])
 	}
-	ref := &pzstd.Codec{Level: pzstd.SpeedBetterCompression, Concurrency: 1}
+	for _, c := range []struct {
+		name string
+		kept *keptZstd
+		ref  pzstd.Level
+	}{{"better", betterZstd, pzstd.SpeedBetterCompression}, {"default", defaultZstd, pzstd.SpeedDefault}} {
+		t.Run(c.name, func(t *testing.T) { testKeptZstd(t, c.kept, &pzstd.Codec{Level: c.ref, Concurrency: 1}, pages) })
+	}
+}
+
+func testKeptZstd(t *testing.T, kept *keptZstd, ref *pzstd.Codec, pages [][]byte) {
 	want := make([][]byte, len(pages))
 	for i, p := range pages {
 		w, err := ref.Encode(nil, p)
@@ -38,14 +47,14 @@ func TestKeptZstdMatchesParquetGo(t *testing.T) {
 	}
 	check := func(t *testing.T, round int) {
 		for i, p := range pages {
-			got, err := betterZstd.Encode(make([]byte, 0, 10), p)
+			got, err := kept.Encode(make([]byte, 0, 10), p)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got, want[i]) {
 				t.Errorf("round %d, page %d (%d bytes): %d bytes compressed, parquet-go's codec %d", round, i, len(p), len(got), len(want[i]))
 			}
-			back, err := betterZstd.Decode(nil, got)
+			back, err := kept.Decode(nil, got)
 			if err != nil || !bytes.Equal(back, p) {
 				t.Errorf("round %d, page %d: decoded %d bytes (%v), want %d", round, i, len(back), err, len(p))
 			}

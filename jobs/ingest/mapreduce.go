@@ -68,10 +68,70 @@ func mapShard(ctx context.Context, env *stage.Env) error {
 	for _, sp := range spans {
 		mine += sp.end - sp.start
 	}
+	// The share's problems go to ingest_problems as they are read while
+	// their ids come in order, as most corpora's do, so that the shard
+	// holds one row group of text at a time, not its whole share. The
+	// first id out of order stops that: the share is read again, held
+	// and sorted. Either way the rows and their cuts are the same, and so
+	// are the bytes.
+	ps, err := newProblemStream(ctx, env, true)
+	if err != nil {
+		return err
+	}
+	defer func() { ps.w.Abort() }()
+	sh, err := readShare(ctx, env, inputs, spans, srcIndex, mine, ps)
+	reread := int64(0)
+	if errors.Is(err, errOutOfOrder) {
+		reread = 1
+		env.Log.Info().Str("id", ps.prev).Msg("ids not in order: reading this shard's share again, to hold and sort it")
+		ps.w.Abort()
+		if ps, err = newProblemStream(ctx, env, false); err != nil {
+			return err
+		}
+		sh, err = readShare(ctx, env, inputs, spans, srcIndex, mine, nil)
+	}
+	if err != nil {
+		return err
+	}
+	// bytes_read are the input bytes this shard owns and read, so that the
+	// shards' sum is the inputs' size; bytes_reread those it read to find
+	// its first line in a byte range, owned by the range before.
+	env.Count("bytes_read", sh.owned)
+	env.Count("bytes_reread", sh.reread)
+	// reread_out_of_order is 1 when the share was read twice, its ids
+	// out of order: a cost a corpus sorted by id does not pay.
+	env.Count("reread_out_of_order", reread)
+	env.Count("spans", int64(len(spans)))
+	env.Count("rows_staged", int64(sh.rows.len()))
+	env.Log.Info().Int("inputs", len(inputs)).Int("spans", len(spans)).Int64("bytes_read", sh.owned).Int("rows", sh.rows.len()).Bool("ids_in_order", ps.streaming).Msg("read this shard's share")
+	n, err := writeStaged(ctx, env, &sh.rows, ps)
+	if err != nil {
+		return err
+	}
+	env.Count("problems_staged", n)
+	return stage.WriteOutput(ctx, env, dataset.IngestSpans, sh.spans)
+}
+
+// share is what a map shard read: its rows, its spans and its bytes.
+type share struct {
+	rows          rowChunks
+	spans         []dataset.IngestSpan
+	owned, reread int64
+}
+
+// errOutOfOrder stops readShare at the first problem whose id comes
+// before the last one streamed.
+var errOutOfOrder = errors.New("problem ids out of order")
+
+// readShare reads this shard's spans of the inputs, judges each row and
+// keeps it, with where it was read. An accepted row's problem goes to ps
+// when ps is given, which keeps the row's id alone; without ps the row
+// keeps its problem, for writeStaged.
+func readShare(ctx context.Context, env *stage.Env, inputs []input, spans []span, srcIndex map[*Source]int32, mine int64, ps *problemStream) (*share, error) {
+	cfg := env.Config
 	hs := hashState{h: sha256.New()}
-	var rows rowChunks
-	var spanRows []dataset.IngestSpan
-	var owned, reread int64
+	sh := &share{}
+	rows := &sh.rows
 	prog := env.Progress("read bytes", mine)
 	for _, sp := range spans {
 		in := inputs[sp.file]
@@ -80,20 +140,26 @@ func mapShard(ctx context.Context, env *stage.Env) error {
 		// mapRows applies the field map's where:, files:, templates and
 		// list explosion; a filtered row reaches only t (counted, not
 		// staged), an exploded row comes back once per element.
-		rs, err := scan(ctx, in, sp, c.MaxLineBytes, prog, mapRows(ctx, env, in, t, func(r record) error {
+		rs, err := scan(ctx, in, sp, Section.Of(cfg).MaxLineBytes, prog, mapRows(ctx, env, in, t, func(r record) error {
 			p, bad := validate(cfg, in, r, hs)
 			t.row(r, nil)
 			row := dataset.IngestRow{File: int32(sp.file), Line: r.line, Elem: int32(r.elem)}
-			if bad != nil {
+			switch {
+			case bad != nil:
 				row.Reject = *bad
-			} else {
+			case ps != nil:
+				if err := ps.add(p); err != nil {
+					return err
+				}
+				row.Problem = dataset.Problem{ID: p.ID}
+			default:
 				row.Problem = p
 			}
 			rows.add(row)
 			return nil
 		}))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for i := first; i < rows.len(); i++ {
 			rows.at(i).Start = rs.start
@@ -108,74 +174,39 @@ func mapShard(ctx context.Context, env *stage.Env) error {
 			Lines: rs.lines, Rows: int64(rows.len() - first), Objects: t.objects, Filtered: t.filtered,
 		}
 		t.spanLists(&span)
-		spanRows = append(spanRows, span)
-		owned += rs.end - rs.start
-		reread += rs.reread
+		sh.spans = append(sh.spans, span)
+		sh.owned += rs.end - rs.start
+		sh.reread += rs.reread
 	}
 	prog.Finish()
-	// bytes_read are the input bytes this shard owns and read, so that the
-	// shards' sum is the inputs' size; bytes_reread those it read to find
-	// its first line in a byte range, owned by the range before.
-	env.Count("bytes_read", owned)
-	env.Count("bytes_reread", reread)
-	env.Count("spans", int64(len(spans)))
-	env.Count("rows_staged", int64(rows.len()))
-	env.Log.Info().Int("inputs", len(inputs)).Int("spans", len(spans)).Int64("bytes_read", owned).Int("rows", rows.len()).Msg("read this shard's share")
-	n, err := writeStaged(ctx, env, &rows)
-	if err != nil {
-		return err
-	}
-	env.Count("problems_staged", n)
-	return stage.WriteOutput(ctx, env, dataset.IngestSpans, spanRows)
+	return sh, nil
 }
 
-// writeStaged writes the shard's rows, in key order, to ingest_rows, and
-// the first accepted row of each id to ingest_problems, in the row groups
-// groupCut cuts counting from the shard's first problem: the text is
-// compressed once, here, in its final form, and ingest_rows keeps an
-// accepted row's Problem by its ID alone, all the reduce needs. It
-// returns the problems written.
+// writeStaged writes the shard's rows, in key order, to ingest_rows, and,
+// unless ps took them as they were read, the first accepted row of each id
+// to ingest_problems through ps. It returns the problems written.
 //
-// Both parts are streamed from the rows where they lie, sorted through
+// ingest_rows is streamed from the rows where they lie, sorted through
 // an index, a row group at a time. Copying the rows into one sorted slice
 // for stage.WriteOutput (256 bytes a row, text apart), and each problem
 // into the writer's buffer, grown as it came, took more memory than the
 // rows themselves: a tenth of the shard's CPU went to that memory's page
 // faults and to the copies.
-func writeStaged(ctx context.Context, env *stage.Env, rows *rowChunks) (int64, error) {
-	problems, err := stage.StreamOutput(ctx, env, dataset.IngestProblems)
-	if err != nil {
-		return 0, err
-	}
-	defer problems.Abort()
+func writeStaged(ctx context.Context, env *stage.Env, rows *rowChunks, ps *problemStream) (int64, error) {
 	staged, err := stage.StreamOutput(ctx, env, dataset.IngestRows)
 	if err != nil {
 		return 0, err
 	}
 	defer staged.Abort()
-	// group gathers the problems of one row group of ingest_problems,
-	// batch one row group of ingest_rows; neither outgrows its first size.
-	group := make([]dataset.Problem, 0, min(rows.len(), maxGroupRows))
+	// batch is one row group of ingest_rows; it never outgrows its first size.
 	batch := make([]dataset.IngestRow, 0, min(rows.len(), dataset.RowGroupRows))
-	var cut groupCut
-	var n int64
-	var prev string
 	for _, i := range rows.sorted() {
 		r := rows.at(i)
-		if r.Reject.Reason == "" {
-			id := r.Problem.ID
-			if n == 0 || id != prev { // a later row of an id is the reduce's duplicate_id
-				prev = id
-				group = append(group, r.Problem)
-				n++
-				if cut.end(id) {
-					if err := problems.WriteRowGroup(group); err != nil {
-						return 0, err
-					}
-					group = group[:0]
-				}
+		if r.Reject.Reason == "" && !ps.streaming {
+			if err := ps.add(r.Problem); err != nil {
+				return 0, err
 			}
-			r.Problem = dataset.Problem{ID: id}
+			r.Problem = dataset.Problem{ID: r.Problem.ID}
 		}
 		if batch = append(batch, *r); len(batch) == cap(batch) {
 			if err := staged.Write(batch...); err != nil {
@@ -184,17 +215,72 @@ func writeStaged(ctx context.Context, env *stage.Env, rows *rowChunks) (int64, e
 			batch = batch[:0]
 		}
 	}
-	if err := problems.Write(group...); err != nil {
-		return 0, err
-	}
 	if err := staged.Write(batch...); err != nil {
 		return 0, err
 	}
-	if _, err := problems.Close(); err != nil {
+	n, err := ps.close()
+	if err != nil {
 		return 0, err
 	}
 	_, err = staged.Close()
 	return n, err
+}
+
+// problemStream writes ingest_problems from the accepted rows in key
+// order: the first row of each id, in the row groups groupCut cuts
+// counting from the shard's first problem. The text is compressed once,
+// here, in its final form; ingest_rows keeps an accepted row's problem by
+// its id alone, all the reduce needs.
+type problemStream struct {
+	w *stage.OutputWriter[dataset.Problem]
+	// streaming is set when rows come as they are read (readShare), and
+	// so may come out of order; writeStaged hands them over otherwise.
+	streaming bool
+	group     []dataset.Problem // the problems of the row group so far
+	cut       groupCut
+	n         int64
+	prev      string
+}
+
+func newProblemStream(ctx context.Context, env *stage.Env, streaming bool) (*problemStream, error) {
+	w, err := stage.StreamOutput(ctx, env, dataset.IngestProblems)
+	if err != nil {
+		return nil, err
+	}
+	return &problemStream{w: w, streaming: streaming}, nil
+}
+
+// add takes the next accepted row's problem: a later row of an id is the
+// reduce's duplicate_id, and an id before the last is errOutOfOrder.
+func (s *problemStream) add(p dataset.Problem) error {
+	if s.n > 0 {
+		switch c := strings.Compare(p.ID, s.prev); {
+		case c < 0:
+			return errOutOfOrder
+		case c == 0:
+			return nil
+		}
+	}
+	s.prev = p.ID
+	s.group = append(s.group, p)
+	s.n++
+	if s.cut.end(p.ID) {
+		if err := s.w.WriteRowGroup(s.group); err != nil {
+			return err
+		}
+		clear(s.group) // let the texts go
+		s.group = s.group[:0]
+	}
+	return nil
+}
+
+// close writes the last row group and commits the part.
+func (s *problemStream) close() (int64, error) {
+	if err := s.w.Write(s.group...); err != nil {
+		return 0, err
+	}
+	_, err := s.w.Close()
+	return s.n, err
 }
 
 // rowChunks holds a shard's rows until they are sorted and written, in
@@ -462,6 +548,10 @@ type cursor struct {
 	err   error
 	head  dataset.IngestRow
 	valid bool
+	// prev is the row before head, for advance's order check: kept here,
+	// as a local its address (for Compare) put a 256-byte row on the
+	// heap for every row merged, a sixth of the reduce's CPU.
+	prev dataset.IngestRow
 }
 
 var errStopped = errors.New("stopped")
@@ -583,12 +673,13 @@ func (c stagedColumns) row(v parquet.Row) (dataset.IngestRow, error) {
 
 // advance moves c to its next row, checking the part is in key order.
 func (m *merge) advance(c *cursor) error {
-	prev, had := c.head, c.valid
+	had := c.valid
+	c.prev = c.head
 	c.head, c.valid = c.next()
 	if c.err != nil {
 		return c.err
 	}
-	if had && c.valid && dataset.IngestRows.Compare(&prev, &c.head) > 0 {
+	if had && c.valid && dataset.IngestRows.Compare(&c.prev, &c.head) > 0 {
 		return fmt.Errorf("read %s: rows out of key order (a bug in the map, or the part was changed)", c.part.URI)
 	}
 	return nil

@@ -115,7 +115,7 @@ func TestProblemsRowGroupsAnyShards(t *testing.T) {
 		}
 	}
 	st := store.NewMem()
-	w, err := dataset.NewWriter[dataset.Problem](ctx, st, "p")
+	w, err := dataset.Problems.NewWriter(ctx, st, "p")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,5 +141,91 @@ func TestProblemsRowGroupsAnyShards(t *testing.T) {
 	}
 	if groups < 20 {
 		t.Errorf("%d row groups ended by an id; want many, for the test to mean something", groups)
+	}
+}
+
+// TestProblemsStreamedInOrder: a map shard whose ids come in order writes
+// its problems as it reads them, and one whose ids do not reads its share
+// again to sort it (reread_out_of_order); problems has the same bytes
+// either way, for any shard count, with rejects, a repeated id and a row
+// group cut by an id among the rows.
+func TestProblemsStreamedInOrder(t *testing.T) {
+	defer func(v int64) { minSpan = v }(minSpan)
+	minSpan = 4 << 10
+	defer func(v uint64) { groupMean = v }(groupMean)
+	groupMean = 16
+	var rows []string
+	for i := range 600 {
+		id := fmt.Sprintf("p%04d", i)
+		switch {
+		case i%50 == 7: // a reject: no solution
+			rows = append(rows, fmt.Sprintf(`{"id": %q, "statement": "Find %d."}`, id, i))
+		default:
+			rows = append(rows, fmt.Sprintf(`{"id": %q, "statement": "What is %d + %d?", "solution": "It is %d."}`, id, i, i, 2*i))
+		}
+		if i%97 == 3 { // the same id on the next line: a duplicate, still in order
+			rows = append(rows, fmt.Sprintf(`{"id": %q, "statement": "Again %d?", "solution": "Later."}`, id, i))
+		}
+	}
+	files := func(rows []string) map[string][]byte {
+		half := len(rows) / 2
+		return map[string][]byte{
+			"a.jsonl": []byte(strings.Join(rows[:half], "\n") + "\n"),
+			"b.jsonl": []byte(strings.Join(rows[half:], "\n") + "\n"),
+		}
+	}
+	// shuffled keeps each duplicate after its first row, so that the same
+	// text wins, and moves a block of rows to the front.
+	shuffled := append(slices.Clone(rows[400:460]), rows[:400]...)
+	shuffled = append(shuffled, rows[460:]...)
+	src := "    - name: s\n      paths: [a.jsonl, b.jsonl]\n      fields: {id: id}\n"
+	var first []byte
+	for _, c := range []struct {
+		name    string
+		rows    []string
+		shards  int
+		rereads int64 // map shards that read their share twice
+	}{
+		{"in order, 1 shard", rows, 1, 0},
+		{"in order, 3 shards", rows, 3, 0},
+		{"out of order, 1 shard", shuffled, 1, 1},
+		{"out of order, 3 shards", shuffled, 3, 1}, // the block moved lands in the first shard alone
+	} {
+		cfg := setup(t, files(c.rows), src)
+		probs, rejs, err := runShards(t, cfg, c.shards)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(probs) != 600-12 || len(rejs) != 12+7 {
+			t.Fatalf("%s: %d problems, %d rejects; want %d and %d", c.name, len(probs), len(rejs), 600-12, 12+7)
+		}
+		root, err := store.Open(context.Background(), cfg.RootURI(), cfg.Storage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reread int64
+		for i := range c.shards {
+			m, err := layout.ReadDone(context.Background(), root, layout.DoneKey(cfg.Run, dataset.IngestProblems.Name, shard.Spec{Index: i, Count: c.shards}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, ok := m.Stats["reread_out_of_order"]
+			if !ok {
+				t.Fatalf("%s: shard %d's manifest has no reread_out_of_order", c.name, i)
+			}
+			reread += v
+		}
+		if reread != c.rereads {
+			t.Errorf("%s: %d shards read their share twice; want %d", c.name, reread, c.rereads)
+		}
+		got, err := os.ReadFile(localPath(cfg, layout.DataKey(cfg.Run, "problems", shard.Spec{Index: 0, Count: 1})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = got
+		} else if !bytes.Equal(got, first) {
+			t.Errorf("%s: problems bytes differ from %s's", c.name, "in order, 1 shard")
+		}
 	}
 }
