@@ -62,7 +62,7 @@ func TestDatasetWriterMatchesWrite(t *testing.T) {
 	st := store.NewMem()
 	rows := make([]IngestRow, 3*rowGroupRows+1234)
 	for i := range rows {
-		rows[i] = IngestRow{File: int32(i % 3), Line: int64(i), Problem: Problem{ID: fmt.Sprintf("id-%06d", i)}}
+		rows[i] = IngestRow{File: int32(i % 3), Line: int64(i), ID: fmt.Sprintf("id-%06d", i)}
 		if i%97 == 0 {
 			rows[i].Reject = Reject{Input: "s", File: "f.jsonl", Reason: ReasonEmpty, Detail: "empty"}
 		}

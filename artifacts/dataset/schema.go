@@ -80,10 +80,12 @@ const (
 // IngestRow is a row of `ingest_rows`, the staging dataset ingest's map
 // shards write and its reduce reads: one input row of the shard's share,
 // accepted (Reject.Reason empty) or rejected, with where it was read, so
-// that the reduce settles duplicate ids in source order. Key: (Problem.ID,
-// File, Start, Line): the reduce merges the shards' parts by id. An
-// accepted row's Problem holds its ID alone: the shard writes the problem
-// to ingest_problems, and the reduce copies it from there.
+// that the reduce settles duplicate ids in source order. Key: (ID, File,
+// Start, Line, Elem): the reduce merges the shards' parts by id. An
+// accepted row has its problem's ID alone: the shard writes the problem
+// to ingest_problems, and the reduce copies it from there. (Version 2 held
+// a whole Problem, all but its ID empty: seven columns more to write and
+// read for every row.)
 type IngestRow struct {
 	// File is the input's index in the sources' expanded file list.
 	File int32 `parquet:"file"`
@@ -95,9 +97,11 @@ type IngestRow struct {
 	Line int64 `parquet:"line"`
 	// Elem is the 1-based element of a list exploded into rows
 	// (lists: explode); 0 for a row read as one.
-	Elem    int32   `parquet:"elem"`
-	Problem Problem `parquet:"problem"`
-	Reject  Reject  `parquet:"reject"`
+	Elem int32 `parquet:"elem"`
+	// ID is an accepted row's problem id ("" for a reject): its problem is
+	// in ingest_problems, the first of each id.
+	ID     string `parquet:"id"`
+	Reject Reject `parquet:"reject"`
 }
 
 // IngestSpan is a row of `ingest_spans`, written by ingest's map shards:
@@ -686,9 +690,9 @@ var (
 		}}
 	Leaks = Dataset[Leak]{Name: "leaks", Version: 1, Key: "query, doc", Doc: "the audit's flagged pairs: a document stating a problem equivalent to its query",
 		Compare: func(a, b *Leak) int { return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Doc, b.Doc)) }}
-	IngestRows = Dataset[IngestRow]{Name: "ingest_rows", Version: 2, Staging: true, Key: "problem.id, file, start, line, elem", Doc: "ingest's staging: each map shard's rows with where they were read (an accepted row's problem only by its id: its text is in ingest_problems)",
+	IngestRows = Dataset[IngestRow]{Name: "ingest_rows", Version: 3, Staging: true, Key: "id, file, start, line, elem", Doc: "ingest's staging: each map shard's rows with where they were read (an accepted row's problem only by its id: its text is in ingest_problems)",
 		Compare: func(a, b *IngestRow) int {
-			return cmp.Or(strings.Compare(a.Problem.ID, b.Problem.ID), cmp.Compare(a.File, b.File), cmp.Compare(a.Start, b.Start), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Elem, b.Elem))
+			return cmp.Or(strings.Compare(a.ID, b.ID), cmp.Compare(a.File, b.File), cmp.Compare(a.Start, b.Start), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Elem, b.Elem))
 		}}
 	// IngestProblems is written with the options of problems (Text), not
 	// as staging, so that ingest's reduce can copy its row groups into

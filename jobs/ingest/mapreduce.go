@@ -143,26 +143,26 @@ func readShare(ctx context.Context, env *stage.Env, inputs []input, spans []span
 		rs, err := scan(ctx, in, sp, Section.Of(cfg).MaxLineBytes, prog, mapRows(ctx, env, in, t, func(r record) error {
 			p, bad := validate(cfg, in, r, hs)
 			t.row(r, nil)
-			row := dataset.IngestRow{File: int32(sp.file), Line: r.line, Elem: int32(r.elem)}
+			row := rows.add()
+			row.file, row.line, row.elem = int32(sp.file), r.line, int32(r.elem)
 			switch {
 			case bad != nil:
-				row.Reject = *bad
+				row.reject = bad
 			case ps != nil:
 				if err := ps.add(p); err != nil {
 					return err
 				}
-				row.Problem = dataset.Problem{ID: p.ID}
+				row.id = p.ID
 			default:
-				row.Problem = p
+				row.id, row.problem = p.ID, &p
 			}
-			rows.add(row)
 			return nil
 		}))
 		if err != nil {
 			return nil, err
 		}
 		for i := first; i < rows.len(); i++ {
-			rows.at(i).Start = rs.start
+			rows.at(i).start = rs.start
 		}
 		o := layout.Object{URI: in.uri, SHA256: rs.sum, Size: rs.size}
 		if !sp.whole {
@@ -202,13 +202,13 @@ func writeStaged(ctx context.Context, env *stage.Env, rows *rowChunks, ps *probl
 	batch := make([]dataset.IngestRow, 0, min(rows.len(), dataset.RowGroupRows))
 	for _, i := range rows.sorted() {
 		r := rows.at(i)
-		if r.Reject.Reason == "" && !ps.streaming {
-			if err := ps.add(r.Problem); err != nil {
+		if r.problem != nil {
+			if err := ps.add(*r.problem); err != nil {
 				return 0, err
 			}
-			r.Problem = dataset.Problem{ID: r.Problem.ID}
+			r.problem = nil // let the text go
 		}
-		if batch = append(batch, *r); len(batch) == cap(batch) {
+		if batch = append(batch, r.row()); len(batch) == cap(batch) {
 			if err := staged.Write(batch...); err != nil {
 				return 0, err
 			}
@@ -283,31 +283,60 @@ func (s *problemStream) close() (int64, error) {
 	return s.n, err
 }
 
+// heldRow is what a map shard holds of a row until it writes ingest_rows:
+// where the row was read, its id or why it was rejected, and its problem
+// when readShare did not stream it: 56 bytes, where a row as ingest_rows
+// stores it (dataset.IngestRow) is 152, nearly all of them a reject's
+// empty strings.
+type heldRow struct {
+	id          string // the accepted problem's id; "" for a reject, as in ingest_rows
+	file, elem  int32
+	start, line int64
+	reject      *dataset.Reject  // nil for an accepted row
+	problem     *dataset.Problem // the accepted row's problem, until written
+}
+
+// row is h as ingest_rows stores it: an accepted row's problem by its id.
+func (h *heldRow) row() dataset.IngestRow {
+	r := dataset.IngestRow{File: h.file, Start: h.start, Line: h.line, Elem: h.elem, ID: h.id}
+	if h.reject != nil {
+		r.Reject = *h.reject
+	}
+	return r
+}
+
+// compareHeld orders held rows as dataset.IngestRows.Compare orders
+// their rows (TestRowChunks).
+func compareHeld(a, b *heldRow) int {
+	return cmp.Or(strings.Compare(a.id, b.id), cmp.Compare(a.file, b.file), cmp.Compare(a.start, b.start), cmp.Compare(a.line, b.line), cmp.Compare(a.elem, b.elem))
+}
+
 // rowChunks holds a shard's rows until they are sorted and written, in
-// chunks that never move: growing one slice of 256-byte rows by doubling
-// (or by an estimate from the bytes read so far, which the reader's
-// read-ahead skews) copied them several times over, a tenth of a map
-// shard's CPU with the write barriers of a copy during GC.
+// chunks that never move: growing one slice of rows by doubling (or by
+// an estimate from the bytes read so far, which the reader's read-ahead
+// skews) copied them several times over, a tenth of a map shard's CPU
+// with the write barriers of a copy during GC.
 type rowChunks struct {
-	chunks [][]dataset.IngestRow
+	chunks [][]heldRow
 	n      int
 }
 
-// rowChunk is the rows per chunk: ~1 MB, few enough chunks to index.
+// rowChunk is the rows per chunk: ~224 KB, few enough chunks to index.
 const rowChunk = 4096
 
-func (c *rowChunks) add(r dataset.IngestRow) {
+// add returns a new row, zero, to be filled in place.
+func (c *rowChunks) add() *heldRow {
 	if c.n%rowChunk == 0 {
-		c.chunks = append(c.chunks, make([]dataset.IngestRow, 0, rowChunk))
+		c.chunks = append(c.chunks, make([]heldRow, rowChunk))
 	}
-	last := len(c.chunks) - 1
-	c.chunks[last] = append(c.chunks[last], r)
+	r := &c.chunks[len(c.chunks)-1][c.n%rowChunk]
 	c.n++
+	return r
 }
 
 func (c *rowChunks) len() int { return c.n }
 
-func (c *rowChunks) at(i int) *dataset.IngestRow { return &c.chunks[i/rowChunk][i%rowChunk] }
+func (c *rowChunks) at(i int) *heldRow { return &c.chunks[i/rowChunk][i%rowChunk] }
 
 // sorted returns the indices of the rows in ingest_rows' key order (rows
 // of equal keys, which a shard never has, in the order added).
@@ -316,7 +345,7 @@ func (c *rowChunks) sorted() []int {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return dataset.IngestRows.Compare(c.at(a), c.at(b)) })
+	slices.SortStableFunc(order, func(a, b int) int { return compareHeld(c.at(a), c.at(b)) })
 	return order
 }
 
@@ -436,23 +465,23 @@ func reduce(ctx context.Context, env *stage.Env) error {
 			continue
 		}
 		at := int64(-1) // r's problem in shard k's ingest_problems: the first of its id there
-		if next[k] == 0 || r.Problem.ID != last[k] {
-			at, last[k] = next[k], r.Problem.ID
+		if next[k] == 0 || r.ID != last[k] {
+			at, last[k] = next[k], r.ID
 			next[k]++
 		}
-		if kept > 0 && r.Problem.ID == prevID {
+		if kept > 0 && r.ID == prevID {
 			src := &c.Sources[source[r.File]]
 			rejects = append(rejects, placed{dataset.Reject{
-				Input: src.Name, File: names[r.File], Line: line, ID: r.Problem.ID, Field: fieldNames(src)["id"],
+				Input: src.Name, File: names[r.File], Line: line, ID: r.ID, Field: fieldNames(src)["id"],
 				Reason: dataset.ReasonDuplicateID, Detail: fmt.Sprintf("first seen at %s:%d", prevFile, prevLine),
 			}, r.File})
 			continue
 		}
 		if at < 0 {
-			return fmt.Errorf("read %s: problem %s is not the first of its id in its part (a bug in the map, or the part was changed)", rowParts[k].URI, r.Problem.ID)
+			return fmt.Errorf("read %s: problem %s is not the first of its id in its part (a bug in the map, or the part was changed)", rowParts[k].URI, r.ID)
 		}
-		prevID, prevFile, prevLine = r.Problem.ID, names[r.File], line
-		if err := pw.add(k, at, r.Problem.ID); err != nil {
+		prevID, prevFile, prevLine = r.ID, names[r.File], line
+		if err := pw.add(k, at, r.ID); err != nil {
 			return err
 		}
 		kept++
@@ -582,8 +611,8 @@ func newMerge(ctx context.Context, env *stage.Env, parts []layout.Object) (*merg
 // scanStaged yields the rows of an ingest_rows part, verified and recorded
 // as stage.ScanPart would, from parquet-go's rows of values: assembling
 // each into an IngestRow by reflection (parquet-go's generic reader), its
-// 22 columns nearly all empty, was a fifth of the reduce's CPU. It returns
-// errStopped when yield stops it.
+// columns nearly all empty (22 of them then, in version 2), was a fifth of
+// the reduce's CPU. It returns errStopped when yield stops it.
 func scanStaged(ctx context.Context, env *stage.Env, p layout.Object, yield func(dataset.IngestRow) bool) error {
 	part, err := stage.OpenPart[dataset.IngestRow](ctx, env, p)
 	if err != nil {
@@ -641,7 +670,7 @@ func stagedColumnsOf(s *parquet.Schema) (stagedColumns, error) {
 		path []string
 	}{
 		{&c.file, []string{"file"}}, {&c.start, []string{"start"}}, {&c.line, []string{"line"}}, {&c.elem, []string{"elem"}},
-		{&c.id, []string{"problem", "id"}},
+		{&c.id, []string{"id"}},
 		{&c.input, []string{"reject", "input"}}, {&c.rfile, []string{"reject", "file"}}, {&c.rline, []string{"reject", "line"}},
 		{&c.rid, []string{"reject", "id"}}, {&c.field, []string{"reject", "field"}}, {&c.reason, []string{"reject", "reason"}},
 		{&c.detail, []string{"reject", "detail"}},
@@ -655,7 +684,7 @@ func stagedColumnsOf(s *parquet.Schema) (stagedColumns, error) {
 	return c, nil
 }
 
-// row is the IngestRow of one row of values: an accepted row's Problem by
+// row is the IngestRow of one row of values: an accepted row's problem by
 // its ID alone, as the map wrote it.
 func (c stagedColumns) row(v parquet.Row) (dataset.IngestRow, error) {
 	if len(v) != c.n {
@@ -663,7 +692,7 @@ func (c stagedColumns) row(v parquet.Row) (dataset.IngestRow, error) {
 	}
 	str := func(i int) string { return string(v[i].ByteArray()) }
 	r := dataset.IngestRow{File: v[c.file].Int32(), Start: v[c.start].Int64(), Line: v[c.line].Int64(), Elem: v[c.elem].Int32(),
-		Problem: dataset.Problem{ID: str(c.id)}}
+		ID: str(c.id)}
 	if reason := str(c.reason); reason != "" {
 		r.Reject = dataset.Reject{Input: str(c.input), File: str(c.rfile), Line: v[c.rline].Int64(), ID: str(c.rid),
 			Field: str(c.field), Reason: reason, Detail: str(c.detail)}

@@ -58,7 +58,8 @@ func TestPlanTilesInputs(t *testing.T) {
 }
 
 // TestRowChunks: rows stay in place (at) across chunks, and sorted orders
-// them by ingest_rows' key, rows of equal keys in the order added.
+// them by ingest_rows' key (dataset.IngestRows.Compare on the rows they
+// stand for), rows of equal keys in the order added.
 func TestRowChunks(t *testing.T) {
 	var c rowChunks
 	if got := c.sorted(); len(got) != 0 {
@@ -69,17 +70,23 @@ func TestRowChunks(t *testing.T) {
 		// Ids run backwards in blocks of 10; each block's rows share
 		// their key but for the line, and every fifth row shares
 		// another's whole key.
-		c.add(dataset.IngestRow{Line: int64(i % 5), Problem: dataset.Problem{ID: fmt.Sprintf("id-%05d", (n-i)/10)}})
+		// Rows 3 apart share their id but for the file, 7 apart but for
+		// the element; every 11th is a reject, with no id.
+		r := c.add()
+		r.id, r.line, r.file, r.elem = fmt.Sprintf("id-%05d", (n-i)/10), int64(i%5), int32(i%3), int32(i%7)
+		if i%11 == 0 {
+			r.id, r.reject = "", &dataset.Reject{Reason: "missing_field", Line: int64(i)}
+		}
 	}
 	for i := rowChunk - 1; i < n; i += rowChunk / 2 {
-		c.at(i).Start = 7
+		c.at(i).start = 7
 	}
 	if c.len() != n {
 		t.Fatalf("len %d, want %d", c.len(), n)
 	}
 	for i := range n {
-		if want := int64(i % 5); c.at(i).Line != want {
-			t.Fatalf("row %d: line %d, want %d", i, c.at(i).Line, want)
+		if want := int64(i % 5); c.at(i).line != want {
+			t.Fatalf("row %d: line %d, want %d", i, c.at(i).line, want)
 		}
 	}
 	got := c.sorted()
@@ -90,7 +97,11 @@ func TestRowChunks(t *testing.T) {
 	for i := range want {
 		want[i] = i
 	}
-	sort.SliceStable(want, func(a, b int) bool { return dataset.IngestRows.Compare(c.at(want[a]), c.at(want[b])) < 0 })
+	rows := make([]dataset.IngestRow, n) // as ingest_rows stores them
+	for i := range rows {
+		rows[i] = c.at(i).row()
+	}
+	sort.SliceStable(want, func(a, b int) bool { return dataset.IngestRows.Compare(&rows[want[a]], &rows[want[b]]) < 0 })
 	if !slices.Equal(got, want) {
 		t.Fatalf("sorted: %v…, want %v…", got[:12], want[:12])
 	}
