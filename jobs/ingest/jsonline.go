@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 )
@@ -48,6 +49,7 @@ type rowFields struct {
 	names        map[string]string   // raw key → decoded key
 	vals         map[string]value    // the last row's fields
 	keys         []string            // the last row's keys
+	texts        *textArena          // where statements and solutions go, when set
 }
 
 const maxKeyNames = 1024
@@ -83,6 +85,7 @@ func (rf *rowFields) parse(line int64, b []byte) record {
 	bad := func(reason, field, detail string) record {
 		return record{line: line, reject: &dataset.Reject{Field: field, Reason: reason, Detail: detail}}
 	}
+	rf.texts.lineStart()
 	var buf [16]member // most rows have fewer members: no allocation
 	members, ok := scanRow(b, buf[:0])
 	if !ok {
@@ -123,6 +126,10 @@ func (rf *rowFields) parse(line int64, b []byte) record {
 		}
 		keys[i] = k
 		for _, field := range rf.byName[k] {
+			if rf.texts != nil && (field == "statement" || field == "solution") {
+				vals[field] = textValue(field, m, join, rf.texts)
+				continue
+			}
 			vals[field] = memberValue(field, m, join)
 		}
 	}
@@ -168,6 +175,24 @@ func memberValue(field string, m member, join map[string]string) value {
 		return value{}
 	}
 	return jsonValue(field, m.val, join)
+}
+
+// textValue is memberValue for a statement or a solution, its text in
+// texts when it is a string that needs no more than copying or unquoting.
+func textValue(field string, m member, join map[string]string, texts *textArena) value {
+	switch {
+	case m.plain():
+		raw := m.val[1 : len(m.val)-1]
+		s, _ := texts.text(len(raw), func(dst []byte) ([]byte, bool) { return append(dst, raw...), true })
+		return value{s: s, present: true}
+	case m.flags&fString != 0 && m.flags&(fNonASCII|fUEscape) == 0:
+		// Escapes alone (LaTeX's backslashes): unquote's work. A string
+		// with bytes ≥ 0x80 or \u escapes takes stringValue's checks.
+		if s, ok := texts.text(len(m.val), func(dst []byte) ([]byte, bool) { return appendUnquote(dst, m.val) }); ok {
+			return value{s: s, present: true}
+		}
+	}
+	return memberValue(field, m, join)
 }
 
 // stringValue reads a raw JSON string, valid JSON, as text. flags say
@@ -256,62 +281,71 @@ func jsonValue(field string, raw []byte, join map[string]string) value {
 // its reflection (decoding strings was a third of parsing a row); ok is
 // false for anything it does not expect, which then goes to encoding/json.
 func unquote(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+	b, ok := appendUnquote(make([]byte, 0, len(raw)), raw)
+	if !ok {
 		return "", false
 	}
+	// The bytes are the string's alone: hand them over, as a
+	// strings.Builder would, with one copy and not two.
+	return unsafe.String(unsafe.SliceData(b), len(b)), true
+}
+
+// appendUnquote appends the text of raw, a JSON string with its quotes, to
+// out.
+func appendUnquote(out []byte, raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return out, false
+	}
 	b := raw[1 : len(raw)-1]
-	// A Builder hands its bytes over as the string: one copy, not two.
-	var out strings.Builder
-	out.Grow(len(b))
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\\')
 		if i < 0 {
-			out.Write(b)
+			out = append(out, b...)
 			break
 		}
-		out.Write(b[:i])
+		out = append(out, b[:i]...)
 		b = b[i:]
 		if len(b) < 2 {
-			return "", false
+			return out, false
 		}
 		switch c := b[1]; c {
 		case '"', '\\', '/':
-			out.WriteByte(c)
+			out = append(out, c)
 		case 'b':
-			out.WriteByte('\b')
+			out = append(out, '\b')
 		case 'f':
-			out.WriteByte('\f')
+			out = append(out, '\f')
 		case 'n':
-			out.WriteByte('\n')
+			out = append(out, '\n')
 		case 'r':
-			out.WriteByte('\r')
+			out = append(out, '\r')
 		case 't':
-			out.WriteByte('\t')
+			out = append(out, '\t')
 		case 'u':
 			r, ok := hex4(b, 0)
 			if !ok {
-				return "", false
+				return out, false
 			}
 			n := 6
 			if utf16.IsSurrogate(r) {
 				lo, ok := hex4(b, 6)
 				if !ok {
-					return "", false
+					return out, false
 				}
 				r, n = utf16.DecodeRune(r, lo), 12
 				if r == utf8.RuneError {
-					return "", false
+					return out, false
 				}
 			}
-			out.WriteRune(r)
+			out = utf8.AppendRune(out, r)
 			b = b[n:]
 			continue
 		default:
-			return "", false
+			return out, false
 		}
 		b = b[2:]
 	}
-	return out.String(), true
+	return out, true
 }
 
 // hex4 reads the \uXXXX escape at b[i:].

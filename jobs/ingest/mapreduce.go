@@ -133,8 +133,13 @@ func readShare(ctx context.Context, env *stage.Env, inputs []input, spans []span
 	sh := &share{}
 	rows := &sh.rows
 	prog := env.Progress("read bytes", mine)
+	var texts *textArena
+	if ps != nil {
+		texts = &textArena{written: ps.idle}
+	}
 	for _, sp := range spans {
 		in := inputs[sp.file]
+		in.texts = texts
 		t := newTally(in.src) // the fields of this span's rows
 		first := rows.len()
 		// mapRows applies the field map's where:, files:, templates and
@@ -273,6 +278,10 @@ func (s *problemStream) add(p dataset.Problem) error {
 	}
 	return nil
 }
+
+// idle reports whether every problem taken so far is written: none waits
+// in the row group being gathered.
+func (s *problemStream) idle() bool { return len(s.group) == 0 }
 
 // close writes the last row group and commits the part.
 func (s *problemStream) close() (int64, error) {

@@ -38,6 +38,9 @@ type input struct {
 	key    string            // its base name, for its format and compression
 	format string            // jsonl, json or parquet (jsonl and json are told apart by content unless forced)
 	fields map[string]string // fieldNames(src), made once: judging a row must not build it again
+	// texts, when set, holds the statements and solutions read from the
+	// file (readShare's, for a streaming map shard; see textArena).
+	texts *textArena
 }
 
 // value is one field of one row as read from any format.
@@ -355,6 +358,7 @@ func scanJSONL(ctx context.Context, in input, raw io.Reader, from int64, split b
 	defer closeFn()
 	fields := extractNames(in.src)
 	rf := newRowFields(fields, in.src.Join)
+	rf.texts = in.texts
 	br := bufio.NewReaderSize(r, readBuffer)
 	// One JSON array of rows is told from JSON lines by its content, not
 	// its name: both come named .json. Forcing format: jsonl keeps the
@@ -422,6 +426,7 @@ func scanJSONL(ctx context.Context, in input, raw io.Reader, from int64, split b
 func scanJSONArray(ctx context.Context, in input, br *bufio.Reader, maxElem int, fields map[string]string, fn func(record) error) (int64, error) {
 	ar := newArrayReader(ctx, br, maxElem)
 	rf := newRowFields(fields, in.src.Join)
+	rf.texts = in.texts
 	for {
 		if ar.n%1024 == 0 {
 			if err := ctx.Err(); err != nil {

@@ -72,7 +72,9 @@ func (t *tally) where(conds []Cond, vals map[string]value) {
 				t.whereHit[k] = true
 			case strings.EqualFold(v.s, want):
 				if _, ok := t.whereCase[k]; !ok {
-					t.whereCase[k] = v.s
+					// A copy: the value may be a text in a map shard's
+					// textArena, which outlives the row only until written.
+					t.whereCase[k] = strings.Clone(v.s)
 				}
 			}
 		}
