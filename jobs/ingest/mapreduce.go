@@ -83,7 +83,7 @@ func mapShard(ctx context.Context, env *stage.Env) error {
 	reread := int64(0)
 	if errors.Is(err, errOutOfOrder) {
 		reread = 1
-		env.Log.Info().Str("id", ps.prev).Msg("ids not in order: reading this shard's share again, to hold and sort it")
+		env.Log.Info().Err(err).Msg("reading this shard's share again, to hold and sort it")
 		ps.w.Abort()
 		if ps, err = newProblemStream(ctx, env, false); err != nil {
 			return err
@@ -261,7 +261,7 @@ func (s *problemStream) add(p dataset.Problem) error {
 	if s.n > 0 {
 		switch c := strings.Compare(p.ID, s.prev); {
 		case c < 0:
-			return errOutOfOrder
+			return fmt.Errorf("%w: %q after %q", errOutOfOrder, p.ID, s.prev)
 		case c == 0:
 			return nil
 		}
