@@ -191,12 +191,12 @@ func readShare(ctx context.Context, env *stage.Env, inputs []input, spans []span
 // unless ps took them as they were read, the first accepted row of each id
 // to ingest_problems through ps. It returns the problems written.
 //
-// ingest_rows is streamed from the rows where they lie, sorted through
-// an index, a row group at a time. Copying the rows into one sorted slice
-// for stage.WriteOutput (256 bytes a row, text apart), and each problem
-// into the writer's buffer, grown as it came, took more memory than the
-// rows themselves: a tenth of the shard's CPU went to that memory's page
-// faults and to the copies.
+// ingest_rows is streamed from the held rows where they lie, sorted
+// through an index, a row group at a time. Copying the rows into one
+// sorted slice for stage.WriteOutput, and each problem into the writer's
+// buffer, grown as it came, took more memory than the rows themselves: a
+// tenth of the shard's CPU went to that memory's page faults and to the
+// copies.
 func writeStaged(ctx context.Context, env *stage.Env, rows *rowChunks, ps *problemStream) (int64, error) {
 	staged, err := stage.StreamOutput(ctx, env, dataset.IngestRows)
 	if err != nil {
