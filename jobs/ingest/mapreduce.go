@@ -74,18 +74,18 @@ func mapShard(ctx context.Context, env *stage.Env) error {
 	// first id out of order stops that: the share is read again, held
 	// and sorted. Either way the rows and their cuts are the same, and so
 	// are the bytes.
-	ps, err := newProblemStream(ctx, env, true)
+	ps, err := newProblemStream(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer func() { ps.w.Abort() }()
 	sh, err := readShare(ctx, env, inputs, spans, srcIndex, mine, ps)
-	reread := int64(0)
+	outOfOrder := int64(0)
 	if errors.Is(err, errOutOfOrder) {
-		reread = 1
+		outOfOrder = 1
 		env.Log.Info().Err(err).Msg("reading this shard's share again, to hold and sort it")
 		ps.w.Abort()
-		if ps, err = newProblemStream(ctx, env, false); err != nil {
+		if ps, err = newProblemStream(ctx, env); err != nil {
 			return err
 		}
 		sh, err = readShare(ctx, env, inputs, spans, srcIndex, mine, nil)
@@ -100,10 +100,10 @@ func mapShard(ctx context.Context, env *stage.Env) error {
 	env.Count("bytes_reread", sh.reread)
 	// reread_out_of_order is 1 when the share was read twice, its ids
 	// out of order: a cost a corpus sorted by id does not pay.
-	env.Count("reread_out_of_order", reread)
+	env.Count("reread_out_of_order", outOfOrder)
 	env.Count("spans", int64(len(spans)))
 	env.Count("rows_staged", int64(sh.rows.len()))
-	env.Log.Info().Int("inputs", len(inputs)).Int("spans", len(spans)).Int64("bytes_read", sh.owned).Int("rows", sh.rows.len()).Bool("ids_in_order", ps.streaming).Msg("read this shard's share")
+	env.Log.Info().Int("inputs", len(inputs)).Int("spans", len(spans)).Int64("bytes_read", sh.owned).Int("rows", sh.rows.len()).Bool("ids_in_order", outOfOrder == 0).Msg("read this shard's share")
 	n, err := writeStaged(ctx, env, &sh.rows, ps)
 	if err != nil {
 		return err
@@ -235,24 +235,22 @@ func writeStaged(ctx context.Context, env *stage.Env, rows *rowChunks, ps *probl
 // order: the first row of each id, in the row groups groupCut cuts
 // counting from the shard's first problem. The text is compressed once,
 // here, in its final form; ingest_rows keeps an accepted row's problem by
-// its id alone, all the reduce needs.
+// its id alone, all the reduce needs. Problems come as readShare reads
+// them, and may then come out of order, or from writeStaged's sorted rows.
 type problemStream struct {
-	w *stage.OutputWriter[dataset.Problem]
-	// streaming is set when rows come as they are read (readShare), and
-	// so may come out of order; writeStaged hands them over otherwise.
-	streaming bool
-	group     []dataset.Problem // the problems of the row group so far
-	cut       groupCut
-	n         int64
-	prev      string
+	w     *stage.OutputWriter[dataset.Problem]
+	group []dataset.Problem // the problems of the row group so far
+	cut   groupCut
+	n     int64
+	prev  string
 }
 
-func newProblemStream(ctx context.Context, env *stage.Env, streaming bool) (*problemStream, error) {
+func newProblemStream(ctx context.Context, env *stage.Env) (*problemStream, error) {
 	w, err := stage.StreamOutput(ctx, env, dataset.IngestProblems)
 	if err != nil {
 		return nil, err
 	}
-	return &problemStream{w: w, streaming: streaming}, nil
+	return &problemStream{w: w}, nil
 }
 
 // add takes the next accepted row's problem: a later row of an id is the
