@@ -97,7 +97,6 @@ const RowGroupRows = rowGroupRows
 // its encoders kept (keptZstd).
 func writerOptions(f partFormat) []parquet.WriterOption {
 	var codec compress.Codec = betterZstd
-	page := 1 << 20
 	switch f {
 	case formatStaging:
 		codec = fastSnappy{}
@@ -106,7 +105,7 @@ func writerOptions(f partFormat) []parquet.WriterOption {
 	}
 	return []parquet.WriterOption{
 		parquet.Compression(codec),
-		parquet.PageBufferSize(page),
+		parquet.PageBufferSize(1 << 20),
 		parquet.CreatedBy("saber", "", ""),
 		parquet.MaxRowsPerRowGroup(rowGroupRows),
 	}
@@ -184,9 +183,10 @@ func NewWriter[T any](ctx context.Context, st store.Store, key string) (*Writer[
 }
 
 // NewWriter starts key as a part of d, written with d's options (a
-// staging dataset's fast codec, a text dataset's pages): its bytes are those d.Write gives for the
-// same rows in the same order. A step whose rows come in key order writes
-// them as they come instead of holding the whole part's rows for Write.
+// staging dataset's fast codec, a text dataset's zstd level): its bytes
+// are those d.Write gives for the same rows in the same order. A step
+// whose rows come in key order writes them as they come instead of
+// holding the whole part's rows for Write.
 func (d Dataset[T]) NewWriter(ctx context.Context, st store.Store, key string) (*Writer[T], error) {
 	return newWriter[T](ctx, st, key, d.format())
 }
