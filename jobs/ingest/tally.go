@@ -73,7 +73,7 @@ func (t *tally) where(conds []Cond, vals map[string]value) {
 			case strings.EqualFold(v.s, want):
 				if _, ok := t.whereCase[k]; !ok {
 					// A copy: the value may be a text in a map shard's
-					// textArena, which outlives the row only until written.
+					// textArena, valid only until its row is written.
 					t.whereCase[k] = strings.Clone(v.s)
 				}
 			}
