@@ -174,6 +174,11 @@ type Writer[T any] struct {
 	pw   *parquet.GenericWriter[T]
 	rows int64
 	buf  []T
+	// The row group AppendRows is gathering: its rows so far, and whether
+	// a call handed over a number of rows that is not a multiple of
+	// AppendUnit (only the group's last may).
+	appended int
+	ragged   bool
 }
 
 // NewWriter starts key; Close commits it, Abort (after Close, a no-op)
@@ -203,6 +208,9 @@ func newWriter[T any](ctx context.Context, st store.Store, key string, f partFor
 // Write appends rows. They are buffered to whole row groups, so that the
 // bytes do not depend on how the rows were split across calls.
 func (w *Writer[T]) Write(rows []T) error {
+	if w.appended > 0 && len(rows) > 0 {
+		return fmt.Errorf("write %s: Write in a row group AppendRows began (EndRowGroup first)", w.uri)
+	}
 	for len(rows) > 0 {
 		// A whole row group, with none begun, goes to the writer as it
 		// is: a writer streaming large rows (ingest's staging) would
@@ -253,6 +261,7 @@ func (w *Writer[T]) put(rows []T) error {
 // groups where its rows say (ingest's reduce, see CopyRowGroup) calls it
 // at each cut: the bytes then depend on the cuts as well as the rows.
 func (w *Writer[T]) EndRowGroup() error {
+	w.appended, w.ragged = 0, false
 	if len(w.buf) > 0 {
 		if err := w.flush(); err != nil {
 			return err
@@ -264,23 +273,40 @@ func (w *Writer[T]) EndRowGroup() error {
 	return nil
 }
 
-// WriteRowGroup writes rows as a row group of their own (more than
-// RowGroupRows as several), as EndRowGroup, Write(rows) and EndRowGroup
-// would, without copying them into the writer's buffer: for a writer that
-// gathers each row group itself (ingest's map shard, which cuts them
-// where its ids say).
-func (w *Writer[T]) WriteRowGroup(rows []T) error {
-	if err := w.EndRowGroup(); err != nil {
+// AppendUnit is what AppendRows' row counts are multiples of: parquet-go
+// writes a call's rows 64 at a time and checks after each 64 whether a
+// page is full, so that calls of whole multiples cut the pages where one
+// call with all the rows would.
+const AppendUnit = 64
+
+// AppendRows hands rows to the row group being written now, instead of
+// buffering them as Write does: the Parquet writer copies their values,
+// so the caller may reuse rows and the bytes their strings point to once
+// it returns. A writer that cuts its row groups itself where its rows say
+// (ingest's map shard, which cuts them where its ids say, and gathers a
+// few hundred rows at a time so that their texts stay in cache) gathers
+// each group this way and ends it with EndRowGroup. The bytes are those
+// of Write(group) and EndRowGroup (TestAppendRows) as long as every call
+// of a group but its last hands over a multiple of AppendUnit rows and
+// the group holds at most RowGroupRows; a call that breaks either, or
+// comes while Write holds rows, is refused.
+func (w *Writer[T]) AppendRows(rows []T) error {
+	switch {
+	case len(rows) == 0:
+		return nil
+	case len(w.buf) > 0:
+		return fmt.Errorf("write %s: AppendRows with %d rows of Write not yet written (EndRowGroup first)", w.uri, len(w.buf))
+	case w.ragged:
+		return fmt.Errorf("write %s: AppendRows after a call of a number of rows not a multiple of %d in the same row group", w.uri, AppendUnit)
+	case w.appended+len(rows) > rowGroupRows:
+		return fmt.Errorf("write %s: AppendRows would make a row group of %d rows, more than %d", w.uri, w.appended+len(rows), rowGroupRows)
+	}
+	if err := w.put(rows); err != nil {
 		return err
 	}
-	for len(rows) > 0 {
-		n := min(len(rows), rowGroupRows)
-		if err := w.put(rows[:n]); err != nil {
-			return err
-		}
-		rows = rows[n:]
-	}
-	return w.EndRowGroup()
+	w.appended += len(rows)
+	w.ragged = len(rows)%AppendUnit != 0
+	return nil
 }
 
 // CopyRowGroup ends the current row group and appends rg, a row group of

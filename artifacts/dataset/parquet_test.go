@@ -282,28 +282,6 @@ func TestCopyRowGroup(t *testing.T) {
 		return read(key)
 	}
 	want := write("want", rows[:1000], rows[1000:2200], rows[2200:])
-	// WriteRowGroup writes the groups Write and EndRowGroup do.
-	func() {
-		w, err := NewWriter[Problem](ctx, st, "whole")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer w.Abort()
-		if err := w.Write(rows[:1000]); err != nil { // ended by WriteRowGroup
-			t.Fatal(err)
-		}
-		for _, g := range [][]Problem{rows[1000:2200], rows[2200:]} {
-			if err := w.WriteRowGroup(g); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if got := read("whole"); !bytes.Equal(got, want) {
-			t.Errorf("WriteRowGroup: %d bytes, not those of Write and EndRowGroup (%d bytes)", len(got), len(want))
-		}
-	}()
 	write("a", rows[:1000], rows[1000:1500])
 	b := write("b", rows[900:1000], rows[1000:2200], rows[2200:])
 
@@ -386,5 +364,120 @@ func TestCopyRowGroup(t *testing.T) {
 func TestIngestProblemsWrittenAsProblems(t *testing.T) {
 	if IngestProblems.format() != Problems.format() || Problems.format() != formatText {
 		t.Errorf("ingest_problems written as %d, problems as %d; want both text (%d)", IngestProblems.format(), Problems.format(), formatText)
+	}
+}
+
+// TestAppendRows: row groups handed over by AppendRows a few rows at a
+// time have the bytes of the same groups written by Write and ended by
+// EndRowGroup, with the pages of a group cut inside its calls; and a call
+// that would cut pages elsewhere, or mix with Write, is refused.
+func TestAppendRows(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewMem()
+	var rows []Problem
+	for i := range 2000 {
+		// ~1.5 KB of statement a row, so that a group's statement column
+		// fills several 1 MiB pages, cut wherever the page check falls.
+		rows = append(rows, Problem{ID: fmt.Sprintf("id-%05d", i), Source: "official",
+			Statement: strings.Repeat(fmt.Sprintf("Find $x^%d$ for case %d. ", i%7, i*7919%1000), 60), Subject: "Algebra"})
+	}
+	groups := [][]Problem{rows[:1300], rows[1300:1301], rows[1301:]}
+	read := func(key string) []byte {
+		t.Helper()
+		b, err := store.ReadAll(ctx, st, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	w, err := NewWriter[Problem](ctx, st, "want")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range groups {
+		if err := w.Write(g); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.EndRowGroup(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := read("want")
+	if p, _, err := OpenVerified[Problem](ctx, st, "want", ""); err != nil {
+		t.Fatal(err)
+	} else {
+		pages := 0
+		pr := p.RowGroups()[0].ColumnChunks()[2].Pages()
+		for {
+			if _, err := pr.ReadPage(); err != nil {
+				break
+			}
+			pages++
+		}
+		pr.Close()
+		p.Close()
+		if pages < 2 {
+			t.Fatalf("the first group's statements fill %d page; the test needs several", pages)
+		}
+	}
+
+	for _, batch := range []int{AppendUnit, 3 * AppendUnit, 16 * AppendUnit} {
+		key := fmt.Sprintf("batch-%d", batch)
+		w, err := NewWriter[Problem](ctx, st, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range groups {
+			for len(g) > 0 {
+				n := min(batch, len(g))
+				if err := w.AppendRows(g[:n]); err != nil {
+					t.Fatal(err)
+				}
+				g = g[n:]
+			}
+			if err := w.EndRowGroup(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := read(key); !bytes.Equal(got, want) {
+			t.Errorf("AppendRows in calls of %d rows: %d bytes, not those of Write and EndRowGroup (%d bytes)", batch, len(got), len(want))
+		}
+	}
+
+	w, err = NewWriter[Problem](ctx, st, "refused")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if err := w.AppendRows(rows[:AppendUnit+1]); err != nil {
+		t.Fatal(err) // a group's last call may be ragged
+	}
+	if err := w.AppendRows(rows[AppendUnit+1 : 2*AppendUnit]); err == nil {
+		t.Error("AppendRows after a ragged call in the same group accepted")
+	}
+	if err := w.Write(rows[:1]); err == nil {
+		t.Error("Write in a group AppendRows began accepted")
+	}
+	if err := w.EndRowGroup(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rows[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AppendRows(rows[1:AppendUnit]); err == nil {
+		t.Error("AppendRows while Write holds rows accepted")
+	}
+	big := make([]Problem, RowGroupRows+AppendUnit)
+	if err := w.EndRowGroup(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AppendRows(big); err == nil {
+		t.Errorf("AppendRows of a group of %d rows, more than %d, accepted", len(big), RowGroupRows)
 	}
 }

@@ -21,12 +21,12 @@ type textArena struct {
 }
 
 // slabBytes is the first slab's size; a slab that fills is followed by
-// one twice its size, up to maxSlab, so that one row group's texts soon
-// fit one slab and the arena stops allocating.
-const (
-	slabBytes = 1 << 20
-	maxSlab   = 64 << 20
-)
+// one twice its size, up to maxSlab, so that the texts of the problems
+// the stream holds at once (streamBatch) soon fit one slab and the arena
+// stops allocating. A variable for tests.
+var slabBytes = 1 << 20
+
+const maxSlab = 64 << 20
 
 // lineStart starts the slab again when nothing holds a text from it.
 func (a *textArena) lineStart() {

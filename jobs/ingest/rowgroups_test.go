@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -241,65 +242,76 @@ func TestTextArena(t *testing.T) {
 	defer func(v int64) { minSpan = v }(minSpan)
 	minSpan = 64 << 10
 	defer func(v uint64) { groupMean = v }(groupMean)
-	want := map[string][2]string{} // id → statement, solution
-	var lines []string
-	for i := range 16000 {
-		id := fmt.Sprintf("a%05d", i)
-		var q string
-		switch i % 4 {
-		case 0:
-			q = fmt.Sprintf("Plain question %d: what is %d times %d? %s", i, i, i+1, strings.Repeat("pad ", 30))
-		case 1:
-			q = fmt.Sprintf("Find $\\frac{%d}{2}$.\nThen\tadd \"%d\". %s", i, i, strings.Repeat("\\alpha ", 15))
-		case 2:
-			q = fmt.Sprintf("Résoudre %d → ∞, %s", i, strings.Repeat("é", 40))
-		case 3:
-			q = fmt.Sprintf("Emoji 😀 and %d", i)
+	defer func(v int) { slabBytes = v }(slabBytes)
+	defaultSlab := slabBytes
+	// gen makes the rows, each plain statement padded with pad words.
+	gen := func(pad int) (want map[string][2]string, lines []string) {
+		want = map[string][2]string{} // id → statement, solution
+		for i := range 16000 {
+			id := fmt.Sprintf("a%05d", i)
+			var q string
+			switch i % 4 {
+			case 0:
+				q = fmt.Sprintf("Plain question %d: what is %d times %d? %s", i, i, i+1, strings.Repeat("pad ", pad))
+			case 1:
+				q = fmt.Sprintf("Find $\\frac{%d}{2}$.\nThen\tadd \"%d\". %s", i, i, strings.Repeat("\\alpha ", 15))
+			case 2:
+				q = fmt.Sprintf("Résoudre %d → ∞, %s", i, strings.Repeat("é", 40))
+			case 3:
+				q = fmt.Sprintf("Emoji 😀 and %d", i)
+			}
+			qj, _ := json.Marshal(q)
+			if i%4 == 3 {
+				qj = []byte(strings.Replace(string(qj), "😀", `\ud83d\ude00`, 1)) // a \u escape pair
+			}
+			if i%10 == 0 { // a list: two rows sharing the statement
+				s1, s2 := fmt.Sprintf("First way, %d.", i), fmt.Sprintf("Second way: $%d^2$\\n.", i)
+				want[id+"#1"], want[id+"#2"] = [2]string{q, s1}, [2]string{q, s2}
+				lines = append(lines, fmt.Sprintf(`{"id": %q, "q": %s, "s": [%q, %q]}`, id, qj, s1, s2))
+				continue
+			}
+			s := fmt.Sprintf("It is %d; \\boxed{%d}.", i*(i+1), i)
+			want[id] = [2]string{q, s}
+			sj, _ := json.Marshal(s)
+			lines = append(lines, fmt.Sprintf(`{"id": %q, "q": %s, "s": %s}`, id, qj, sj))
 		}
-		qj, _ := json.Marshal(q)
-		if i%4 == 3 {
-			qj = []byte(strings.Replace(string(qj), "😀", `\ud83d\ude00`, 1)) // a \u escape pair
-		}
-		if i%10 == 0 { // a list: two rows sharing the statement
-			s1, s2 := fmt.Sprintf("First way, %d.", i), fmt.Sprintf("Second way: $%d^2$\\n.", i)
-			want[id+"#1"], want[id+"#2"] = [2]string{q, s1}, [2]string{q, s2}
-			lines = append(lines, fmt.Sprintf(`{"id": %q, "q": %s, "s": [%q, %q]}`, id, qj, s1, s2))
-			continue
-		}
-		s := fmt.Sprintf("It is %d; \\boxed{%d}.", i*(i+1), i)
-		want[id] = [2]string{q, s}
-		sj, _ := json.Marshal(s)
-		lines = append(lines, fmt.Sprintf(`{"id": %q, "q": %s, "s": %s}`, id, qj, sj))
+		return want, lines
 	}
+	want, lines := gen(30)
 	src := "    - name: s\n      paths: [in.jsonl]\n      fields: {id: id, statement: q, solution: s}\n      lists: {solution: explode}\n"
 	var first []byte
 	for _, c := range []struct {
 		name   string
+		want   map[string][2]string
 		lines  []string
 		shards int
 		mean   uint64
+		same   bool // the same bytes as the first case's
+		slab   int  // the first slab's bytes, if not slabBytes
 	}{
 		// Groups of 5 on average, often cut between a line's rows; the
 		// arena started again at most lines.
-		{"in order, 1 shard", lines, 1, 5},
-		{"in order, 3 shards", lines, 3, 5},
-		// One group of all rows (16,000 < maxGroupRows), 1.6 MB of text:
-		// nothing written until the end, so the first slab fills and
-		// the texts in it must outlive it.
-		{"in order, one group", lines, 1, 1 << 40},
-		{"out of order, 1 shard", append(slices.Clone(lines[8000:]), lines[:8000]...), 1, 5},
+		{"in order, 1 shard", want, lines, 1, 5, true, 0},
+		{"in order, 3 shards", want, lines, 3, 5, true, 0},
+		{"in order, one group", want, lines, 1, 1 << 40, false, 0},
+		// One group and 4 KB slabs: a batch of problems (streamBatch)
+		// holds more text than a slab, so slabs fill before their texts
+		// are written, and those texts must outlive them.
+		{"in order, small slabs", want, lines, 1, 1 << 40, false, 4 << 10},
+		{"out of order, 1 shard", want, append(slices.Clone(lines[8000:]), lines[:8000]...), 1, 5, true, 0},
 	} {
 		groupMean = c.mean
+		slabBytes = cmp.Or(c.slab, defaultSlab)
 		cfg := setup(t, map[string][]byte{"in.jsonl": []byte(strings.Join(c.lines, "\n") + "\n")}, src)
 		probs, rejs, err := runShards(t, cfg, c.shards)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if len(rejs) != 0 || len(probs) != len(want) {
-			t.Fatalf("%s: %d problems, %d rejects (%+v); want %d and none", c.name, len(probs), len(rejs), rejs[:min(len(rejs), 3)], len(want))
+		if len(rejs) != 0 || len(probs) != len(c.want) {
+			t.Fatalf("%s: %d problems, %d rejects (%+v); want %d and none", c.name, len(probs), len(rejs), rejs[:min(len(rejs), 3)], len(c.want))
 		}
 		for _, p := range probs {
-			if w := want[p.ID]; p.Statement != w[0] || p.Solution != w[1] {
+			if w := c.want[p.ID]; p.Statement != w[0] || p.Solution != w[1] {
 				t.Fatalf("%s: problem %s is %q / %q, its row %q / %q", c.name, p.ID, p.Statement, p.Solution, w[0], w[1])
 			}
 		}
@@ -309,7 +321,7 @@ func TestTextArena(t *testing.T) {
 		}
 		if first == nil {
 			first = got
-		} else if !bytes.Equal(got, first) && c.mean == 5 {
+		} else if !bytes.Equal(got, first) && c.same {
 			t.Errorf("%s: problems bytes differ from %s's", c.name, "in order, 1 shard")
 		}
 	}

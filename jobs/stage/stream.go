@@ -36,9 +36,9 @@ func StreamOutput[T any](ctx context.Context, env *Env, ds dataset.Dataset[T]) (
 // Write appends rows.
 func (o *OutputWriter[T]) Write(rows ...T) error { return o.w.Write(rows) }
 
-// WriteRowGroup writes rows as a row group of their own, without copying
-// them (see dataset.Writer.WriteRowGroup).
-func (o *OutputWriter[T]) WriteRowGroup(rows []T) error { return o.w.WriteRowGroup(rows) }
+// AppendRows hands rows to the row group being written now, without
+// buffering them (see dataset.Writer.AppendRows).
+func (o *OutputWriter[T]) AppendRows(rows []T) error { return o.w.AppendRows(rows) }
 
 // EndRowGroup ends the current row group (see dataset.Writer.EndRowGroup).
 func (o *OutputWriter[T]) EndRowGroup() error { return o.w.EndRowGroup() }
