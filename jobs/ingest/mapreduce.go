@@ -203,8 +203,25 @@ func writeStaged(ctx context.Context, env *stage.Env, rows *rowChunks, ps *probl
 		return 0, err
 	}
 	defer staged.Abort()
-	// batch is one row group of ingest_rows; it never outgrows its first size.
-	batch := make([]dataset.IngestRow, 0, min(rows.len(), dataset.RowGroupRows))
+	// The rows go to the writer streamBatch at a time (AppendRows), in
+	// row groups of RowGroupRows as Write would cut them: a batch of a
+	// whole group was 7.6 MB of fresh memory, and Write copied the last,
+	// partial group once more into a buffer of its own.
+	batch := make([]dataset.IngestRow, 0, streamBatch)
+	group := 0 // rows of the row group handed over
+	flush := func() error {
+		if err := staged.AppendRows(batch); err != nil {
+			return err
+		}
+		if group += len(batch); group == dataset.RowGroupRows {
+			group = 0
+			if err := staged.EndRowGroup(); err != nil {
+				return err
+			}
+		}
+		batch = batch[:0]
+		return nil
+	}
 	for _, i := range rows.sorted() {
 		r := rows.at(i)
 		if r.problem != nil {
@@ -213,14 +230,13 @@ func writeStaged(ctx context.Context, env *stage.Env, rows *rowChunks, ps *probl
 			}
 			r.problem = nil // let the text go
 		}
-		if batch = append(batch, r.row()); len(batch) == cap(batch) {
-			if err := staged.Write(batch...); err != nil {
+		if batch = append(batch, r.row()); len(batch) == streamBatch || group+len(batch) == dataset.RowGroupRows {
+			if err := flush(); err != nil {
 				return 0, err
 			}
-			batch = batch[:0]
 		}
 	}
-	if err := staged.Write(batch...); err != nil {
+	if err := flush(); err != nil {
 		return 0, err
 	}
 	n, err := ps.close()
