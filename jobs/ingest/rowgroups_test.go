@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -324,5 +325,21 @@ func TestTextArena(t *testing.T) {
 		} else if !bytes.Equal(got, first) && c.same {
 			t.Errorf("%s: problems bytes differ from %s's", c.name, "in order, 1 shard")
 		}
+	}
+}
+
+// TestAdminSaysStreamBatch: docs/admin.md tells admins how many problems'
+// text a streaming map shard holds; the figure is streamBatch's.
+func TestAdminSaysStreamBatch(t *testing.T) {
+	b, err := os.ReadFile("../../docs/admin.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := strconv.Itoa(streamBatch)
+	if len(n) > 3 {
+		n = n[:len(n)-3] + "," + n[len(n)-3:]
+	}
+	if want := "holding the text of " + n + " problems at a time"; !strings.Contains(string(b), want) {
+		t.Errorf("docs/admin.md does not say %q (streamBatch is %d)", want, streamBatch)
 	}
 }
