@@ -5,10 +5,11 @@ import "unsafe"
 // textArena holds the statement and solution texts a streaming map shard
 // reads (readShare with a problemStream), in slabs it fills again once
 // the rows holding them are written. Each text allocated on the heap
-// (133 MB for saber synth's 283K problems) lived a few hundred rows, yet
-// grew the heap, its page faults and the set-up of its spans for every
-// one. The stream writes its problems streamBatch at a time, so the slab
-// holds about that many problems' texts and stays in cache.
+// (133 MB for saber synth's 283K problems) was needed only until its
+// problem was written, yet grew the heap, its page faults and the set-up
+// of its spans for every one. The stream writes its problems streamBatch
+// at a time, so a slab holds about that many problems' texts and stays
+// in cache.
 //
 // A text from the arena is valid until the slab is started again, which
 // happens only at a line's start (parse) and only when written says that

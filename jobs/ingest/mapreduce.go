@@ -71,10 +71,9 @@ func mapShard(ctx context.Context, env *stage.Env) error {
 	// The share's problems go to ingest_problems as they are read while
 	// their ids come in order, as most corpora's do, so that the shard
 	// holds the text of streamBatch problems at a time (and the row group
-	// being compressed), not its whole share. The
-	// first id out of order stops that: the share is read again, held
-	// and sorted. Either way the rows and their cuts are the same, and so
-	// are the bytes.
+	// being compressed), not its whole share. The first id out of order
+	// stops that: the share is read again, held and sorted. Either way
+	// the rows and their cuts are the same, and so are the bytes.
 	ps, err := newProblemStream(ctx, env)
 	if err != nil {
 		return err
