@@ -11,6 +11,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
@@ -456,8 +457,7 @@ const wholeLimit = 128 << 20
 // hashes the bytes as it reads them and, when want is set and they differ,
 // fails with a *ChangedError before handing fn a single row, so a part
 // changed since it was written is never consumed. It returns the hash.
-// Parts up to 128 MiB are read once, into memory (one request on S3);
-// larger ones are hashed in a first sequential pass.
+// How the bytes are read is verified's.
 func ScanVerified[T any](ctx context.Context, st store.Store, key, want string, fn func([]T) error) (string, error) {
 	uri := st.URI(key)
 	obj, err := st.Open(ctx, key)
@@ -465,27 +465,59 @@ func ScanVerified[T any](ctx context.Context, st store.Store, key, want string, 
 		return "", fmt.Errorf("open %s: %w", uri, err)
 	}
 	defer obj.Close()
+	src, got, err := verified(obj, uri, want)
+	if err != nil {
+		return got, err
+	}
+	return got, scanObject(ctx, src, uri, fn)
+}
+
+// verified hashes obj and returns what to parse it from, its hash, and
+// a *ChangedError when want is set and the hash differs.
+//
+// A part in a store where each read is a request (S3) is read once, into
+// memory, when it is at most wholeLimit, and parsed from there; a larger
+// one is hashed in a first sequential pass and parsed from obj. A local
+// file is always hashed in a sequential pass through one reused buffer
+// and parsed from the file: a second read from the page cache costs less
+// than the fresh memory a whole copy takes. Reading a 10 MB part whole
+// into fresh memory took 31-36 ms and hashing it then 21 ms, against 2.4
+// and 6 ms in memory used before; ingest's reduce, which opens 24 MB of
+// staged parts, took 424 ms of CPU against 517 (median of eight). Either
+// way the hash is of the bytes parsed unless the object is rewritten in
+// place while it is read, which no writer of ours does (local writes
+// replace the file by a rename, and an S3 object read in ranges is
+// pinned to its ETag).
+func verified(obj store.Object, uri, want string) (store.Object, string, error) {
 	h := sha256.New()
 	src := obj
-	if obj.Size() <= wholeLimit {
-		buf := make([]byte, obj.Size())
+	if size := obj.Size(); size <= wholeLimit && !store.Local(obj) {
+		buf := make([]byte, size)
 		if n, err := obj.ReadAt(buf, 0); n != len(buf) {
 			if err == nil || err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
-			return "", fmt.Errorf("read %s: %w", uri, err)
+			return nil, "", fmt.Errorf("read %s: %w", uri, err)
 		}
 		h.Write(buf)
 		src = memObject{bytes.NewReader(buf)}
-	} else if _, err := io.Copy(h, io.NewSectionReader(obj, 0, obj.Size())); err != nil {
-		return "", fmt.Errorf("read %s: %w", uri, err)
+	} else {
+		bp := hashBuffers.Get().(*[]byte)
+		_, err := io.CopyBuffer(h, io.NewSectionReader(obj, 0, size), *bp)
+		hashBuffers.Put(bp)
+		if err != nil {
+			return nil, "", fmt.Errorf("read %s: %w", uri, err)
+		}
 	}
 	got := hexSum(h)
 	if want != "" && got != want {
-		return got, &ChangedError{URI: uri, Want: want, Got: got}
+		return nil, got, &ChangedError{URI: uri, Want: want, Got: got}
 	}
-	return got, scanObject(ctx, src, uri, fn)
+	return src, got, nil
 }
+
+// hashBuffers are verified's buffers for a sequential pass.
+var hashBuffers = sync.Pool{New: func() any { b := make([]byte, 1<<20); return &b }}
 
 // Part is a part opened whole, for a reader that works on its row groups
 // rather than its rows (CopyRowGroup).
@@ -506,27 +538,10 @@ func OpenVerified[T any](ctx context.Context, st store.Store, key, want string) 
 	if err != nil {
 		return nil, "", fmt.Errorf("open %s: %w", uri, err)
 	}
-	h := sha256.New()
-	var src store.Object = obj
-	if obj.Size() <= wholeLimit {
-		buf := make([]byte, obj.Size())
-		if n, err := obj.ReadAt(buf, 0); n != len(buf) {
-			obj.Close()
-			if err == nil || err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return nil, "", fmt.Errorf("read %s: %w", uri, err)
-		}
-		h.Write(buf)
-		src = memObject{bytes.NewReader(buf)}
-	} else if _, err := io.Copy(h, io.NewSectionReader(obj, 0, obj.Size())); err != nil {
+	src, got, err := verified(obj, uri, want)
+	if err != nil {
 		obj.Close()
-		return nil, "", fmt.Errorf("read %s: %w", uri, err)
-	}
-	got := hexSum(h)
-	if want != "" && got != want {
-		obj.Close()
-		return nil, got, &ChangedError{URI: uri, Want: want, Got: got}
+		return nil, got, err
 	}
 	f, err := openParquet(src, uri)
 	if err == nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -197,30 +198,65 @@ func TestListColumnsRoundTrip(t *testing.T) {
 }
 
 // TestScanVerifiedRefusesChangedBytes: a part whose bytes differ from the
-// hash its writer recorded (same size) is refused before fn sees a row; an
-// intact one is read and its hash returned.
+// hash its writer recorded (same size) is refused before fn sees a row,
+// and OpenVerified refuses it too; an intact one is read and its hash
+// returned. In memory (read whole, as on S3) and in a local folder (hashed
+// in a pass of its own, then parsed from the file).
 func TestScanVerifiedRefusesChangedBytes(t *testing.T) {
 	ctx := context.Background()
-	st := store.NewMem()
-	o, err := Problems.Write(ctx, st, "r/problems/part-00000-of-00001.parquet", []Problem{{ID: "a"}, {ID: "b"}})
+	local, err := store.Open(ctx, t.TempDir(), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	got, err := ScanVerified(ctx, st, o.Key, o.SHA256, func(rows []Problem) error { n += len(rows); return nil })
-	if err != nil || got != o.SHA256 || n != 2 {
-		t.Fatalf("intact: %s, %v, %d rows", got, err, n)
-	}
-	b, _ := store.ReadAll(ctx, st, o.Key)
-	b[len(b)/3] ^= 1
-	if _, err := store.Put(ctx, st, o.Key, b, store.Replace); err != nil {
-		t.Fatal(err)
-	}
-	n = 0
-	_, err = ScanVerified(ctx, st, o.Key, o.SHA256, func(rows []Problem) error { n += len(rows); return nil })
-	var ch *ChangedError
-	if !errors.As(err, &ch) || ch.Want != o.SHA256 || ch.Got == o.SHA256 || n != 0 {
-		t.Errorf("changed: %v, %d rows used", err, n)
+	for name, st := range map[string]store.Store{"memory": store.NewMem(), "local": local} {
+		rows := []Problem{{ID: "a"}, {ID: "b"}}
+		rng := rand.New(rand.NewPCG(1, 2))
+		for i := range 3000 { // text zstd cannot shrink, for more than one hashing buffer
+			b := make([]byte, 800)
+			for j := range b {
+				b[j] = byte('a' + rng.IntN(26))
+			}
+			rows = append(rows, Problem{ID: fmt.Sprintf("c%05d", i), Statement: string(b)})
+		}
+		o, err := Problems.Write(ctx, st, "r/problems/part-00000-of-00001.parquet", rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Size <= 1<<20 {
+			t.Fatalf("%s: a part of %d bytes; the test wants more than one hashing buffer", name, o.Size)
+		}
+		obj, err := st.Open(ctx, o.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if store.Local(obj) != (name == "local") {
+			t.Fatalf("%s: store.Local says %v", name, store.Local(obj))
+		}
+		obj.Close()
+		n := 0
+		got, err := ScanVerified(ctx, st, o.Key, o.SHA256, func(rows []Problem) error { n += len(rows); return nil })
+		if err != nil || got != o.SHA256 || n != len(rows) {
+			t.Fatalf("%s, intact: %s, %v, %d rows", name, got, err, n)
+		}
+		if p, got, err := OpenVerified[Problem](ctx, st, o.Key, o.SHA256); err != nil || got != o.SHA256 || p.NumRows() != int64(len(rows)) {
+			t.Fatalf("%s, intact, OpenVerified: %s, %v", name, got, err)
+		} else {
+			p.Close()
+		}
+		b, _ := store.ReadAll(ctx, st, o.Key)
+		b[len(b)*2/3] ^= 1 // past the first hashing buffer
+		if _, err := store.Put(ctx, st, o.Key, b, store.Replace); err != nil {
+			t.Fatal(err)
+		}
+		n = 0
+		_, err = ScanVerified(ctx, st, o.Key, o.SHA256, func(rows []Problem) error { n += len(rows); return nil })
+		var ch *ChangedError
+		if !errors.As(err, &ch) || ch.Want != o.SHA256 || ch.Got == o.SHA256 || n != 0 {
+			t.Errorf("%s, changed: %v, %d rows used", name, err, n)
+		}
+		if _, _, err := OpenVerified[Problem](ctx, st, o.Key, o.SHA256); !errors.As(err, &ch) {
+			t.Errorf("%s, changed, OpenVerified: %v", name, err)
+		}
 	}
 }
 

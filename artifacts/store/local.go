@@ -113,6 +113,13 @@ type localObject struct {
 
 func (o *localObject) Size() int64 { return o.size }
 
+// Local reports whether obj is a local file: its ReadAt is a system call
+// on the page cache, not a request, so reading it twice costs little.
+func Local(obj Object) bool {
+	_, ok := obj.(*localObject)
+	return ok
+}
+
 func (s *localStore) Open(ctx context.Context, key string) (Object, error) {
 	if err := checkKey(key); err != nil {
 		return nil, fmt.Errorf("open: %w", err)
