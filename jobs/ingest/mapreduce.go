@@ -410,9 +410,10 @@ type spanKey struct {
 // in id order, a row group at a time (problemWriter): one that is a map
 // shard's own is copied from its ingest_problems without being decoded,
 // any other decoded and encoded again. The reduce holds one batch of
-// ingest_rows per map part (a part of up to 128 MiB is read whole, see
-// dataset.ScanVerified), each ingest_problems part compressed and one
-// decoded row group of it, the rejects and the spans.
+// ingest_rows per map part, one decoded row group of ingest_problems, the
+// rejects and the spans; and, from S3, each ingest_rows and
+// ingest_problems part of up to 128 MiB whole, compressed (a local part
+// is read from its file; see dataset.ScanVerified).
 func reduce(ctx context.Context, env *stage.Env) error {
 	c := Section.Of(env.Config)
 	spanParts, err := env.Upstream(ctx, dataset.IngestSpans.Name)
