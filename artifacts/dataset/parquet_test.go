@@ -286,14 +286,6 @@ func TestCopyRowGroup(t *testing.T) {
 		rows = append(rows, Problem{ID: fmt.Sprintf("id-%05d", i), Source: "official",
 			Statement: fmt.Sprintf("Find $x^%d$ for case %d.", i%7, i), Solution: fmt.Sprintf("It is %d.", i*31), Subject: "Algebra"})
 	}
-	read := func(key string) []byte {
-		t.Helper()
-		b, err := store.ReadAll(ctx, st, key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
 	// write writes groups, each ended with EndRowGroup (twice: the second
 	// ends nothing), and returns the part's bytes.
 	write := func(key string, groups ...[]Problem) []byte {
@@ -315,7 +307,7 @@ func TestCopyRowGroup(t *testing.T) {
 		if _, err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		return read(key)
+		return readObject(t, st, key)
 	}
 	want := write("want", rows[:1000], rows[1000:2200], rows[2200:])
 	write("a", rows[:1000], rows[1000:1500])
@@ -355,7 +347,7 @@ func TestCopyRowGroup(t *testing.T) {
 		if o.Rows != int64(len(rows)) {
 			t.Errorf("assembled %d rows, want %d", o.Rows, len(rows))
 		}
-		return read("got")
+		return readObject(t, st, "got")
 	}
 	if got := assemble(); !bytes.Equal(got, want) {
 		t.Fatalf("assembled part: %d bytes, not those of writing its rows (%d bytes)", len(got), len(want))
@@ -418,14 +410,6 @@ func TestAppendRows(t *testing.T) {
 			Statement: strings.Repeat(fmt.Sprintf("Find $x^%d$ for case %d. ", i%7, i*7919%1000), 60), Subject: "Algebra"})
 	}
 	groups := [][]Problem{rows[:1300], rows[1300:1301], rows[1301:]}
-	read := func(key string) []byte {
-		t.Helper()
-		b, err := store.ReadAll(ctx, st, key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
 	w, err := NewWriter[Problem](ctx, st, "want")
 	if err != nil {
 		t.Fatal(err)
@@ -441,7 +425,7 @@ func TestAppendRows(t *testing.T) {
 	if _, err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	want := read("want")
+	want := readObject(t, st, "want")
 	if p, _, err := OpenVerified[Problem](ctx, st, "want", ""); err != nil {
 		t.Fatal(err)
 	} else {
@@ -481,7 +465,7 @@ func TestAppendRows(t *testing.T) {
 		if _, err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if got := read(key); !bytes.Equal(got, want) {
+		if got := readObject(t, st, key); !bytes.Equal(got, want) {
 			t.Errorf("AppendRows in calls of %d rows: %d bytes, not those of Write and EndRowGroup (%d bytes)", batch, len(got), len(want))
 		}
 	}
@@ -516,4 +500,14 @@ func TestAppendRows(t *testing.T) {
 	if err := w.AppendRows(big); err == nil {
 		t.Errorf("AppendRows of a group of %d rows, more than %d, accepted", len(big), RowGroupRows)
 	}
+}
+
+// readObject is the bytes of key in st.
+func readObject(t *testing.T, st store.Store, key string) []byte {
+	t.Helper()
+	b, err := store.ReadAll(context.Background(), st, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
