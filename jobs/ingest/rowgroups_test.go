@@ -343,3 +343,57 @@ func TestAdminSaysStreamBatch(t *testing.T) {
 		t.Errorf("docs/admin.md does not say %q (streamBatch is %d)", want, streamBatch)
 	}
 }
+
+// TestFullRowGroups: with no id ending a group, groups end at
+// maxGroupRows, where the map shard's batches (streamBatch, which does not
+// divide it) and ingest_rows' own cut meet the writer's limit exactly; the
+// bytes are those dataset.Problems.Write gives the same problems, cutting
+// its groups there too, for 1 and 3 shards.
+func TestFullRowGroups(t *testing.T) {
+	if maxGroupRows%streamBatch == 0 {
+		t.Fatalf("streamBatch %d divides maxGroupRows %d: the test would not cut a batch short", streamBatch, maxGroupRows)
+	}
+	defer func(v int64) { minSpan = v }(minSpan)
+	minSpan = 64 << 10
+	defer func(v uint64) { groupMean = v }(groupMean)
+	groupMean = 1 << 40
+	n := 2*maxGroupRows + 3
+	var in strings.Builder
+	for i := range n {
+		fmt.Fprintf(&in, `{"id": "p%06d", "statement": "What is %d?", "solution": "It is."}`+"\n", i, i)
+	}
+	ctx := context.Background()
+	var want []byte
+	for _, shards := range []int{1, 3} {
+		cfg := setup(t, map[string][]byte{"in.jsonl": []byte(in.String())}, "    - name: s\n      paths: [in.jsonl]\n      fields: {id: id}\n")
+		probs, rejs, err := runShards(t, cfg, shards)
+		if err != nil {
+			t.Fatalf("%d shards: %v", shards, err)
+		}
+		if len(probs) != n || len(rejs) != 0 {
+			t.Fatalf("%d shards: %d problems, %d rejects; want %d and none", shards, len(probs), len(rejs), n)
+		}
+		if want == nil {
+			for i, p := range probs {
+				if p.ID != fmt.Sprintf("p%06d", i) || p.Statement != fmt.Sprintf("What is %d?", i) {
+					t.Fatalf("problem %d is %s, %q", i, p.ID, p.Statement)
+				}
+			}
+			st := store.NewMem()
+			o, err := dataset.Problems.Write(ctx, st, "want", probs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want, err = store.ReadAll(ctx, st, o.Key); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := os.ReadFile(localPath(cfg, layout.DataKey(cfg.Run, "problems", shard.Spec{Index: 0, Count: 1})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%d shards: problems (%d bytes) are not dataset.Problems.Write's bytes of the same problems (%d)", shards, len(got), len(want))
+		}
+	}
+}
