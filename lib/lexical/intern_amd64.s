@@ -249,6 +249,7 @@ done:
 // Registers: SI the current id's address, R8 dl, R9 order, R10 no, R11
 // tf + d (a query term's count is at id·ndocs from it), R12 m, R13 ndocs,
 // DX the spare slots' offset from R11, BX k; AX the id, DI its dl word.
+// On the stack: the end of cur, d+1 and d<<32.
 TEXT ·countQueryFirstAsm(SB), NOSPLIT, $24-8
 	MOVQ  a+0(FP), AX
 	MOVQ  countArgs_cur(AX), SI
@@ -261,7 +262,8 @@ TEXT ·countQueryFirstAsm(SB), NOSPLIT, $24-8
 	MOVQ  countArgs_d(AX), CX
 	MOVQ  countArgs_tf(AX), R11
 	LEAQ  (R11)(CX*4), R11
-	MOVQ  CX, d-16(SP)
+	LEAQ  1(CX), R14
+	MOVQ  R14, dp1-16(SP)
 	MOVQ  CX, R14
 	SHLQ  $32, R14
 	MOVQ  R14, dhi-24(SP)
@@ -290,17 +292,15 @@ count:
 	CMOVQGE R14, CX
 	INCL    (R11)(CX*4)
 
-	// countDoc: dl = d<<32 | df + (last document ≠ d).
+	// countDoc: dl = d<<32 | df + (last document ≠ d). The last
+	// document is −1 (none) or at most d, so last+1 (32 bits, −1 wrapping
+	// to 0) is below d+1 exactly when it is not d: the compare's carry.
 	MOVQ DI, CX
 	SHRQ $32, CX
-	XORL d-16(SP), CX
-	MOVL CX, R14
-	NEGL R14
-	ORL  CX, R14
-	SHRL $31, R14
+	INCL CX
+	CMPL CX, dp1-16(SP)
 	MOVL DI, CX
-	ADDQ R14, CX
-	ORQ  dhi-24(SP), CX
+	ADCQ dhi-24(SP), CX
 	MOVQ CX, (R8)(AX*8)
 
 	ADDQ $4, SI
