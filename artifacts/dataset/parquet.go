@@ -66,8 +66,7 @@ func (d Dataset[T]) Info() Info {
 const rowGroupRows = 50_000
 
 // RowGroupRows is the most rows a row group of a part holds: a writer cuts
-// one there unless told earlier (Writer.EndRowGroup), and a Writer given
-// whole row groups of rows at once writes them without buffering them.
+// one there unless told earlier (Writer.EndRowGroup).
 const RowGroupRows = rowGroupRows
 
 // writerOptions are fixed so that equal rows always give equal bytes: the
@@ -174,12 +173,10 @@ type Writer[T any] struct {
 	h    hash.Hash
 	pw   *parquet.GenericWriter[T]
 	rows int64
-	buf  []T
-	// The row group AppendRows is gathering: its rows so far, and whether
-	// a call handed over a number of rows that is not a multiple of
-	// AppendUnit (only the group's last may).
-	appended int
-	ragged   bool
+	// buf holds rows not yet handed to pw, fewer than WriteChunk; group
+	// counts the rows pw holds of the row group being written.
+	buf   []T
+	group int
 }
 
 // NewWriter starts key; Close commits it, Abort (after Close, a no-op)
@@ -206,27 +203,38 @@ func newWriter[T any](ctx context.Context, st store.Store, key string, f partFor
 	return &Writer[T]{ctx: ctx, uri: st.URI(key), key: key, w: w, h: h, pw: parquet.NewGenericWriter[T](io.MultiWriter(w, h), writerOptions(f)...)}, nil
 }
 
-// Write appends rows. They are buffered to whole row groups, so that the
-// bytes do not depend on how the rows were split across calls.
+// WriteChunk is how many rows Write hands to the Parquet writer at a
+// time. parquet-go writes a call's rows 64 at a time and checks its page
+// size after each 64, so calls of whole multiples of 64 from a row
+// group's start, and a last one of the group's rest, cut pages where one
+// call with the whole group would: the bytes do not depend on the chunk
+// (TestWriteChunks). A Writer so holds about a thousand rows, not a row
+// group: for ingest's map shard, whose texts then stay in cache
+// (Pending).
+const WriteChunk = 16 * 64
+
+// Write appends rows, handing them to the Parquet writer WriteChunk at a
+// time within each row group, so that the bytes do not depend on how the
+// rows were split across calls. Whole chunks given at once go over as
+// they are, without a copy.
 func (w *Writer[T]) Write(rows []T) error {
-	if w.appended > 0 && len(rows) > 0 {
-		return fmt.Errorf("write %s: Write in a row group AppendRows began (EndRowGroup first)", w.uri)
-	}
 	for len(rows) > 0 {
-		// A whole row group, with none begun, goes to the writer as it
-		// is: a writer streaming large rows (ingest's staging) would
-		// otherwise copy each into a buffer as large as a row group.
-		if len(w.buf) == 0 && len(rows) >= rowGroupRows {
-			if err := w.put(rows[:rowGroupRows]); err != nil {
+		room := rowGroupRows - w.group // rows the row group can still take
+		if len(w.buf) == 0 && len(rows) >= min(room, WriteChunk) {
+			n := len(rows) - len(rows)%WriteChunk
+			if len(rows) >= room {
+				n = room
+			}
+			if err := w.put(rows[:n]); err != nil {
 				return err
 			}
-			rows = rows[rowGroupRows:]
+			rows = rows[n:]
 			continue
 		}
-		n := min(len(rows), rowGroupRows-len(w.buf))
+		n := min(len(rows), WriteChunk-len(w.buf), room-len(w.buf))
 		w.buf = append(w.buf, rows[:n]...)
 		rows = rows[n:]
-		if len(w.buf) == rowGroupRows {
+		if len(w.buf) == WriteChunk || len(w.buf) == room {
 			if err := w.flush(); err != nil {
 				return err
 			}
@@ -234,6 +242,22 @@ func (w *Writer[T]) Write(rows []T) error {
 	}
 	return nil
 }
+
+// WriteRow is Write of one row, for a writer whose rows come one at a
+// time: a slice made to pass one row to Write escaped to the heap, an
+// allocation per row.
+func (w *Writer[T]) WriteRow(r T) error {
+	w.buf = append(w.buf, r)
+	if len(w.buf) == WriteChunk || len(w.buf) == rowGroupRows-w.group {
+		return w.flush()
+	}
+	return nil
+}
+
+// Pending is how many rows Write holds that the Parquet writer has not
+// yet copied: until it is 0, the bytes their strings point to must stay
+// as they are.
+func (w *Writer[T]) Pending() int { return len(w.buf) }
 
 func (w *Writer[T]) flush() error {
 	if err := w.put(w.buf); err != nil {
@@ -244,7 +268,9 @@ func (w *Writer[T]) flush() error {
 	return nil
 }
 
-// put writes one row group's rows (fewer only for the last).
+// put hands rows to the Parquet writer, which copies their values: whole
+// chunks (Write), or a row group's rest, or a whole part's row groups
+// (writeRows).
 func (w *Writer[T]) put(rows []T) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
@@ -253,6 +279,11 @@ func (w *Writer[T]) put(rows []T) error {
 		return fmt.Errorf("write %s: %w", w.uri, err)
 	}
 	w.rows += int64(len(rows))
+	// parquet-go ends a row group at RowGroupRows (MaxRowsPerRowGroup)
+	// when the next rows come.
+	if w.group += len(rows); w.group == rowGroupRows {
+		w.group = 0
+	}
 	return nil
 }
 
@@ -262,7 +293,6 @@ func (w *Writer[T]) put(rows []T) error {
 // groups where its rows say (ingest's reduce, see CopyRowGroup) calls it
 // at each cut: the bytes then depend on the cuts as well as the rows.
 func (w *Writer[T]) EndRowGroup() error {
-	w.appended, w.ragged = 0, false
 	if len(w.buf) > 0 {
 		if err := w.flush(); err != nil {
 			return err
@@ -271,42 +301,7 @@ func (w *Writer[T]) EndRowGroup() error {
 	if err := w.pw.Flush(); err != nil {
 		return fmt.Errorf("write %s: %w", w.uri, err)
 	}
-	return nil
-}
-
-// AppendUnit is what AppendRows' row counts are multiples of: parquet-go
-// writes a call's rows 64 at a time and checks after each 64 whether a
-// page is full, so that calls of whole multiples cut the pages where one
-// call with all the rows would.
-const AppendUnit = 64
-
-// AppendRows hands rows to the row group being written now, instead of
-// buffering them as Write does: the Parquet writer copies their values,
-// so the caller may reuse rows and the bytes their strings point to once
-// it returns. A writer that cuts its row groups itself where its rows say
-// (ingest's map shard, which cuts them where its ids say, and gathers a
-// few hundred rows at a time so that their texts stay in cache) gathers
-// each group this way and ends it with EndRowGroup. The bytes are those
-// of Write(group) and EndRowGroup (TestAppendRows) as long as every call
-// of a group but its last hands over a multiple of AppendUnit rows and
-// the group holds at most RowGroupRows; a call that breaks either, or
-// comes while Write holds rows, is refused.
-func (w *Writer[T]) AppendRows(rows []T) error {
-	switch {
-	case len(rows) == 0:
-		return nil
-	case len(w.buf) > 0:
-		return fmt.Errorf("write %s: AppendRows with %d rows of Write not yet written (EndRowGroup first)", w.uri, len(w.buf))
-	case w.ragged:
-		return fmt.Errorf("write %s: AppendRows after a call of a number of rows not a multiple of %d in the same row group", w.uri, AppendUnit)
-	case w.appended+len(rows) > rowGroupRows:
-		return fmt.Errorf("write %s: AppendRows would make a row group of %d rows, more than %d", w.uri, w.appended+len(rows), rowGroupRows)
-	}
-	if err := w.put(rows); err != nil {
-		return err
-	}
-	w.appended += len(rows)
-	w.ragged = len(rows)%AppendUnit != 0
+	w.group = 0
 	return nil
 }
 

@@ -395,110 +395,120 @@ func TestIngestProblemsWrittenAsProblems(t *testing.T) {
 	}
 }
 
-// TestAppendRows: row groups handed over by AppendRows a few rows at a
-// time have the bytes of the same groups written by Write and ended by
-// EndRowGroup, with the pages of a group cut inside its calls; and a call
-// that would cut pages elsewhere, or mix with Write, is refused.
-func TestAppendRows(t *testing.T) {
+// TestWriteChunks: Write's bytes do not depend on how the rows are split
+// across calls (WriteRow's included), though it hands them to parquet-go
+// a chunk at a time:
+// groups ended by EndRowGroup, with several pages each, have the bytes of
+// one parquet-go call per group, and groups cut at RowGroupRows those of
+// WriteRows, whatever the calls' sizes.
+func TestWriteChunks(t *testing.T) {
 	ctx := context.Background()
 	st := store.NewMem()
 	var rows []Problem
-	for i := range 2000 {
+	for i := range 5000 {
 		// ~1.5 KB of statement a row, so that a group's statement column
-		// fills several 1 MiB pages, cut wherever the page check falls.
+		// fills several 1 MiB pages, cut wherever the page check falls,
+		// past the first chunks too.
 		rows = append(rows, Problem{ID: fmt.Sprintf("id-%05d", i), Source: "official",
 			Statement: strings.Repeat(fmt.Sprintf("Find $x^%d$ for case %d. ", i%7, i*7919%1000), 60), Subject: "Algebra"})
 	}
-	groups := [][]Problem{rows[:1300], rows[1300:1301], rows[1301:]}
-	w, err := NewWriter[Problem](ctx, st, "want")
+	groups := [][]Problem{rows[:4300], rows[4300:4301], rows[4301:]}
+	var buf bytes.Buffer
+	pw := parquet.NewGenericWriter[Problem](&buf, writerOptions(formatCompact)...)
+	for _, g := range groups {
+		if _, err := pw.Write(g); err != nil {
+			t.Fatal(err)
+		}
+		if err := pw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := buf.Bytes()
+	f, err := parquet.OpenFile(bytes.NewReader(want), int64(len(want)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, g := range groups {
-		if err := w.Write(g); err != nil {
-			t.Fatal(err)
+	pages := 0
+	pr := f.RowGroups()[0].ColumnChunks()[2].Pages()
+	for {
+		if _, err := pr.ReadPage(); err != nil {
+			break
 		}
-		if err := w.EndRowGroup(); err != nil {
-			t.Fatal(err)
-		}
+		pages++
 	}
-	if _, err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	want := readObject(t, st, "want")
-	if p, _, err := OpenVerified[Problem](ctx, st, "want", ""); err != nil {
-		t.Fatal(err)
-	} else {
-		pages := 0
-		pr := p.RowGroups()[0].ColumnChunks()[2].Pages()
-		for {
-			if _, err := pr.ReadPage(); err != nil {
-				break
-			}
-			pages++
-		}
-		pr.Close()
-		p.Close()
-		if pages < 2 {
-			t.Fatalf("the first group's statements fill %d page; the test needs several", pages)
-		}
+	pr.Close()
+	if pages < 5 {
+		t.Fatalf("the first group's statements fill %d pages; the test needs several", pages)
 	}
 
-	for _, batch := range []int{AppendUnit, 3 * AppendUnit, 16 * AppendUnit} {
-		key := fmt.Sprintf("batch-%d", batch)
+	// write writes rows in calls of the sizes given, in turn; a size of
+	// 0 is one row through WriteRow.
+	write := func(w *Writer[Problem], rows []Problem, sizes []int) {
+		t.Helper()
+		for i := 0; len(rows) > 0; i++ {
+			n := min(sizes[i%len(sizes)], len(rows))
+			var err error
+			if n == 0 {
+				n, err = 1, w.WriteRow(rows[0])
+			} else {
+				err = w.Write(rows[:n])
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows = rows[n:]
+		}
+	}
+	splits := [][]int{{0}, {1}, {63, 1, 0, 100}, {WriteChunk}, {3*WriteChunk + 5, 7}, {1 << 20}}
+	for _, sizes := range splits {
+		key := fmt.Sprintf("calls-%v", sizes)
 		w, err := NewWriter[Problem](ctx, st, key)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, g := range groups {
-			for len(g) > 0 {
-				n := min(batch, len(g))
-				if err := w.AppendRows(g[:n]); err != nil {
-					t.Fatal(err)
-				}
-				g = g[n:]
-			}
+			write(w, g, sizes)
 			if err := w.EndRowGroup(); err != nil {
 				t.Fatal(err)
+			}
+			if w.Pending() != 0 {
+				t.Fatalf("calls of %v: %d rows pending after EndRowGroup", sizes, w.Pending())
 			}
 		}
 		if _, err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
 		if got := readObject(t, st, key); !bytes.Equal(got, want) {
-			t.Errorf("AppendRows in calls of %d rows: %d bytes, not those of Write and EndRowGroup (%d bytes)", batch, len(got), len(want))
+			t.Errorf("calls of %v rows: %d bytes, not those of one parquet-go call per group (%d bytes)", sizes, len(got), len(want))
 		}
 	}
 
-	w, err = NewWriter[Problem](ctx, st, "refused")
+	// Past RowGroupRows, where Write cuts groups itself.
+	var many []Problem
+	for i := range 2*RowGroupRows + 3 {
+		many = append(many, Problem{ID: fmt.Sprintf("m%06d", i), Statement: fmt.Sprint(i)})
+	}
+	o, err := WriteRows(ctx, st, "many", many)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Abort()
-	if err := w.AppendRows(rows[:AppendUnit+1]); err != nil {
-		t.Fatal(err) // a group's last call may be ragged
-	}
-	if err := w.AppendRows(rows[AppendUnit+1 : 2*AppendUnit]); err == nil {
-		t.Error("AppendRows after a ragged call in the same group accepted")
-	}
-	if err := w.Write(rows[:1]); err == nil {
-		t.Error("Write in a group AppendRows began accepted")
-	}
-	if err := w.EndRowGroup(); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rows[:1]); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.AppendRows(rows[1:AppendUnit]); err == nil {
-		t.Error("AppendRows while Write holds rows accepted")
-	}
-	big := make([]Problem, RowGroupRows+AppendUnit)
-	if err := w.EndRowGroup(); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.AppendRows(big); err == nil {
-		t.Errorf("AppendRows of a group of %d rows, more than %d, accepted", len(big), RowGroupRows)
+	wantMany := readObject(t, st, o.Key)
+	for _, sizes := range splits {
+		key := fmt.Sprintf("many-%v", sizes)
+		w, err := NewWriter[Problem](ctx, st, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(w, many, sizes)
+		if _, err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := readObject(t, st, key); !bytes.Equal(got, wantMany) {
+			t.Errorf("%d rows in calls of %v: not WriteRows' bytes", len(many), sizes)
+		}
 	}
 }
 

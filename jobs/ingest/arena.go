@@ -7,9 +7,9 @@ import "unsafe"
 // the rows holding them are written. Each text allocated on the heap
 // (133 MB for saber synth's 283K problems) was needed only until its
 // problem was written, yet grew the heap, its page faults and the set-up
-// of its spans for every one. The stream writes its problems streamBatch
-// at a time, so a slab holds about that many problems' texts and stays
-// in cache.
+// of its spans for every one. The writer copies the problems' texts a
+// chunk (dataset.WriteChunk) at a time, so a slab holds about that many
+// problems' texts and stays in cache.
 //
 // A text from the arena is valid until the slab is started again, which
 // happens only at a line's start (parse) and only when written says that
@@ -25,7 +25,7 @@ type textArena struct {
 
 // slabBytes is the first slab's size; a slab that fills is followed by
 // one twice its size, up to maxSlab, so that the texts of the problems
-// the stream holds at once (streamBatch) soon fit one slab and the arena
+// the writer holds at once (dataset.WriteChunk) soon fit one slab and the arena
 // stops allocating. A variable for tests.
 var slabBytes = 1 << 20
 

@@ -70,8 +70,8 @@ func mapShard(ctx context.Context, env *stage.Env) error {
 	}
 	// The share's problems go to ingest_problems as they are read while
 	// their ids come in order, as most corpora's do, so that the shard
-	// holds the text of streamBatch problems at a time (and the row group
-	// being compressed), not its whole share. The first id out of order
+	// holds the text of a chunk of problems at a time (dataset.WriteChunk,
+	// and the row group being compressed), not its whole share. The first id out of order
 	// stops that: the share is read again, held and sorted. Either way
 	// the rows and their cuts are the same, and so are the bytes.
 	ps, err := newProblemStream(ctx, env)
@@ -203,25 +203,6 @@ func writeStaged(ctx context.Context, env *stage.Env, rows *rowChunks, ps *probl
 		return 0, err
 	}
 	defer staged.Abort()
-	// The rows go to the writer streamBatch at a time (AppendRows), in
-	// row groups of RowGroupRows as Write would cut them: a batch of a
-	// whole group was 7.6 MB of fresh memory, and Write copied the last,
-	// partial group once more into a buffer of its own.
-	batch := make([]dataset.IngestRow, 0, streamBatch)
-	group := 0 // rows of the row group handed over
-	flush := func() error {
-		if err := staged.AppendRows(batch); err != nil {
-			return err
-		}
-		if group += len(batch); group == dataset.RowGroupRows {
-			group = 0
-			if err := staged.EndRowGroup(); err != nil {
-				return err
-			}
-		}
-		batch = batch[:0]
-		return nil
-	}
 	for _, i := range rows.sorted() {
 		r := rows.at(i)
 		if r.problem != nil {
@@ -230,14 +211,11 @@ func writeStaged(ctx context.Context, env *stage.Env, rows *rowChunks, ps *probl
 			}
 			r.problem = nil // let the text go
 		}
-		if batch = append(batch, r.row()); len(batch) == streamBatch || group+len(batch) == dataset.RowGroupRows {
-			if err := flush(); err != nil {
-				return 0, err
-			}
+		// The writer holds a chunk of rows (dataset.WriteChunk) at a
+		// time, not a row group (7.6 MB of fresh memory).
+		if err := staged.WriteRow(r.row()); err != nil {
+			return 0, err
 		}
-	}
-	if err := flush(); err != nil {
-		return 0, err
 	}
 	n, err := ps.close()
 	if err != nil {
@@ -254,31 +232,25 @@ func writeStaged(ctx context.Context, env *stage.Env, rows *rowChunks, ps *probl
 // its id alone, all the reduce needs. Problems come as readShare reads
 // them, and may then come out of order, or from writeStaged's sorted rows.
 //
-// It hands the problems to the Parquet writer streamBatch at a time, not
-// a row group (16,384 on average) at a time: the writer copies their
-// texts, so a streaming shard's text arena starts again every streamBatch
-// problems and stays ~1 MB, in cache, instead of growing to the largest
-// group's texts (tens of MB of fresh memory, whose page faults were a
-// tenth of a map shard's CPU).
+// The writer copies the problems' texts a chunk at a time
+// (dataset.WriteChunk), not a row group (16,384 on average) at a time, so
+// a streaming shard's text arena starts again every chunk and stays ~1
+// MB, in cache, instead of growing to the largest group's texts (tens of
+// MB of fresh memory, whose page faults were a tenth of a map shard's
+// CPU).
 type problemStream struct {
-	w     *stage.OutputWriter[dataset.Problem]
-	batch []dataset.Problem // problems not yet handed to w, fewer than streamBatch
-	cut   groupCut
-	n     int64
-	prev  string
+	w    *stage.OutputWriter[dataset.Problem]
+	cut  groupCut
+	n    int64
+	prev string
 }
-
-// streamBatch is how many problems problemStream hands over at a time: a
-// multiple of dataset.AppendUnit, as AppendRows wants of every call but a
-// group's last.
-const streamBatch = 16 * dataset.AppendUnit
 
 func newProblemStream(ctx context.Context, env *stage.Env) (*problemStream, error) {
 	w, err := stage.StreamOutput(ctx, env, dataset.IngestProblems)
 	if err != nil {
 		return nil, err
 	}
-	return &problemStream{w: w, batch: make([]dataset.Problem, 0, streamBatch)}, nil
+	return &problemStream{w: w}, nil
 }
 
 // add takes the next accepted row's problem: a later row of an id is the
@@ -293,39 +265,22 @@ func (s *problemStream) add(p dataset.Problem) error {
 		}
 	}
 	s.prev = p.ID
-	s.batch = append(s.batch, p)
 	s.n++
-	switch {
-	case s.cut.end(p.ID):
-		if err := s.flush(); err != nil {
-			return err
-		}
-		return s.w.EndRowGroup()
-	case len(s.batch) == streamBatch:
-		return s.flush()
-	}
-	return nil
-}
-
-// flush hands the batch to the writer, which copies its texts.
-func (s *problemStream) flush() error {
-	if err := s.w.AppendRows(s.batch); err != nil {
+	if err := s.w.WriteRow(p); err != nil {
 		return err
 	}
-	clear(s.batch) // let the texts go
-	s.batch = s.batch[:0]
+	if s.cut.end(p.ID) {
+		return s.w.EndRowGroup()
+	}
 	return nil
 }
 
-// idle reports whether every problem taken so far is written: none waits
-// in the batch.
-func (s *problemStream) idle() bool { return len(s.batch) == 0 }
+// idle reports whether every problem taken so far is written: the writer
+// has copied them all.
+func (s *problemStream) idle() bool { return s.w.Pending() == 0 }
 
 // close writes the last row group and commits the part.
 func (s *problemStream) close() (int64, error) {
-	if err := s.flush(); err != nil {
-		return 0, err
-	}
 	_, err := s.w.Close()
 	return s.n, err
 }
@@ -832,7 +787,7 @@ func (p *problemWriter) flush() error {
 		if err != nil {
 			return fmt.Errorf("ingest_problems part %d: %w", ref.part, err)
 		}
-		if err := p.w.Write(row); err != nil {
+		if err := p.w.WriteRow(row); err != nil {
 			return err
 		}
 	}

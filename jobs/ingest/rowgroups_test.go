@@ -295,8 +295,8 @@ func TestTextArena(t *testing.T) {
 		{"in order, 1 shard", want, lines, 1, 5, true, 0},
 		{"in order, 3 shards", want, lines, 3, 5, true, 0},
 		{"in order, one group", want, lines, 1, 1 << 40, false, 0},
-		// One group and 4 KB slabs: a batch of problems (streamBatch)
-		// holds more text than a slab, so slabs fill before their texts
+		// One group and 4 KB slabs: a chunk of problems the writer holds
+		// (dataset.WriteChunk) holds more text than a slab, so slabs fill before their texts
 		// are written, and those texts must outlive them.
 		{"in order, small slabs", want, lines, 1, 1 << 40, false, 4 << 10},
 		{"out of order, 1 shard", want, append(slices.Clone(lines[8000:]), lines[:8000]...), 1, 5, true, 0},
@@ -329,29 +329,29 @@ func TestTextArena(t *testing.T) {
 }
 
 // TestAdminSaysStreamBatch: docs/admin.md tells admins how many problems'
-// text a streaming map shard holds; the figure is streamBatch's.
+// text a streaming map shard holds; the figure is dataset.WriteChunk's.
 func TestAdminSaysStreamBatch(t *testing.T) {
 	b, err := os.ReadFile("../../docs/admin.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := strconv.Itoa(streamBatch)
+	n := strconv.Itoa(dataset.WriteChunk)
 	if len(n) > 3 {
 		n = n[:len(n)-3] + "," + n[len(n)-3:]
 	}
 	if want := "holding the text of " + n + " problems at a time"; !strings.Contains(string(b), want) {
-		t.Errorf("docs/admin.md does not say %q (streamBatch is %d)", want, streamBatch)
+		t.Errorf("docs/admin.md does not say %q (dataset.WriteChunk is %d)", want, dataset.WriteChunk)
 	}
 }
 
 // TestFullRowGroups: with no id ending a group, groups end at
-// maxGroupRows, where the map shard's batches (streamBatch, which does not
-// divide it) and ingest_rows' own cut meet the writer's limit exactly; the
-// bytes are those dataset.Problems.Write gives the same problems, cutting
-// its groups there too, for 1 and 3 shards.
+// maxGroupRows, where the writer's last chunk of a group is short
+// (dataset.WriteChunk does not divide it), in ingest_problems and
+// ingest_rows alike; the bytes are those dataset.Problems.Write gives the
+// same problems, a whole row group at a time, for 1 and 3 shards.
 func TestFullRowGroups(t *testing.T) {
-	if maxGroupRows%streamBatch == 0 {
-		t.Fatalf("streamBatch %d divides maxGroupRows %d: the test would not cut a batch short", streamBatch, maxGroupRows)
+	if maxGroupRows%dataset.WriteChunk == 0 {
+		t.Fatalf("dataset.WriteChunk %d divides maxGroupRows %d: the test would not cut a chunk short", dataset.WriteChunk, maxGroupRows)
 	}
 	defer func(v int64) { minSpan = v }(minSpan)
 	minSpan = 64 << 10

@@ -36,9 +36,12 @@ func StreamOutput[T any](ctx context.Context, env *Env, ds dataset.Dataset[T]) (
 // Write appends rows.
 func (o *OutputWriter[T]) Write(rows ...T) error { return o.w.Write(rows) }
 
-// AppendRows hands rows to the row group being written now, without
-// buffering them (see dataset.Writer.AppendRows).
-func (o *OutputWriter[T]) AppendRows(rows []T) error { return o.w.AppendRows(rows) }
+// WriteRow writes one row (see dataset.Writer.WriteRow).
+func (o *OutputWriter[T]) WriteRow(r T) error { return o.w.WriteRow(r) }
+
+// Pending is how many written rows the Parquet writer has not yet copied
+// (see dataset.Writer.Pending).
+func (o *OutputWriter[T]) Pending() int { return o.w.Pending() }
 
 // EndRowGroup ends the current row group (see dataset.Writer.EndRowGroup).
 func (o *OutputWriter[T]) EndRowGroup() error { return o.w.EndRowGroup() }
