@@ -178,6 +178,11 @@ func naiveBM25(q []string, docs [][]string, k1, b, eps float64) []float64 {
 	for _, w := range q {
 		for i := range docs {
 			f := float64(freqs[i][w])
+			if f == 0 {
+				// rank_bm25 adds 0 here, which changes no sum, or NaN
+				// (0/0) where k1·(1 − b + b·|d|/avgdl) is 0; we add nothing.
+				continue
+			}
 			score[i] += float64(idf[w] * (f * (k1 + 1) / (f + k1*((1-b)+b*float64(len(docs[i]))/avgdl))))
 		}
 	}
@@ -462,6 +467,33 @@ func TestAgainstNaiveSynthetic(t *testing.T) {
 						t.Fatalf("query %d %s(%s) doc %d: %.17g, naive %.17g", q, c.s.Name(), tok.Name(), i, got[i], want)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestBM25ZeroNorm checks BM25 where a document's k1·(1 − b + b·|d|/avgdl)
+// is 0, with k1 = 0 (every document) or b = 1 and an empty document: a
+// document without a query term gets nothing for it, not the 0/0 (NaN)
+// that adding every document's term (addTermDense) would give there.
+func TestBM25ZeroNorm(t *testing.T) {
+	docs := []string{"alpha beta beta gamma", "", "beta delta", "gamma gamma alpha", "delta", "epsilon beta alpha", ""}
+	query := "beta alpha zeta gamma beta"
+	toks := make([][]string, len(docs))
+	for i, d := range docs {
+		toks[i] = text.Tokens(text.Plain, d)
+	}
+	qt := text.Tokens(text.Plain, query)
+	for _, c := range []struct{ k1, b float64 }{{0, 0.75}, {1.5, 1}, {0, 1}} {
+		s := &BM25{Tokenizer: text.Plain, K1: c.k1, B: c.b, Epsilon: 0.25}
+		got, err := s.Score(query, docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := naiveBM25(qt, toks, c.k1, c.b, 0.25)
+		for i := range want {
+			if math.IsNaN(got[i]) || !approx(got[i], want[i]) {
+				t.Errorf("k1=%v b=%v doc %d: %.17g, naive %.17g", c.k1, c.b, i, got[i], want[i])
 			}
 		}
 	}
