@@ -105,6 +105,7 @@ func newQueryFirstIndex(tok text.Tokenizer, in texts) *index {
 		x.intern(sp, int32(d))
 		x.dlen = append(x.dlen, int32(sp.Len()+len(sp.Pairs)))
 	}
+	x.queryDF()
 	x.setDF()
 	return x
 }
@@ -295,8 +296,8 @@ func (x *index) setDF() {
 func getIndex(queryFirst bool) *index {
 	x := indexPool.Get().(*index)
 	x.queryFirst = queryFirst
-	x.words.reset()
-	x.pairs.reset()
+	x.words.reset(wordsFill)
+	x.pairs.reset(pairsFill)
 	x.keys = x.keys[:0]
 	x.ent = x.ent[:0]
 	x.dl = x.dl[:0]
@@ -423,26 +424,46 @@ func (x *index) internPairsGo(pairs []int32, cur []int32, out []int32) {
 }
 
 // countQueryFirstGo counts the ids of document d into a query-first
-// index: the query terms' tf, the order of first occurrence, and df
-// (countQueryFirst; the reference for its kernel in assembly).
+// index: the query terms' tf, the order of first occurrence, and the
+// other tokens' df (countQueryFirst; the reference for its kernel in
+// assembly). The query terms' df is queryDF's, from their tf.
+//
+// A token's last document, the high half of its dl word, is stored
+// whatever it was (d), and df, the low half, is incremented only at the
+// token's first occurrence in d. So the next occurrence's load of the
+// word does not wait on arithmetic on this one's: with a frequent token,
+// a chain of those (load, compare, add, store, load again) through the
+// same word had set the pace of the whole loop (docs/benchmarks.md).
 func (x *index) countQueryFirstGo(cur []int32, d int32) {
 	m, tf, no, ndocs := x.m, x.tf, x.norder, x.ndocs
 	dl, order := x.dl, x.order
-	for k, id := range cur {
+	for _, id := range cur {
 		v := dl[id]
 		order[no] = id
 		no += int(v >> 63) // first in any document
-		// A query term counts in its row; any other token in one of 8
-		// spare slots in turn (one slot would chain every increment on
-		// the one before through memory).
-		t := int(id)*ndocs + int(d)
-		if id >= m {
-			t = int(m)*ndocs + k&7
+		if id < m {
+			tf[int(id)*ndocs+int(d)]++
+		} else if int32(v>>32) != d {
+			v++ // df
 		}
-		tf[t]++
-		dl[id] = countDoc(v, d)
+		dl[id] = uint64(uint32(d))<<32 | v&0xffffffff
 	}
 	x.norder = no
+}
+
+// queryDF sets the query terms' df, in the low half of their dl words,
+// from their tf: the documents where it is not 0.
+func (x *index) queryDF() {
+	n := x.ndocs
+	for q := range int(x.m) {
+		df := 0
+		for _, c := range x.tf[q*n:][:n] {
+			if c != 0 {
+				df++
+			}
+		}
+		x.dl[q] = x.dl[q]&^0xffffffff | uint64(df)
+	}
 }
 
 // countDoc returns the dl word v (last document | df) of a token that
@@ -467,7 +488,7 @@ func (x *index) insertWord(b []byte, lo, hi int, h, meta, free uint64) int32 {
 	x.keys = keys[:start+n]
 	id := x.newID(entry{hash: h, lo: int32(start), hi: int32(start + n)})
 	sl := slot{key: h, meta: meta | uint64(id)}
-	if t := &x.words; 2*(t.n+1) > len(t.slots) {
+	if t := &x.words; !t.room() {
 		x.rehash(t)
 		t.put(h, sl)
 	} else {
@@ -480,7 +501,7 @@ func (x *index) insertWord(b []byte, lo, hi int, h, meta, free uint64) int32 {
 // insertPair gives the pair p, hashed to h, not in the table, the next id.
 func (x *index) insertPair(p, h uint64) int32 {
 	t := &x.pairs
-	if 2*(t.n+1) > len(t.slots) {
+	if !t.room() {
 		x.rehash(t)
 	}
 	id := x.newID(entry{hash: h, lo: ^int32(p >> 32), hi: int32(uint32(p))})
@@ -557,18 +578,33 @@ func (x *index) newID(e entry) int32 {
 }
 
 // table is an open-addressing hash table with linear probing. Its length
-// is a power of two, and it is at most half full.
+// is a power of two, and it holds at most 1/fill of it.
 type table struct {
 	slots []slot
 	n     int
+	fill  int
 }
+
+// The tables' fill: the words table is kept at most a quarter full, the
+// pairs table half. A quarter cut the words' probes past the first slot,
+// each an unpredictable branch, for ~2% of BM25's time; the pairs table
+// at a quarter was slower, as its misses in cache grew more than its
+// probes fell (docs/benchmarks.md).
+const (
+	wordsFill = 4
+	pairsFill = 2
+)
+
+// room reports whether t takes one more key without a rehash.
+func (t *table) room() bool { return t.fill*(t.n+1) <= len(t.slots) }
 
 // slot is a table entry: key is a single token's hash, or a pair's packed
 // ids, and meta = class << 32 | id (see pairClass); meta is 0 for an
 // empty slot.
 type slot struct{ key, meta uint64 }
 
-func (t *table) reset() {
+func (t *table) reset(fill int) {
+	t.fill = fill
 	if t.slots == nil {
 		t.slots = make([]slot, 1<<12)
 	}

@@ -26,7 +26,7 @@ type internArgs struct {
 	slots  unsafe.Pointer // *slot: x.words.slots
 	mask   uint64         // len(slots) − 1
 	tn     int            // in/out: x.words.n
-	limit  int            // len(slots)/2: an insert beyond it stops the kernel
+	limit  int            // len(slots)/fill: an insert beyond it stops the kernel
 	keys   unsafe.Pointer // *byte: x.keys' array
 	nkeys  int            // in/out: len(x.keys)
 	ent    unsafe.Pointer // *entry: x.ent's array
@@ -36,7 +36,7 @@ type internArgs struct {
 
 // internWordsAsm is internWordsGo's loop in assembly, from token a.k on.
 // It stops at the end, or before an insert that would fill the table past
-// half, with a.k at that token; the caller then rehashes and calls it
+// its fill, with a.k at that token; the caller then rehashes and calls it
 // again. Go compiles internWordsGo's loop with a dozen values spilled to
 // the stack and reloaded for every token; the kernel keeps its state in
 // registers and is otherwise the same steps, so that the index is the
@@ -80,7 +80,7 @@ func (x *index) internWords(b []byte, bounds []int32, cur []int32) {
 		a.slots = unsafe.Pointer(unsafe.SliceData(t.slots))
 		a.mask = uint64(len(t.slots) - 1)
 		a.tn = t.n
-		a.limit = len(t.slots) / 2
+		a.limit = len(t.slots) / t.fill
 		internWordsAsm(&a)
 		t.n = a.tn
 		x.keys = x.keys[:a.nkeys]
@@ -105,7 +105,7 @@ type pairArgs struct {
 	slots unsafe.Pointer // *slot: x.pairs.slots
 	mask  uint64         // len(slots) − 1
 	tn    int            // in/out: x.pairs.n
-	limit int            // len(slots)/2: an insert beyond it stops the kernel
+	limit int            // len(slots)/fill: an insert beyond it stops the kernel
 	ent   unsafe.Pointer // *entry: x.ent's array
 	dl    unsafe.Pointer // *uint64: x.dl's array
 	nid   int            // in/out: len(x.ent)
@@ -114,7 +114,7 @@ type pairArgs struct {
 
 // internPairsAsm is internPairsGo's loop in assembly, from pair a.j on.
 // It stops at the end, before an insert that would fill the table past
-// half (the caller rehashes and calls it again), or at a pair whose first
+// its fill (the caller rehashes and calls it again), or at a pair whose first
 // token is not below ncur − 1, with a.bad set. Go kept the pairs' array,
 // the output's length and the probe's position on the stack, stored or
 // reloaded for every pair; the kernel keeps its state in registers, and is
@@ -157,7 +157,7 @@ func (x *index) internPairs(pairs []int32, cur []int32, out []int32) {
 		a.slots = unsafe.Pointer(unsafe.SliceData(t.slots))
 		a.mask = uint64(len(t.slots) - 1)
 		a.tn = t.n
-		a.limit = len(t.slots) / 2
+		a.limit = len(t.slots) / t.fill
 		internPairsAsm(&a)
 		t.n = a.tn
 		x.ent = x.ent[:a.nid]

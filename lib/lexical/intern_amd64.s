@@ -184,7 +184,7 @@ cmpne:
 
 insert:
 	// Slot DX is empty: the token is new. Stop before the table would be
-	// more than half full (insertWord rehashes there).
+	// fuller than its fill, a.limit (insertWord rehashes there).
 	MOVQ a+0(FP), R10
 	MOVQ internArgs_tn(R10), R14
 	INCQ R14
@@ -247,64 +247,58 @@ done:
 // func countQueryFirstAsm(a *countArgs)
 //
 // Registers: SI the current id's address, R8 dl, R9 order, R10 no, R11
-// tf + d (a query term's count is at id·ndocs from it), R12 m, R13 ndocs,
-// DX the spare slots' offset from R11, BX k; AX the id, DI its dl word.
-// On the stack: the end of cur, d+1 and d<<32.
-TEXT ·countQueryFirstAsm(SB), NOSPLIT, $24-8
+// tf + d (a query term's count is at id·ndocs from it), R12 m, R13 d, BX
+// tf's 8 spare slots; AX the id, DI its last document, R14 the address
+// incremented. On the stack: the end of cur and ndocs.
+TEXT ·countQueryFirstAsm(SB), NOSPLIT, $16-8
 	MOVQ  a+0(FP), AX
 	MOVQ  countArgs_cur(AX), SI
 	MOVQ  countArgs_n(AX), CX
 	LEAQ  (SI)(CX*4), CX
 	MOVQ  CX, end-8(SP)
+	MOVQ  countArgs_ndocs(AX), CX
+	MOVQ  CX, ndocs-16(SP)
 	MOVQ  countArgs_dl(AX), R8
 	MOVQ  countArgs_order(AX), R9
 	MOVQ  countArgs_no(AX), R10
-	MOVQ  countArgs_d(AX), CX
+	MOVQ  countArgs_d(AX), R13
 	MOVQ  countArgs_tf(AX), R11
-	LEAQ  (R11)(CX*4), R11
-	LEAQ  1(CX), R14
-	MOVQ  R14, dp1-16(SP)
-	MOVQ  CX, R14
-	SHLQ  $32, R14
-	MOVQ  R14, dhi-24(SP)
-	MOVQ  countArgs_ndocs(AX), R13
 	MOVQ  countArgs_m(AX), R12
-	MOVQ  R12, DX
-	IMULQ R13, DX
-	SUBQ  CX, DX
-	XORL  BX, BX
+	MOVQ  R12, BX
+	IMULQ CX, BX
+	LEAQ  (R11)(BX*4), BX
+	LEAQ  (R11)(R13*4), R11
 
 count:
+	// The last document (high half of dl) is loaded and d stored over
+	// it, a 32-bit load and store of the same half, so that the store
+	// forwards to the next load of it.
 	MOVLQSX (SI), AX
-	MOVQ    (R8)(AX*8), DI
+	MOVL    4(R8)(AX*8), DI
+	MOVL    R13, 4(R8)(AX*8)
 	MOVL    AX, (R9)(R10*4)
-	MOVQ    DI, CX
-	SHRQ    $63, CX
+	MOVL    DI, CX
+	SHRL    $31, CX
 	ADDQ    CX, R10
 
-	// A query term counts in its row, any other token in spare slot k&7.
+	// Increment: a query term's tf; else its df (the low half of dl) if
+	// d was not its last document; else one of 8 spare slots in turn (by
+	// the address of the id, which steps by 4), so that no increment
+	// waits on the one before through memory.
+	MOVQ    SI, R14
+	ANDQ    $28, R14
+	ADDQ    BX, R14
+	LEAQ    (R8)(AX*8), CX
+	CMPL    DI, R13
+	CMOVQNE CX, R14
 	MOVQ    AX, CX
-	IMULQ   R13, CX
-	MOVQ    BX, R14
-	ANDQ    $7, R14
-	ADDQ    DX, R14
+	IMULQ   ndocs-16(SP), CX
+	LEAQ    (R11)(CX*4), CX
 	CMPQ    AX, R12
-	CMOVQGE R14, CX
-	INCL    (R11)(CX*4)
-
-	// countDoc: dl = d<<32 | df + (last document ≠ d). The last
-	// document is −1 (none) or at most d, so last+1 (32 bits, −1 wrapping
-	// to 0) is below d+1 exactly when it is not d: the compare's carry.
-	MOVQ DI, CX
-	SHRQ $32, CX
-	INCL CX
-	CMPL CX, dp1-16(SP)
-	MOVL DI, CX
-	ADCQ dhi-24(SP), CX
-	MOVQ CX, (R8)(AX*8)
+	CMOVQLT CX, R14
+	INCL    (R14)
 
 	ADDQ $4, SI
-	INCQ BX
 	CMPQ SI, end-8(SP)
 	JB   count
 
@@ -406,7 +400,7 @@ pairnext:
 
 pairinsert:
 	// Slot DX is empty: the pair is new. Stop before the table would be
-	// more than half full (insertPair rehashes there).
+	// fuller than its fill, a.limit (insertPair rehashes there).
 	MOVQ a+0(FP), R10
 	MOVQ pairArgs_tn(R10), R14
 	INCQ R14

@@ -86,7 +86,7 @@ func snapshot(x *index) indexState {
 		norder: x.norder, words: x.words.n, pairs: x.pairs.n, nkey: len(x.keys),
 	}
 	if x.queryFirst {
-		s.tf = slices.Clone(x.tf[:int(x.m)*x.ndocs+8]) // the spare slots too: both fill them alike
+		s.tf = slices.Clone(x.tf[:int(x.m)*x.ndocs]) // not the spare slots: the kernel takes them in another turn
 		s.order = slices.Clone(x.order[:x.norder])
 		s.dlen = slices.Clone(x.dlen)
 	}
