@@ -220,6 +220,12 @@ const WriteChunk = 16 * 64
 func (w *Writer[T]) Write(rows []T) error {
 	for len(rows) > 0 {
 		room := rowGroupRows - w.group // rows the row group can still take
+		if room <= 0 || len(w.buf) >= room {
+			// put ends a group at rowGroupRows and flush empties buf
+			// before it reaches room, so this is a bug; without the
+			// check the loop would hand over no rows and spin forever.
+			return fmt.Errorf("write %s: %d rows in the row group and %d held, past its %d: a bug in dataset.Writer", w.uri, w.group, len(w.buf), rowGroupRows)
+		}
 		if len(w.buf) == 0 && len(rows) >= min(room, WriteChunk) {
 			n := len(rows) - len(rows)%WriteChunk
 			if len(rows) >= room {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -508,6 +509,30 @@ func TestWriteChunks(t *testing.T) {
 		}
 		if got := readObject(t, st, key); !bytes.Equal(got, wantMany) {
 			t.Errorf("%d rows in calls of %v: not WriteRows' bytes", len(many), sizes)
+		}
+	}
+}
+
+// TestWriteRefusesBrokenGroupCount checks that Write fails, instead of
+// looping without handing over a row, when its count of the row group's
+// rows is past what the group can take (a bug of the Writer's own: put
+// keeps it below rowGroupRows).
+func TestWriteRefusesBrokenGroupCount(t *testing.T) {
+	for _, group := range []int{rowGroupRows, rowGroupRows + 5} {
+		w, err := NewWriter[Problem](context.Background(), store.NewMem(), "broken")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.group = group
+		done := make(chan error, 1)
+		go func() { done <- w.Write([]Problem{{ID: "a"}, {ID: "b"}}) }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "a bug in dataset.Writer") {
+				t.Errorf("group count %d: Write gave %v, want the bug named", group, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("group count %d: Write did not return", group)
 		}
 	}
 }
