@@ -219,12 +219,9 @@ const WriteChunk = 16 * 64
 // they are, without a copy.
 func (w *Writer[T]) Write(rows []T) error {
 	for len(rows) > 0 {
-		room := rowGroupRows - w.group // rows the row group can still take
-		if room <= 0 || len(w.buf) >= room {
-			// put ends a group at rowGroupRows and flush empties buf
-			// before it reaches room, so this is a bug; without the
-			// check the loop would hand over no rows and spin forever.
-			return fmt.Errorf("write %s: %d rows in the row group and %d held, past its %d: a bug in dataset.Writer", w.uri, w.group, len(w.buf), rowGroupRows)
+		room, err := w.room()
+		if err != nil {
+			return err
 		}
 		if len(w.buf) == 0 && len(rows) >= min(room, WriteChunk) {
 			n := len(rows) - len(rows)%WriteChunk
@@ -253,11 +250,28 @@ func (w *Writer[T]) Write(rows []T) error {
 // time: a slice made to pass one row to Write escaped to the heap, an
 // allocation per row.
 func (w *Writer[T]) WriteRow(r T) error {
+	room, err := w.room()
+	if err != nil {
+		return err
+	}
 	w.buf = append(w.buf, r)
-	if len(w.buf) == WriteChunk || len(w.buf) == rowGroupRows-w.group {
+	if len(w.buf) == WriteChunk || len(w.buf) == room {
 		return w.flush()
 	}
 	return nil
+}
+
+// room is how many rows the row group being written can still take. put
+// ends a group at rowGroupRows and Write and WriteRow flush buf before it
+// reaches room, so a count past that is a bug of the Writer's: room says
+// so rather than let Write hand over no rows and loop forever, or
+// WriteRow cut groups at the wrong rows.
+func (w *Writer[T]) room() (int, error) {
+	room := rowGroupRows - w.group
+	if room <= 0 || len(w.buf) >= room {
+		return 0, fmt.Errorf("write %s: %d rows in the row group and %d held, past its %d: a bug in dataset.Writer", w.uri, w.group, len(w.buf), rowGroupRows)
+	}
+	return room, nil
 }
 
 // Pending is how many rows Write holds that the Parquet writer has not

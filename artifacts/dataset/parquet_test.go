@@ -513,26 +513,32 @@ func TestWriteChunks(t *testing.T) {
 	}
 }
 
-// TestWriteRefusesBrokenGroupCount checks that Write fails, instead of
-// looping without handing over a row, when its count of the row group's
-// rows is past what the group can take (a bug of the Writer's own: put
-// keeps it below rowGroupRows).
+// TestWriteRefusesBrokenGroupCount checks that Write and WriteRow fail,
+// instead of looping without handing over a row or cutting groups at the
+// wrong rows, when the count of the row group's rows is past what the
+// group can take (a bug of the Writer's own: put keeps it below
+// rowGroupRows).
 func TestWriteRefusesBrokenGroupCount(t *testing.T) {
 	for _, group := range []int{rowGroupRows, rowGroupRows + 5} {
-		w, err := NewWriter[Problem](context.Background(), store.NewMem(), "broken")
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.group = group
-		done := make(chan error, 1)
-		go func() { done <- w.Write([]Problem{{ID: "a"}, {ID: "b"}}) }()
-		select {
-		case err := <-done:
-			if err == nil || !strings.Contains(err.Error(), "a bug in dataset.Writer") {
-				t.Errorf("group count %d: Write gave %v, want the bug named", group, err)
+		for name, write := range map[string]func(*Writer[Problem]) error{
+			"Write":    func(w *Writer[Problem]) error { return w.Write([]Problem{{ID: "a"}, {ID: "b"}}) },
+			"WriteRow": func(w *Writer[Problem]) error { return w.WriteRow(Problem{ID: "a"}) },
+		} {
+			w, err := NewWriter[Problem](context.Background(), store.NewMem(), "broken")
+			if err != nil {
+				t.Fatal(err)
 			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("group count %d: Write did not return", group)
+			w.group = group
+			done := make(chan error, 1)
+			go func() { done <- write(w) }()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), "a bug in dataset.Writer") {
+					t.Errorf("group count %d: %s gave %v, want the bug named", group, name, err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("group count %d: %s did not return", group, name)
+			}
 		}
 	}
 }
