@@ -330,22 +330,26 @@ func addTerm(scores []float64, row []int32, norm []float64, w, k1p1 float64, den
 	}
 	for d, f := range row {
 		if f != 0 {
-			ff := float64(f)
-			// float64(…) forbids fusing into an FMA, which numpy does not
-			// do either.
-			scores[d] += float64(w * (ff * k1p1 / (ff + norm[d])))
+			scores[d] += bm25Term(f, norm[d], w, k1p1)
 		}
 	}
 }
 
+// bm25Term is w·(f·(k1+1) / (f + norm)), rounded as numpy rounds it:
+// float64(…) forbids fusing into an FMA, which numpy does not do either.
+// The kernel (addTermAVX2) does the same operations in the same order.
+func bm25Term(f int32, norm, w, k1p1 float64) float64 {
+	ff := float64(f)
+	return float64(w * (ff * k1p1 / (ff + norm)))
+}
+
 // addTermDenseGo is addTermDense in Go: addTerm's sum for every document,
-// as numpy computes it (no FMA).
+// as numpy computes it.
 func addTermDenseGo(scores []float64, row []int32, norm []float64, w, k1p1 float64) {
 	norm = norm[:len(row)]
 	scores = scores[:len(row)]
 	for d, f := range row {
-		ff := float64(f)
-		scores[d] += float64(w * (ff * k1p1 / (ff + norm[d])))
+		scores[d] += bm25Term(f, norm[d], w, k1p1)
 	}
 }
 
