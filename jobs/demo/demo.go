@@ -57,6 +57,7 @@ ingest:
       license: CC-BY-SA-4.0
       origin: saber-synth
       fields: {id: id, statement: statement, solution: solution, subject: domain, source: source}
+      terms: {aops: {license: AoPS terms of use, no_training: true}}  # the rows whose source field says aops (App. A.8: not for training)
     - name: synth-restricted
       paths: [input/synth-restricted.jsonl]  # every 20th generated problem, under terms that forbid training
       source: other

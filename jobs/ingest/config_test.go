@@ -69,6 +69,10 @@ func TestConfigValidation(t *testing.T) {
 		{"no paths", "ingest: {sources: [{name: a}]}", []string{"ingest.sources[0].paths: at least one file or glob required"}},
 		{"format", "ingest: {sources: [{name: a, paths: [a.csv], format: csv}]}", []string{`ingest.sources[0].format: "csv" is not one of auto, jsonl, json, parquet`}},
 		{"source", "ingest: {sources: [{name: a, paths: [a.jsonl], source: web}]}", []string{`ingest.sources[0].source: "web" is not one of official, numina, aops, other`}},
+		{"terms key", "ingest: {sources: [{name: a, paths: [a.jsonl], fields: {source: src}, terms: {web: {license: x}}}]}", []string{`ingest.sources[0].terms: key "web" is not one of official, numina, aops, other`}},
+		{"terms without fields.source", "ingest: {sources: [{name: a, paths: [a.jsonl], terms: {aops: {license: x, no_training: true}}}]}", []string{"ingest.sources[0].terms.aops: terms apply to the rows whose own source (fields.source) is aops, and this source sets no fields.source"}},
+		{"terms without licence", "ingest: {sources: [{name: a, paths: [a.jsonl], fields: {source: src}, terms: {numina: {no_training: true}}}]}", []string{"ingest.sources[0].terms.numina.license: empty"}},
+		{"aops terms that allow training", "ingest: {sources: [{name: a, paths: [a.jsonl], fields: {source: src}, terms: {aops: {license: x}}}]}", []string{"ingest.sources[0].terms.aops.no_training: false; AoPS problems are not to be trained on (paper App. A.8)"}},
 		{"every problem at once", "ingest: {shards: -2, sources: [{name: a, format: xml}]}", []string{
 			"ingest.shards: must be ≥ 1", "ingest.sources[0].paths: at least one", `ingest.sources[0].format: "xml"`}},
 		{"typo", "ingest: {sources: [{name: a, paths: [a.jsonl], feilds: {id: uid}}]}", []string{"unknown key ingest.sources[0].feilds (valid here: fields, files, format, id_prefix"}},

@@ -137,6 +137,15 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 	}
 	p.License = in.src.License
 	p.NoTraining = in.src.NoTraining
+	if t, ok := in.src.Terms[p.Source]; ok {
+		p.License, p.NoTraining = t.License, t.NoTraining
+	}
+	// App. A.8: the AoPS portion is marked unavailable for training,
+	// whichever source entry its rows came through (a mixed dump whose
+	// rows name their source).
+	if p.Source == "aops" {
+		p.NoTraining = true
+	}
 	if strings.TrimSpace(id) != "" {
 		p.ID = in.src.IDPrefix + strings.TrimSpace(id)
 	} else {

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -458,5 +459,56 @@ func TestFolderSource(t *testing.T) {
 		if _, err := layout.OpenFile(ctx, in.URI, cfg.Storage); err != nil {
 			t.Errorf("recorded %s cannot be reopened: %v", in.URI, err)
 		}
+	}
+}
+
+// TestTermsAndAoPS: a mixed dump whose rows name their own source gives
+// the rows of a source listed under terms: that source's licence and
+// flag, the others the entry's; and every aops row is flagged no_training
+// (App. A.8), through terms: or without them, in a mixed dump or in a
+// source entry that is aops itself.
+func TestTermsAndAoPS(t *testing.T) {
+	mixed := `{"uid": "n1", "problem": "P1", "solution": "S1", "src": "numina"}
+{"uid": "a1", "problem": "P2", "solution": "S2", "src": "aops"}
+{"uid": "o1", "problem": "P3", "solution": "S3"}
+`
+	for _, tt := range []struct {
+		name, sources string
+		want          map[string]string // id → "license no_training"
+	}{
+		{"terms", `    - name: mix
+      paths: [mix.jsonl]
+      source: official
+      license: Apache-2.0
+      fields: {id: uid, statement: problem, solution: solution, source: src}
+      terms: {aops: {license: AoPS terms of use, no_training: true}}
+`, map[string]string{"n1": "Apache-2.0 false", "a1": "AoPS terms of use true", "o1": "Apache-2.0 false"}},
+		{"aops rows without terms", `    - name: mix
+      paths: [mix.jsonl]
+      source: official
+      license: Apache-2.0
+      fields: {id: uid, statement: problem, solution: solution, source: src}
+`, map[string]string{"n1": "Apache-2.0 false", "a1": "Apache-2.0 true", "o1": "Apache-2.0 false"}},
+		{"an aops entry without no_training", `    - name: mix
+      paths: [mix.jsonl]
+      source: aops
+      license: AoPS terms of use
+      fields: {id: uid, statement: problem, solution: solution}
+`, map[string]string{"n1": "AoPS terms of use true", "a1": "AoPS terms of use true", "o1": "AoPS terms of use true"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := setup(t, map[string][]byte{"mix.jsonl": []byte(mixed)}, tt.sources)
+			probs, rejs, err := runShards(t, cfg, 2)
+			if err != nil || len(rejs) != 0 {
+				t.Fatalf("err %v, rejects %+v", err, rejs)
+			}
+			got := map[string]string{}
+			for _, p := range probs {
+				got[p.ID] = fmt.Sprintf("%s %v", p.License, p.NoTraining)
+			}
+			if !maps.Equal(got, tt.want) {
+				t.Errorf("terms by id: %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package decl
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -58,7 +59,13 @@ type Source struct {
 	Origin  string `yaml:"origin" json:"origin"`
 	// NoTraining marks a source whose terms forbid training on it (AoPS,
 	// App. A.8): every row carries the flag, and the release states it.
+	// Rows whose corpus source is aops are flagged whatever it says.
 	NoTraining bool `yaml:"no_training" json:"no_training"`
+	// Terms gives the rows whose own corpus source (fields.source) is a
+	// key the licence and no_training flag of that source instead of this
+	// entry's: a mixed dump whose AoPS rows are not under the dump's
+	// licence. Keys are official, numina, aops or other.
+	Terms map[string]Terms `yaml:"terms" json:"terms"`
 	// Fields maps problem fields (id, statement, solution, subject, origin)
 	// to the input's field names. Statement and solution are required.
 	Fields Fields `yaml:"fields" json:"fields"`
@@ -90,6 +97,12 @@ type Source struct {
 	// MaxRejectShare overrides ingest.max_reject_share for this source (a
 	// source known to be dirty); 0 takes the section's.
 	MaxRejectShare float64 `yaml:"max_reject_share" json:"max_reject_share" hash:"-"`
+}
+
+// Terms are the licence and training flag of some rows of a source.
+type Terms struct {
+	License    string `yaml:"license" json:"license"`
+	NoTraining bool   `yaml:"no_training" json:"no_training"`
 }
 
 // Cond is one condition of a where: filter on an input field (a path as
@@ -208,6 +221,7 @@ func (c *Config) Validate(_ *config.Config, bad func(string, ...any)) {
 		if !slices.Contains(dataset.Sources, s.Source) {
 			bad("%s.source: %q is not one of %s", p, s.Source, strings.Join(dataset.Sources, ", "))
 		}
+		checkTerms(p, s, bad)
 		if CheckFieldMap != nil {
 			CheckFieldMap(p, &s, bad)
 		}
@@ -221,3 +235,24 @@ func (c *Config) Validate(_ *config.Config, bad func(string, ...any)) {
 // whole config before it starts anything), and the other stages'
 // binaries, which never read a source, check the rest of the section.
 var CheckFieldMap func(p string, s *Source, bad func(string, ...any))
+
+// checkTerms checks a source's terms: by corpus source, each with a
+// licence, and only where rows name their own source (fields.source). App.
+// A.8 marks the AoPS portion as unavailable for training, so ingest flags
+// every aops row no_training whatever its source's flag; aops terms that
+// say otherwise contradict that.
+func checkTerms(p string, s Source, bad func(string, ...any)) {
+	for _, k := range slices.Sorted(maps.Keys(s.Terms)) {
+		t := s.Terms[k]
+		switch {
+		case !slices.Contains(dataset.Sources, k):
+			bad("%s.terms: key %q is not one of %s", p, k, strings.Join(dataset.Sources, ", "))
+		case s.Fields.Source == "":
+			bad("%s.terms.%s: terms apply to the rows whose own source (fields.source) is %s, and this source sets no fields.source: set license and no_training on the source itself", p, k, k)
+		case strings.TrimSpace(t.License) == "":
+			bad("%s.terms.%s.license: empty; name the licence of the source's %s rows", p, k, k)
+		case k == "aops" && !t.NoTraining:
+			bad("%s.terms.aops.no_training: false; AoPS problems are not to be trained on (paper App. A.8), and ingest flags them all: set it to true", p)
+		}
+	}
+}
