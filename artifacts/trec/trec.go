@@ -9,9 +9,11 @@
 //   - qrels: `query 0 doc level`, the integer relevance level of one judged
 //     document. SABER-Math's ratings are real numbers in [0, 5]; the level
 //     is Level(rating), the rating rounded half up to the nearest integer
-//     (0.5 → 1, 4.5 → 5), so levels run 0…5 and no level is more than 0.5
-//     from its rating. Tools that binarise qrels (MAP, recall) count level
-//     ≥ 1 as relevant by default, that is rating ≥ 0.5.
+//     (0.5 → 1, 4.5 → 5; a rating within 1e-9 below a half, the fit's
+//     precision, counts as the half), so levels run 0…5 and no level is
+//     more than 0.5 (+1e-9) from its rating. Tools that binarise qrels
+//     (MAP, recall) count level ≥ 1 as relevant by default, that is
+//     rating ≥ 0.5 (− 1e-9).
 //   - ratings TSV: a header line `query	doc	rating`, then the exact rating
 //     of every judged document, written as the shortest decimal that reads
 //     back to the same float64 (strconv 'g', −1). Our own format: it is what
@@ -80,17 +82,24 @@ type ParseError struct {
 
 func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
+// HalfTolerance is how far below a half a rating may lie and still round
+// up as the half. Bradley–Terry stops at max |Δθ| < 1e-10, so ratings that
+// equal evidence makes equal (7 wins of 14 in a round robin: 2.5) come out
+// of the fit a few ulps apart, 2.4999999999999996 beside 2.5000000000000013;
+// rounding them exactly would give the same evidence levels 2 and 3.
+const HalfTolerance = 1e-9
+
 // Level is the qrels level of a rating in [0, MaxRating]: the rating
-// rounded half up to an integer, floor(r) + 1 when r − floor(r) ≥ 0.5.
-// (Computed from the fractional part, which is exact, rather than as
-// floor(r + 0.5), which rounds 0.49999999999999994 up to 1.) A rating
-// outside [0, MaxRating] or NaN is an error.
+// rounded half up to an integer, floor(r) + 1 when r − floor(r) ≥ 0.5 −
+// HalfTolerance. (Computed from the fractional part, which is exact,
+// rather than as floor(r + 0.5), whose addition rounds.) A rating outside
+// [0, MaxRating] or NaN is an error.
 func Level(r float64) (int, error) {
 	if !(r >= 0 && r <= MaxRating) {
 		return 0, fmt.Errorf("rating %v is outside [0, %d]", r, MaxRating)
 	}
 	f := math.Floor(r)
-	if r-f >= 0.5 {
+	if r-f >= 0.5-HalfTolerance {
 		f++
 	}
 	return int(f), nil

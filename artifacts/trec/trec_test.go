@@ -14,10 +14,16 @@ func TestLevel(t *testing.T) {
 		want int
 	}{
 		{0, 0}, {0.49, 0}, {0.5, 1}, {1.4999, 1}, {2.5, 3}, {4.5, 5}, {4.9, 5}, {5, 5},
-		// floor(r + 0.5) would give 1 here: r + 0.5 rounds to 1.0 in float64.
-		{0.49999999999999994, 0},
-		{math.Nextafter(0.5, 0), 0},
-		{math.Nextafter(3.5, 0), 3},
+		// The fit's rounding error below a half counts as the half: equal
+		// evidence (2.5 exactly) gets one level.
+		{0.49999999999999994, 1},
+		{math.Nextafter(0.5, 0), 1},
+		{math.Nextafter(3.5, 0), 4},
+		{2.4999999999999996, 3}, {2.5000000000000013, 3},
+		{0.5 - 0.9e-9, 1}, {3.5 - 0.9e-9, 4},
+		// Beyond the tolerance, below the half.
+		{0.5 - 2e-9, 0}, {3.5 - 2e-9, 3}, {0.4999999, 0},
+		{math.Nextafter(5, 0), 5}, {4.9999999995, 5},
 	}
 	for _, tt := range tests {
 		got, err := Level(tt.r)
@@ -61,7 +67,7 @@ func TestRoundTrip(t *testing.T) {
 	if err := WriteQrels(&buf, ratings); err != nil {
 		t.Fatal(err)
 	}
-	if want := "q1 0 d1 0\nq1 0 d2 5\nq2 0 d1 2\nq2 0 d3 0\n"; buf.String() != want {
+	if want := "q1 0 d1 0\nq1 0 d2 5\nq2 0 d1 3\nq2 0 d3 0\n"; buf.String() != want {
 		t.Errorf("qrels:\n%s\nwant:\n%s", buf.String(), want)
 	}
 	qrels, err := ReadQrels(&buf, "q.txt")

@@ -187,8 +187,9 @@ func exportReadme(run string, s *ExportSummary) string {
 Written by `+"`saber export trec`"+`.
 
 - %s: TREC qrels, `+"`query 0 doc level`"+`, %d judged documents of %d queries. The level is
-  the [0, 5] rating rounded half up (0.5 → 1, 4.5 → 5): levels 0…5, each within 0.5 of its
-  rating. Tools that binarise qrels count level ≥ 1 (rating ≥ 0.5) as relevant.
+  the [0, 5] rating rounded half up (0.5 → 1, 4.5 → 5; a rating within 1e-9 below a half, the
+  fit's precision, counts as the half): levels 0…5, each within 0.5 (+1e-9) of its rating. Tools
+  that binarise qrels count level ≥ 1 (rating ≥ 0.5 − 1e-9) as relevant.
 - %s: the exact ratings, `+"`query<TAB>doc<TAB>rating`"+` after a header line, each the shortest
   decimal that reads back to the same float64. These are the labels `+"`saber report`"+` scores with.
 `, run, ExportQrels, s.Ratings, s.Queries, ExportRatings)
