@@ -88,12 +88,16 @@ type DatasetDigest struct {
 	SHA256  string `json:"sha256"`
 }
 
-// SourceFile is a raw input file of ingest: its name (the path under
-// ingest.sources[].paths, relative to the config), size and SHA-256.
+// SourceFile is a raw input file the run read: its name (the path the
+// config gives it, relative to the config's folder: under
+// ingest.sources[].paths for a source, another key for an ontology or
+// report.plan), size, SHA-256 and the stages that read it, so that a
+// rebuilder knows which key it belongs under.
 type SourceFile struct {
-	Name   string `json:"name"`
-	Size   int64  `json:"size"`
-	SHA256 string `json:"sha256"`
+	Name   string   `json:"name"`
+	Size   int64    `json:"size"`
+	SHA256 string   `json:"sha256"`
+	ReadBy []string `json:"read_by"`
 }
 
 // System is one retriever in one setting.
@@ -476,14 +480,18 @@ type ManifestEntry struct {
 
 // Manifest is MANIFEST.json: what the release is, who made it, what made
 // it (every step back to ingest with its config values, the datasets read
-// and the raw sources), what the card says of it, and every file.
+// and the raw sources), what the card says of it, and every file. License
+// is release.license, the terms of our own material only (ratings,
+// judgments, annotations, metadata), under a key no tool takes for the
+// whole release's licence: the texts keep their sources' terms, which
+// Licences lists with ours.
 type Manifest struct {
 	Name              string           `json:"name"`
 	Version           string           `json:"version"`
 	Date              string           `json:"date"`
 	Homepage          string           `json:"homepage"`
 	Creators          []Creator        `json:"creators"`
-	License           string           `json:"license"`
+	License           string           `json:"our_material_license"`
 	Licences          []string         `json:"licences"`
 	Citation          string           `json:"citation"`
 	CodeVersion       string           `json:"code_version"`

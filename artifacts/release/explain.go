@@ -41,7 +41,7 @@ func (c *Contents) trecReadme() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# TREC files of %s %s\n\n", c.Meta.Name, c.Meta.Version)
 	b.WriteString("Plain-text files that trec_eval, ir_measures, pytrec_eval and similar tools read.\n\n")
-	b.WriteString("- `qrels.txt`: `query 0 doc level`, one line per rated candidate. The level is the rating rounded half up to an integer 0–5.\n")
+	b.WriteString("- `qrels.txt`: `query 0 doc level`, one line per rated candidate. The level is the rating rounded half up to an integer 0–5 (a rating within 1e-9 below a half, the fit's precision, counts as the half).\n")
 	b.WriteString("- `ratings.tsv`: a header `query\\tdoc\\trating`, then the exact real-valued rating in [0, 5] of every candidate, the shortest decimal that reads back to the same float64. These are the benchmark's labels.\n")
 	fmt.Fprintf(&b, "- `runs/<retriever>.<setting>.run`: `query Q0 doc rank score tag`, each query's candidates as the system ranked them: %s.\n\n", c.systemsPhrase())
 	b.WriteString("## Scores in the runs\n\n")
@@ -74,12 +74,12 @@ func (c *Contents) reproduce() []byte {
 	fmt.Fprintf(&b, "# Reproducing %s %s\n\n", m.Name, m.Version)
 	b.WriteString("This release was built by saber from raw sources, and rebuilding it the same way gives the same bytes: every file of `SHA256SUMS` comes out identical, whatever shard counts or machines the rebuild uses.\n\n")
 	fmt.Fprintf(&b, "## What made it\n\n- Code: saber at commit `%s`.\n- Config: `%s`, the run's effective config (every default filled in); its hash is `%s` and `%s` lists every step's config values.\n- Seed: %d.\n\n", m.CodeVersion, ReproduceConfig, m.ConfigHash, ManifestFile, m.Seed)
-	b.WriteString("## Raw sources\n\nThe files ingest read, by the name `ingest.sources[].paths` gives them (relative to the config's folder):\n\n| file | bytes | SHA-256 |\n|---|--:|---|\n")
+	b.WriteString("## Raw sources\n\nThe files the run read from outside its storage, by the name its config gives them (relative to the config's folder), and the stages that read them: ingest's are its `ingest.sources[].paths`; another stage's are named by that stage's section (an ontology, `report.plan`).\n\n| file | read by | bytes | SHA-256 |\n|---|---|--:|---|\n")
 	for _, s := range m.Sources {
-		fmt.Fprintf(&b, "| `%s` | %d | `%s` |\n", s.Name, s.Size, s.SHA256)
+		fmt.Fprintf(&b, "| `%s` | %s | %d | `%s` |\n", s.Name, strings.Join(s.ReadBy, ", "), s.Size, s.SHA256)
 	}
 	if len(m.Sources) == 0 {
-		b.WriteString("| (none recorded) | | |\n")
+		b.WriteString("| (none recorded) | | | |\n")
 	}
 	b.WriteString("\n## Commands\n\n```sh\n")
 	commit, dirty, _ := strings.Cut(m.CodeVersion, "+")

@@ -21,7 +21,7 @@ import (
 
 // Query is a row of data/queries.parquet: one benchmark query.
 type Query struct {
-	ID        string   `parquet:"id" doc:"query id (a document id of the corpus it was drawn from)"`
+	ID        string   `parquet:"id" doc:"query id: the id of its problem in the deduplicated corpus the benchmark was drawn from; its text is in this table, and in data/corpus.parquet only where it is also a candidate of another query"`
 	Statement string   `parquet:"statement" doc:"the problem statement (LaTeX in Markdown)"`
 	Solution  string   `parquet:"solution" doc:"its worked solution"`
 	Domain    string   `parquet:"domain" doc:"its main domain: a top-level label of the ontology (with the default ontology Algebra, Geometry, Number Theory, Combinatorics or Calculus and Analysis)"`
@@ -66,7 +66,7 @@ type Qrel struct {
 	Query  string  `parquet:"query" doc:"query id"`
 	Doc    string  `parquet:"doc" doc:"document id"`
 	Rating float64 `parquet:"rating" doc:"relevance in [0, 5]: the Bradley–Terry strength rescaled per query"`
-	Level  int32   `parquet:"level" doc:"the rating rounded half up to an integer 0–5 (the BEIR, MTEB and TREC score)"`
+	Level  int32   `parquet:"level" doc:"the rating rounded half up to an integer 0–5, a rating within 1e-9 below a half (the fit's precision) counting as the half (the BEIR, MTEB and TREC score)"`
 	Theta  float64 `parquet:"theta" doc:"the Bradley–Terry strength"`
 	Games  int32   `parquet:"games" doc:"valid comparisons it took part in"`
 	Wins   int32   `parquet:"wins" doc:"comparisons it won"`

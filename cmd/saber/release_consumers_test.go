@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -502,6 +503,19 @@ func TestReproduceRebuildsTheRelease(t *testing.T) {
 	for _, s := range man.Sources {
 		if !strings.Contains(string(readme), s.SHA256) {
 			t.Errorf("REPRODUCE.md does not list %s", s.Name)
+		}
+		// Each raw file says which stage read it, so that a rebuilder
+		// knows the key it goes under: the demo's inputs are ingest's,
+		// its plan.json report's (report.plan).
+		want := "ingest"
+		if s.Name == "plan.json" {
+			want = "report"
+		}
+		if !slices.Equal(s.ReadBy, []string{want}) {
+			t.Errorf("MANIFEST.json: %s read by %v, want [%s]", s.Name, s.ReadBy, want)
+		}
+		if row := fmt.Sprintf("| `%s` | %s | %d |", s.Name, want, s.Size); !strings.Contains(string(readme), row) {
+			t.Errorf("REPRODUCE.md has no row %q", row)
 		}
 		src := filepath.Join(demo, s.Name)
 		data, err := os.ReadFile(src)

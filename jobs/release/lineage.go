@@ -25,6 +25,7 @@ func lineage(ctx context.Context, env *stage.Env) ([]pkg.Provenance, []pkg.Sourc
 	type key struct{ stage, step, hash, code string }
 	steps := map[key]*pkg.Provenance{}
 	raw := map[string]layout.Object{} // by URI; whole-file reads first
+	readBy := map[string][]string{}   // by URI, the stages that read it
 	queue := slices.Clone(inputs)
 	seen := map[string]bool{}
 	for len(queue) > 0 {
@@ -62,6 +63,9 @@ func lineage(ctx context.Context, env *stage.Env) ([]pkg.Provenance, []pkg.Sourc
 					if old, ok := raw[in.URI]; !ok || (old.Length > 0 && in.Length == 0) {
 						raw[in.URI] = in
 					}
+					if !slices.Contains(readBy[in.URI], m.Stage) {
+						readBy[in.URI] = append(readBy[in.URI], m.Stage)
+					}
 				}
 			}
 		}
@@ -74,7 +78,7 @@ func lineage(ctx context.Context, env *stage.Env) ([]pkg.Provenance, []pkg.Sourc
 	slices.SortFunc(out, func(a, b pkg.Provenance) int {
 		return cmp.Or(strings.Compare(a.Stage, b.Stage), strings.Compare(a.Step, b.Step), strings.Compare(a.ConfigHash, b.ConfigHash), strings.Compare(a.CodeVersion, b.CodeVersion))
 	})
-	sources, err := sourceFiles(ctx, env, raw)
+	sources, err := sourceFiles(ctx, env, raw, readBy)
 	return out, sources, err
 }
 
@@ -83,10 +87,12 @@ func lineage(ctx context.Context, env *stage.Env) ([]pkg.Provenance, []pkg.Sourc
 // now (an ingest shard of a large file records only its byte range). A
 // file is named by its path relative to the config's folder, so that the
 // release does not depend on where the run was made.
-func sourceFiles(ctx context.Context, env *stage.Env, raw map[string]layout.Object) ([]pkg.SourceFile, error) {
+func sourceFiles(ctx context.Context, env *stage.Env, raw map[string]layout.Object, readBy map[string][]string) ([]pkg.SourceFile, error) {
 	var out []pkg.SourceFile
 	for uri, o := range raw {
-		f := pkg.SourceFile{Name: sourceName(env, uri), Size: o.Size, SHA256: o.SHA256}
+		by := slices.Clone(readBy[uri])
+		slices.Sort(by)
+		f := pkg.SourceFile{Name: sourceName(env, uri), Size: o.Size, SHA256: o.SHA256, ReadBy: by}
 		if o.Length > 0 {
 			sum, size, err := hashFile(ctx, env, uri)
 			if err != nil {
@@ -99,7 +105,16 @@ func sourceFiles(ctx context.Context, env *stage.Env, raw map[string]layout.Obje
 	slices.SortFunc(out, func(a, b pkg.SourceFile) int {
 		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.SHA256, b.SHA256))
 	})
-	return slices.Compact(out), nil
+	// Two URIs may name one file (file:///x and /x): one row, read by both's stages.
+	merged := out[:0]
+	for _, f := range out {
+		if k := len(merged) - 1; k >= 0 && merged[k].Name == f.Name && merged[k].SHA256 == f.SHA256 && merged[k].Size == f.Size {
+			merged[k].ReadBy = slices.Compact(slices.Sorted(slices.Values(append(merged[k].ReadBy, f.ReadBy...))))
+			continue
+		}
+		merged = append(merged, f)
+	}
+	return merged, nil
 }
 
 func sourceName(env *stage.Env, uri string) string {
