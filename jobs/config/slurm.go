@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/saber-math/saber/lib/secret"
 )
 
 // Slurm configures `saber submit`: where logs and binaries are on the
@@ -227,9 +229,9 @@ func validateSlurmStage(p string, s SlurmStage, bad func(string, ...any)) {
 		switch {
 		case !reEnvName.MatchString(k):
 			bad("%s.env: %q is not a variable name", p, k)
-		case secretValue(v) != "":
-			bad("%s.env.%s: its value looks like a secret (%s); %s", p, k, secretValue(v), how)
-		case isFile && !filePath(v):
+		case secret.Looks(v) != "":
+			bad("%s.env.%s: its value looks like a secret (%s); %s", p, k, secret.Looks(v), how)
+		case isFile && !secret.FilePath(v):
 			bad("%s.env.%s: a _FILE variable names the file that holds a secret: its value must be a path (/…, ~/…, ./…, $VAR/…), not the secret; %s", p, k, how)
 		case isFile:
 			// A path to a key is not the key: OPENAI_KEY_FILE: /run/keys/k.

@@ -15,6 +15,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/saber-math/saber/lib/lexical"
 	"github.com/saber-math/saber/lib/llmconf"
+	"github.com/saber-math/saber/lib/secret"
 )
 
 // Parsers of a chat reranker's answer.
@@ -354,6 +356,15 @@ func (s Spec) Validate(name string, bad func(format string, a ...any)) {
 	}
 	if !finiteNonNeg(s.TimeoutSeconds) || !finiteNonNeg(s.StartTimeoutSeconds) {
 		bad("%s: timeout_seconds and start_timeout_seconds must be finite and ≥ 0", p)
+	}
+
+	// The config is hashed into every manifest and published in the
+	// release's reproduce/run.yaml: a plugin's secret stays in the
+	// environment the stage runs in. The value is never quoted.
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		if what := secret.Looks(s.Env[k]); what != "" {
+			bad("%s.env.%s: its value looks like a secret (%s); the config is recorded in every manifest and published with a release: export the variable where the stage runs (the plugin inherits the environment), or put the secret in a file and give its path", p, k, what)
+		}
 	}
 
 	// Templates and the instruction.

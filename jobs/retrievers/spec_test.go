@@ -79,6 +79,8 @@ func TestSpecValidation(t *testing.T) {
 		{"rewrite without model", retrievers.Spec{Kind: "embedding", Model: "m", Rewrite: &retrievers.Rewrite{Prompt: "Rewrite {query}"}}, "rewrite.model: required"},
 		{"rewrite prompt", retrievers.Spec{Kind: "embedding", Model: "m", Rewrite: &retrievers.Rewrite{Model: "c", Prompt: "Rewrite"}}, "rewrite.prompt: required, with {query}"},
 		{"api key pasted", retrievers.Spec{Kind: "score", Model: "m", APIKeyEnv: "sk-123"}, "api_key_env must be the NAME"},
+		{"name-shaped token as api_key_env", retrievers.Spec{Kind: "score", Model: "m", APIKeyEnv: "hf_AuditSecretTokenAbCdEfGhIjKlMnOpQrSt"}, "api_key_env must be the NAME"},
+		{"secret in a plugin's env", retrievers.Spec{Kind: "plugin", Command: []string{"x"}, Env: map[string]string{"MYTOK": "hf_AuditSecretTokenAbCdEfGhIjKlMnOpQrSt"}}, "env.MYTOK: its value looks like a secret (a Hugging Face token"},
 		{"key over plain http", retrievers.Spec{Kind: "embedding", Model: "m", BaseURL: "http://10.0.0.3:8000/v1"}, "set retrievers.x.allow_insecure_key: true"},
 		{"rewriter key over plain http", retrievers.Spec{Kind: "embedding", Model: "m", Rewrite: &retrievers.Rewrite{Model: "c", Prompt: "Rewrite {query}", BaseURL: "http://10.0.0.3:8000/v1"}}, "set retrievers.x.rewrite.allow_insecure_key: true"},
 		{"allow_insecure_key of a plugin", retrievers.Spec{Kind: "plugin", Command: []string{"x"}, AllowInsecureKey: true}, "allow_insecure_key: not used by kind plugin"},

@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/saber-math/saber/lib/secret"
 )
 
 // Defaults applied by llm.New to zero fields of Config.
@@ -103,7 +105,9 @@ func (c Config) Validate() error {
 			return fmt.Errorf("llm: config: base_url %s is plain http:// to a host that is not loopback, so the API key would cross the network unencrypted: use https://, or set %s: true if the network is trusted", c.BaseURL, c.Key("allow_insecure_key"))
 		}
 	}
-	if c.APIKeyEnv != "" && !envName.MatchString(c.APIKeyEnv) {
+	// A name-shaped token (hf_…, AKIA…, ghp_…) passes the name check: ask
+	// what it looks like too, since the name is printed when it is unset.
+	if c.APIKeyEnv != "" && (!envName.MatchString(c.APIKeyEnv) || secret.Looks(c.APIKeyEnv) != "") {
 		// Never echo the value: it may be the key itself.
 		return fmt.Errorf("llm: config: api_key_env must be the NAME of an environment variable (letters, digits, _), not a key; the value is not shown")
 	}

@@ -1,4 +1,8 @@
-package config
+// Package secret tells values that look like credentials from ordinary
+// configuration values, so that a key pasted into a config — which is
+// hashed into manifests, rendered into sbatch scripts and published in a
+// release — is refused by name, never echoed.
+package secret
 
 import (
 	"math"
@@ -32,10 +36,10 @@ var secretShapes = []struct {
 // one.
 var secretRun = regexp.MustCompile(`[A-Za-z0-9+/]{24,}`)
 
-// secretValue says what a value looks like when it looks like a
+// Looks says what a value looks like when it looks like a
 // credential: a known token shape, or a long random-looking string. It
 // returns "" for an ordinary value (a path, a model name, a number).
-func secretValue(v string) string {
+func Looks(v string) string {
 	for _, s := range secretShapes {
 		if s.re.MatchString(v) {
 			return s.what
@@ -44,7 +48,7 @@ func secretValue(v string) string {
 	// In a path (or a PATH-like list) a / separates names, not the
 	// characters of a base64 key: "…/Llama-3.1-8B/snapshots/0e9e39f2…"
 	// is not one random run.
-	if filePath(v) || strings.Contains(v, ":/") {
+	if FilePath(v) || strings.Contains(v, ":/") {
 		v = strings.ReplaceAll(v, "/", " ")
 	}
 	for _, run := range secretRun.FindAllString(v, -1) {
@@ -98,10 +102,10 @@ func randomLooking(s string) bool {
 	return float64(changes)/(n-1) >= 0.4 && entropy >= 4
 }
 
-// filePath says whether v names a file: what a _FILE variable
+// FilePath says whether v names a file: what a _FILE variable
 // (OPENAI_KEY_FILE, AWS_SHARED_CREDENTIALS_FILE) must hold — the secret
 // stays in the file, readable by its owner on the nodes.
-func filePath(v string) bool {
+func FilePath(v string) bool {
 	if v == "" || strings.ContainsAny(v, " \t\n\r") {
 		return false
 	}
