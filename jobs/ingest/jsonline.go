@@ -135,14 +135,18 @@ func (rf *rowFields) parse(line int64, b []byte) record {
 	}
 	// A mapped name that is no top-level key but a path (content.problem,
 	// messages[0].content) reaches into nested values; a top-level key
-	// spelt with a dot wins, as it did before paths.
+	// spelt with a dot wins, as it did before paths. Only the row's own
+	// keys say so: a path already resolved for another field (a where:
+	// reference sorts before the problem field of the same path) is
+	// resolved again for this one.
+	top := len(keys)
 	for _, field := range rf.order {
 		name := fields[field]
 		steps, isPath := rf.paths[field]
 		if !isPath {
 			continue
 		}
-		if _, ok := vals[field]; ok || slices.Contains(keys, name) {
+		if _, ok := vals[field]; ok || slices.Contains(keys[:top], name) {
 			continue
 		}
 		raw, found, dup := resolvePath(b, steps)
@@ -151,7 +155,9 @@ func (rf *rowFields) parse(line int64, b []byte) record {
 		}
 		if found {
 			vals[field] = memberValue(field, member{val: raw}, join)
-			keys = append(keys, name) // the tally counts the path as a field some row has
+			if !slices.Contains(keys[top:], name) {
+				keys = append(keys, name) // the tally counts the path as a field some row has
+			}
 		}
 	}
 	for _, field := range rf.order {

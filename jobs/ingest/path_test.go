@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,6 +56,10 @@ func TestNestedFields(t *testing.T) {
 			fields, map[string]string{"statement": "", "solution": "", "id": ""}, "", ""},
 		{"dotted top-level key wins", `{"content.problem": "top", "content": {"problem": "nested"}}`,
 			map[string]string{"statement": "content.problem"}, map[string]string{"statement": "top"}, "", ""},
+		// A where: reference ("@" + its path) sorts before the problem
+		// field of the same path: each gets the value.
+		{"one path, two fields", `{"content": {"problem": "P"}}`,
+			map[string]string{"@content.problem": "content.problem", "statement": "content.problem"}, map[string]string{"@content.problem": "P", "statement": "P"}, "", ""},
 		{"duplicate key on the path", `{"content": {"problem": "A", "problem": "B"}}`,
 			map[string]string{"statement": "content.problem"}, nil, dataset.ReasonDuplicateKey, "on the path content.problem"},
 	}
@@ -73,6 +78,11 @@ func TestNestedFields(t *testing.T) {
 			for f, w := range tt.want {
 				if v := rec.vals[f]; v.s != w || v.present != (w != "") {
 					t.Errorf("%s = %+v, want %q", f, v, w)
+				}
+			}
+			for i, k := range rec.keys {
+				if slices.Contains(rec.keys[:i], k) {
+					t.Errorf("keys %q: %q twice", rec.keys, k)
 				}
 			}
 		})
