@@ -57,13 +57,7 @@ func parquetColumns(in input, f *parquet.File) (cols []pqColumn, keys []string, 
 			field = "reference " + name
 		}
 		path := strings.Split(name, ".")
-		leaf, ok := schema.Lookup(path...)
-		for _, l := range listLayouts {
-			if ok {
-				break
-			}
-			leaf, ok = schema.Lookup(append(slices.Clone(path), l...)...)
-		}
+		leaf, full, ok := lookupLeaf(schema, path)
 		if !ok || !leaf.Node.Leaf() {
 			if group(schema, path) {
 				return nil, nil, stage.BadInput(fmt.Errorf("%s: column %q (field %s) is a group (a struct, or a list of structs or lists), want a string or a list of strings; name one of its columns: %s",
@@ -90,7 +84,10 @@ func parquetColumns(in input, f *parquet.File) (cols []pqColumn, keys []string, 
 			if key == "id" {
 				return nil, nil, stage.BadInput(fmt.Errorf("%s: column %q (field id) is a list, want one value", in.name, name))
 			}
-			c.list, c.listDef = true, listLevel(schema, leaf.Path)
+			// The list's level from the path looked up, layout and all:
+			// leaf.Path is only the leaf's own name (element), which
+			// finds no list and made a NULL list read as an empty one.
+			c.list, c.listDef = true, listLevel(schema, full)
 		}
 		cols = append(cols, c)
 		if !slices.Contains(keys, name) {
@@ -98,6 +95,21 @@ func parquetColumns(in input, f *parquet.File) (cols []pqColumn, keys []string, 
 		}
 	}
 	return cols, keys, nil
+}
+
+// lookupLeaf finds the leaf column at path or, for a list, below it by
+// one of listLayouts; full is the path of the leaf found.
+func lookupLeaf(schema *parquet.Schema, path []string) (leaf parquet.LeafColumn, full []string, ok bool) {
+	if leaf, ok = schema.Lookup(path...); ok {
+		return leaf, path, true
+	}
+	for _, l := range listLayouts {
+		full = append(slices.Clone(path), l...)
+		if leaf, ok = schema.Lookup(full...); ok {
+			return leaf, full, true
+		}
+	}
+	return leaf, nil, false
 }
 
 // group reports whether path names a group of columns, not a column.

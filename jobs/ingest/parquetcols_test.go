@@ -1,0 +1,176 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// pqStructs is rows written as Parquet, their schema from T's tags.
+func pqStructs[T any](t *testing.T, rows ...T) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := parquet.Write(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// pqRows is rows of schema written as Parquet, each row its leveled
+// values: for the files a Go struct cannot describe (a column named
+// with a dot, a NULL list, an annotation older writers left).
+func pqRows(t *testing.T, schema *parquet.Schema, rows ...parquet.Row) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := parquet.NewWriter(&b, schema)
+	if _, err := w.WriteRows(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// pqColumnIndex is the index of the leaf column on path.
+func pqColumnIndex(t *testing.T, schema *parquet.Schema, path ...string) int {
+	t.Helper()
+	leaf, ok := schema.Lookup(path...)
+	if !ok {
+		t.Fatalf("no column %v in %v", path, schema.Columns())
+	}
+	return leaf.ColumnIndex
+}
+
+// pqRow orders values by column, as a row must be.
+func pqRow(vals ...parquet.Value) parquet.Row {
+	slices.SortStableFunc(vals, func(a, b parquet.Value) int { return a.Column() - b.Column() })
+	return vals
+}
+
+// TestParquetNullList: a NULL list column is absent, as JSON null is; an
+// empty list and a list of one null element are empty lists, as JSON []
+// and [null] are. Each config below gives the same problems, rejects and
+// filtered count from a Parquet file as from the same rows in JSON.
+func TestParquetNullList(t *testing.T) {
+	// pyarrow's list<string>: optional group (LIST) { repeated group list
+	// { optional binary element (STRING) } }, here inside an optional
+	// struct as well, so that a NULL struct is tested too.
+	list := parquet.Optional(parquet.List(parquet.Optional(parquet.String())))
+	schema := parquet.NewSchema("row", parquet.Group{
+		"problem": parquet.String(),
+		"sols":    list,
+		"answers": list,
+		"meta":    parquet.Optional(parquet.Group{"sols": list}),
+	})
+	// listValues is a list's values: nil a NULL list, [] an empty one,
+	// a nil element a null one; def is the level of the list itself.
+	listValues := func(v []any, isNull bool, def int, path ...string) []parquet.Value {
+		col := pqColumnIndex(t, schema, append(path, "list", "element")...)
+		switch {
+		case isNull:
+			return []parquet.Value{parquet.Value{}.Level(0, def-1, col)}
+		case len(v) == 0:
+			return []parquet.Value{parquet.Value{}.Level(0, def, col)}
+		}
+		var out []parquet.Value
+		for i, e := range v {
+			rep := min(i, 1)
+			if e == nil {
+				out = append(out, parquet.Value{}.Level(rep, def+1, col))
+				continue
+			}
+			out = append(out, parquet.ByteArrayValue([]byte(e.(string))).Level(rep, def+2, col))
+		}
+		return out
+	}
+	type row struct {
+		sols, answers, metaSols []any
+		nullSols, nullAnswers   bool
+		nullMeta, nullMetaSols  bool
+	}
+	rows := []row{
+		{nullSols: true, answers: []any{"4"}, nullMeta: true},
+		{sols: []any{}, answers: []any{"5"}, metaSols: []any{}},
+		{sols: []any{nil}, answers: []any{"6"}, metaSols: []any{nil}},
+		{sols: []any{"S4"}, nullAnswers: true, nullMetaSols: true},
+		{sols: []any{"S5", nil, "T5"}, answers: []any{"7", "8"}, metaSols: []any{"M5"}},
+	}
+	var pqr []parquet.Row
+	var jsonl []byte
+	for i, r := range rows {
+		vals := []parquet.Value{parquet.ByteArrayValue(fmt.Appendf(nil, "P%d", i+1)).Level(0, 0, pqColumnIndex(t, schema, "problem"))}
+		vals = append(vals, listValues(r.sols, r.nullSols, 1, "sols")...)
+		vals = append(vals, listValues(r.answers, r.nullAnswers, 1, "answers")...)
+		obj := map[string]any{"problem": fmt.Sprintf("P%d", i+1), "sols": r.sols, "answers": r.answers}
+		if r.nullSols {
+			obj["sols"] = nil
+		}
+		if r.nullAnswers {
+			obj["answers"] = nil
+		}
+		if r.nullMeta {
+			// A NULL struct: its list's column holds one value at level 0.
+			vals = append(vals, parquet.Value{}.Level(0, 0, pqColumnIndex(t, schema, "meta", "sols", "list", "element")))
+			obj["meta"] = nil
+		} else {
+			vals = append(vals, listValues(r.metaSols, r.nullMetaSols, 2, "meta", "sols")...)
+			obj["meta"] = map[string]any{"sols": r.metaSols}
+			if r.nullMetaSols {
+				obj["meta"] = map[string]any{"sols": nil}
+			}
+		}
+		pqr = append(pqr, pqRow(vals...))
+		b, err := json.Marshal(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jsonl = append(append(jsonl, b...), '\n')
+	}
+	files := map[string][]byte{"in.parquet": pqRows(t, schema, pqr...), "in.jsonl": jsonl}
+
+	// outcome is what a config gives: problems, rejects and the count
+	// filtered, as text to compare.
+	outcome := func(in, config string) string {
+		cfg := setup(t, files, "    - {name: n, paths: ["+in+"], max_reject_share: 1, "+config+"}\n")
+		probs, rejs, err := runShards(t, cfg, 1)
+		if err != nil {
+			t.Fatalf("%s, %s: %v", in, config, err)
+		}
+		var out []string
+		for _, p := range probs {
+			out = append(out, fmt.Sprintf("%s %q %q", p.Statement, p.Solution, p.Subject))
+		}
+		for _, r := range rejs {
+			out = append(out, fmt.Sprintf("line %d %s %s", r.Line, r.Reason, r.Field))
+		}
+		slices.Sort(out)
+		return fmt.Sprintf("%s; filtered %d", strings.Join(out, "; "), summedStats(t, cfg)["source_n_filtered"])
+	}
+	for _, tt := range []struct{ config, want string }{
+		// A NULL list is a missing field; an empty one, or one of nulls, an empty field.
+		{"fields: {statement: problem, solution: sols}",
+			`P4 "S4" ""; P5 "S5\n\nT5" ""; line 1 missing_field sols; line 2 empty_field sols; line 3 empty_field sols; filtered 0`},
+		// An absent or null field matches no value: not: [] keeps it.
+		{"fields: {statement: problem, solution: sols}, where: [{field: sols, not: []}]",
+			`P4 "S4" ""; P5 "S5\n\nT5" ""; line 1 missing_field sols; filtered 2`},
+		// A template naming a NULL list rejects the row; an empty list is
+		// empty text in it.
+		{`fields: {statement: problem}, template: {solution: "{sols}\n\nFinal answer: {answers}"}`,
+			`P2 "\n\nFinal answer: 5" ""; P3 "\n\nFinal answer: 6" ""; P5 "S5\n\nT5\n\nFinal answer: 7\n\n8" ""; line 1 missing_field sols; line 4 missing_field answers; filtered 0`},
+		// Within an optional struct: a NULL struct or a NULL list is absent.
+		{"fields: {statement: problem, solution: answers, subject: meta.sols}, where: [{field: meta.sols, not: []}]",
+			`P1 "4" ""; P5 "7\n\n8" "M5"; line 4 missing_field answers; filtered 2`},
+	} {
+		for _, in := range []string{"in.parquet", "in.jsonl"} {
+			if got := outcome(in, tt.config); got != tt.want {
+				t.Errorf("%s, %s:\n got %s\nwant %s", in, tt.config, got, tt.want)
+			}
+		}
+	}
+}
