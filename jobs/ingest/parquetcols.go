@@ -56,7 +56,14 @@ func parquetColumns(in input, f *parquet.File) (cols []pqColumn, keys []string, 
 		if key != field {
 			field = "reference " + name
 		}
-		path := strings.Split(name, ".")
+		// A top-level column whose own name holds a dot (pandas'
+		// json_normalize writes meta.id) is that column, as a JSON key
+		// spelt with a dot is, and wins over a nested meta.id as that
+		// key does; only a name no top-level column has is a path.
+		path := []string{name}
+		if strings.Contains(name, ".") && !topLevel(schema, name) {
+			path = strings.Split(name, ".")
+		}
 		leaf, full, ok := lookupLeaf(schema, path)
 		if !ok || !leaf.Node.Leaf() {
 			if group(schema, path) {
@@ -95,6 +102,12 @@ func parquetColumns(in input, f *parquet.File) (cols []pqColumn, keys []string, 
 		}
 	}
 	return cols, keys, nil
+}
+
+// topLevel reports whether schema has a top-level column (or group) of
+// that name.
+func topLevel(schema *parquet.Schema, name string) bool {
+	return slices.ContainsFunc(schema.Fields(), func(f parquet.Field) bool { return f.Name() == name })
 }
 
 // lookupLeaf finds the leaf column at path or, for a list, below it by

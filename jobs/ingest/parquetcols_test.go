@@ -53,6 +53,51 @@ func pqRow(vals ...parquet.Value) parquet.Row {
 	return vals
 }
 
+// TestParquetDottedColumnName: a top-level column whose own name holds a
+// dot, as pandas' json_normalize writes, is that column, and wins over a
+// nested column of the same path, as a JSON key spelt with a dot does.
+func TestParquetDottedColumnName(t *testing.T) {
+	schema := parquet.NewSchema("row", parquet.Group{
+		"meta.id":  parquet.String(),
+		"q.text":   parquet.String(),
+		"solution": parquet.String(),
+		"a.b":      parquet.String(),
+		"a":        parquet.Group{"b": parquet.String()},
+	})
+	var rows []parquet.Row
+	var jsonl []byte
+	for i := 1; i <= 2; i++ {
+		v := func(s string, path ...string) parquet.Value {
+			return parquet.ByteArrayValue(fmt.Appendf(nil, "%s%d", s, i)).Level(0, 0, pqColumnIndex(t, schema, path...))
+		}
+		rows = append(rows, pqRow(v("m", "meta.id"), v("Q", "q.text"), v("S", "solution"), v("top", "a.b"), v("nested", "a", "b")))
+		jsonl = fmt.Appendf(jsonl, `{"meta.id": "m%d", "q.text": "Q%d", "solution": "S%d", "a.b": "top%d", "a": {"b": "nested%d"}}`+"\n", i, i, i, i, i)
+	}
+	files := map[string][]byte{"in.parquet": pqRows(t, schema, rows...), "in.jsonl": jsonl}
+	for _, in := range []string{"in.parquet", "in.jsonl"} {
+		src := "    - {name: d, paths: [" + in + "], fields: {id: meta.id, statement: q.text, solution: solution, subject: a.b}, template: {origin: \"{a.b}\"}}\n"
+		probs, rejs, err := runShards(t, setup(t, files, src), 1)
+		if err != nil || len(rejs) != 0 || ids(probs) != "m1,m2" {
+			t.Fatalf("%s: %s, %+v, %v", in, ids(probs), rejs, err)
+		}
+		for _, p := range probs {
+			n := strings.TrimPrefix(p.ID, "m")
+			if p.Statement != "Q"+n || p.Subject != "top"+n || p.Origin != "top"+n {
+				t.Errorf("%s: %+v", in, p)
+			}
+		}
+	}
+	// Without the top-level column, the dotted name is the nested path.
+	nested := parquet.NewSchema("row", parquet.Group{"q": parquet.Group{"text": parquet.String()}, "solution": parquet.String()})
+	pq := pqRows(t, nested, pqRow(
+		parquet.ByteArrayValue([]byte("Q1")).Level(0, 0, pqColumnIndex(t, nested, "q", "text")),
+		parquet.ByteArrayValue([]byte("S1")).Level(0, 0, pqColumnIndex(t, nested, "solution"))))
+	probs, _, err := runShards(t, setup(t, map[string][]byte{"in.parquet": pq}, "    - {name: d, paths: [in.parquet], fields: {statement: q.text}}\n"), 1)
+	if err != nil || len(probs) != 1 || probs[0].Statement != "Q1" {
+		t.Errorf("nested q.text: %+v, %v", probs, err)
+	}
+}
+
 // TestParquetNullList: a NULL list column is absent, as JSON null is; an
 // empty list and a list of one null element are empty lists, as JSON []
 // and [null] are. Each config below gives the same problems, rejects and
