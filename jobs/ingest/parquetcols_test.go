@@ -9,6 +9,10 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/saber-math/saber/jobs/stage"
 )
 
 // pqStructs is rows written as Parquet, their schema from T's tags.
@@ -52,6 +56,179 @@ func pqRow(vals ...parquet.Value) parquet.Row {
 	slices.SortStableFunc(vals, func(a, b parquet.Value) int { return a.Column() - b.Column() })
 	return vals
 }
+
+// TestParquetLogicalTypes: an unsigned integer column reads as its
+// unsigned value; a column whose logical (or, in an older file,
+// converted) type makes its stored values something other than text or
+// an integer is exit 2, naming the column, the field, its type and the
+// cast that fixes it, rather than its stored values taken as text.
+func TestParquetLogicalTypes(t *testing.T) {
+	type ints struct {
+		ID       uint64 `parquet:"id"`
+		Problem  string `parquet:"problem"`
+		Solution string `parquet:"solution"`
+		Count    uint32 `parquet:"count"`
+		Small    int8   `parquet:"small"`
+		Tiny     uint8  `parquet:"tiny"`
+	}
+	pq := pqStructs(t, ints{18446744073709551615, "P1", "S1", 4294967295, -5, 255}, ints{7, "P2", "S2", 1, 5, 1})
+	src := "    - {name: u, paths: [in.parquet], fields: {id: id, statement: problem, solution: solution, subject: count}, template: {origin: \"{small}/{tiny}\"}}\n"
+	probs, rejs, err := runShards(t, setup(t, map[string][]byte{"in.parquet": pq}, src), 1)
+	if err != nil || len(rejs) != 0 || ids(probs) != "18446744073709551615,7" {
+		t.Fatalf("unsigned: %s, %+v, %v", ids(probs), rejs, err)
+	}
+	for _, p := range probs {
+		if p.ID == "18446744073709551615" && (p.Subject != "4294967295" || p.Origin != "-5/255") {
+			t.Errorf("unsigned: %+v", p)
+		}
+	}
+
+	type decimal struct {
+		Problem  string `parquet:"problem"`
+		Solution string `parquet:"solution"`
+		X        int32  `parquet:"x,decimal(2:9)"`
+	}
+	type decimal64 struct {
+		Problem  string `parquet:"problem"`
+		Solution string `parquet:"solution"`
+		X        int64  `parquet:"x,decimal(3:18)"`
+	}
+	type date struct {
+		Problem  string `parquet:"problem"`
+		Solution string `parquet:"solution"`
+		X        int32  `parquet:"x,date"`
+	}
+	type timestamp struct {
+		Problem  string `parquet:"problem"`
+		Solution string `parquet:"solution"`
+		X        int64  `parquet:"x,timestamp(millisecond)"`
+	}
+	type jsonText struct {
+		Problem  string `parquet:"problem"`
+		Solution string `parquet:"solution"`
+		X        string `parquet:"x,json"`
+	}
+	type uuid struct {
+		Problem  string   `parquet:"problem"`
+		Solution string   `parquet:"solution"`
+		X        [16]byte `parquet:"x,uuid"`
+	}
+	// A file whose column x has the type given.
+	withX := func(x parquet.Node, v parquet.Value) []byte {
+		schema := parquet.NewSchema("row", parquet.Group{
+			"problem":  parquet.String(),
+			"solution": parquet.String(),
+			"x":        x,
+		})
+		return pqRows(t, schema, pqRow(
+			parquet.ByteArrayValue([]byte("P1")).Level(0, 0, pqColumnIndex(t, schema, "problem")),
+			parquet.ByteArrayValue([]byte("S1")).Level(0, 0, pqColumnIndex(t, schema, "solution")),
+			v.Level(0, 0, pqColumnIndex(t, schema, "x"))))
+	}
+	// An older writer's file: a converted type and no logical type.
+	old := func(physical parquet.Type, ct deprecated.ConvertedType, x parquet.Value) []byte {
+		return withX(parquet.Leaf(annotated{physical, nil, &ct}), x)
+	}
+	// FLOAT16, which parquet-go reads as its bytes.
+	float16 := withX(parquet.Leaf(annotated{parquet.FixedLenByteArrayType(2), &format.LogicalType{Value: &format.Float16Type{}}, nil}), parquet.FixedLenByteArrayValue([]byte{0x00, 0x3c}))
+	refused := []struct {
+		name, typ string
+		file      []byte
+	}{
+		{"DECIMAL on INT32", "DECIMAL(9,2) (stored as INT32)", pqStructs(t, decimal{"P1", "S1", 1234})},
+		{"DECIMAL on INT64", "DECIMAL(18,3) (stored as INT64)", pqStructs(t, decimal64{"P1", "S1", 1234})},
+		{"DATE", "DATE (stored as INT32)", pqStructs(t, date{"P1", "S1", 19724})},
+		{"TIMESTAMP", "TIMESTAMP(isAdjustedToUTC=true,unit=MILLIS) (stored as INT64)", pqStructs(t, timestamp{"P1", "S1", 1704153600000})},
+		{"JSON", "JSON (stored as BYTE_ARRAY)", pqStructs(t, jsonText{"P1", "S1", `"twelve"`})},
+		{"UUID", "UUID (stored as FIXED_LEN_BYTE_ARRAY)", pqStructs(t, uuid{"P1", "S1", [16]byte{1}})},
+		{"converted DATE", "DATE (stored as INT32)", old(parquet.Int32Type, deprecated.Date, parquet.Int32Value(19724))},
+		{"converted DECIMAL", "DECIMAL (stored as INT32)", old(parquet.Int32Type, deprecated.Decimal, parquet.Int32Value(1234))},
+		{"converted TIMESTAMP_MILLIS", "TIMESTAMP_MILLIS (stored as INT64)", old(parquet.Int64Type, deprecated.TimestampMillis, parquet.Int64Value(1704153600000))},
+		{"converted JSON", "JSON (stored as BYTE_ARRAY)", old(parquet.ByteArrayType, deprecated.Json, parquet.ByteArrayValue([]byte(`"twelve"`)))},
+		{"FLOAT16", "FLOAT16 (stored as FIXED_LEN_BYTE_ARRAY)", float16},
+	}
+	for _, tt := range refused {
+		files := map[string][]byte{"in.parquet": tt.file}
+		for _, use := range []struct{ config, field string }{
+			{"fields: {statement: problem, solution: solution, subject: x}", "field subject"},
+			{"fields: {statement: problem, solution: solution}, where: [{field: x, not: \"1\"}]", "field reference x"},
+		} {
+			_, _, err := runShards(t, setup(t, files, "    - {name: d, paths: [in.parquet], "+use.config+"}\n"), 1)
+			want := `column "x" (` + use.field + `) has type ` + tt.typ + `, whose stored values are not its text; cast it to a string before ingest, e.g. in DuckDB CAST("x" AS VARCHAR)`
+			if err == nil || stage.ExitCode(err) != stage.ExitBadInput || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s, %s: %v (exit %d); want exit 2 with %s", tt.name, use.field, err, stage.ExitCode(err), want)
+			}
+		}
+	}
+
+	// A list of dates: the cast is to a list of strings.
+	files := map[string][]byte{"in.parquet": withX(parquet.Repeated(parquet.Date()), parquet.Value{})}
+	_, _, err = runShards(t, setup(t, files, "    - {name: d, paths: [in.parquet], fields: {statement: problem, solution: solution, subject: x}}\n"), 1)
+	if want := `column "x" (field subject) has type DATE (stored as INT32), whose stored values are not its text; cast it to a string before ingest, e.g. in DuckDB CAST("x" AS VARCHAR[])`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("list of dates: %v; want %s", err, want)
+	}
+
+	// Converted types an older writer left for integers: unsigned reads
+	// as unsigned, signed as signed.
+	for _, tt := range []struct {
+		ct   deprecated.ConvertedType
+		x    parquet.Value
+		phys parquet.Type
+		want string
+	}{
+		{deprecated.Uint64, parquet.Int64Value(-1), parquet.Int64Type, "18446744073709551615"},
+		{deprecated.Uint32, parquet.Int32Value(-1), parquet.Int32Type, "4294967295"},
+		{deprecated.Int64, parquet.Int64Value(-1), parquet.Int64Type, "-1"},
+		{deprecated.UTF8, parquet.ByteArrayValue([]byte("x1")), parquet.ByteArrayType, "x1"},
+	} {
+		files := map[string][]byte{"in.parquet": old(tt.phys, tt.ct, tt.x)}
+		probs, _, err := runShards(t, setup(t, files, "    - {name: d, paths: [in.parquet], fields: {id: x, statement: problem, solution: solution}}\n"), 1)
+		if err != nil || ids(probs) != tt.want {
+			t.Errorf("converted type %d: ids %s, %v; want %s", tt.ct, ids(probs), err, tt.want)
+		}
+	}
+}
+
+// TestParquetNullType: a column of pyarrow's NULL type (what it writes
+// for a column of nothing but nulls) is absent in every row, as JSON
+// null is, not a type error.
+func TestParquetNullType(t *testing.T) {
+	schema := parquet.NewSchema("row", parquet.Group{
+		"problem":  parquet.String(),
+		"solution": parquet.String(),
+		"answer":   parquet.Optional(parquet.Leaf(annotated{parquet.Int32Type, &format.LogicalType{Value: &format.NullType{}}, nil})),
+	})
+	var rows []parquet.Row
+	for i := 1; i <= 2; i++ {
+		rows = append(rows, pqRow(
+			parquet.ByteArrayValue(fmt.Appendf(nil, "P%d", i)).Level(0, 0, pqColumnIndex(t, schema, "problem")),
+			parquet.ByteArrayValue(fmt.Appendf(nil, "S%d", i)).Level(0, 0, pqColumnIndex(t, schema, "solution")),
+			parquet.Value{}.Level(0, 0, pqColumnIndex(t, schema, "answer"))))
+	}
+	files := map[string][]byte{"in.parquet": pqRows(t, schema, rows...)}
+	src := "    - {name: n, paths: [in.parquet], fields: {statement: problem, subject: answer}, template: {solution: \"{solution} ({answer})\"}, max_reject_share: 1}\n"
+	// Every row is then a missing_field reject, which stops ingest.
+	if _, _, err := runShards(t, setup(t, files, src), 1); err == nil || !strings.Contains(err.Error(), `all 2 rejected; commonest reason missing_field (2 rows), e.g. in.parquet:1 field answer: no "answer"`) {
+		t.Fatalf("template: %v", err)
+	}
+	src = "    - {name: n, paths: [in.parquet], fields: {statement: problem, solution: solution, subject: answer}}\n"
+	probs, rejs, err := runShards(t, setup(t, files, src), 1)
+	if err != nil || len(probs) != 2 || len(rejs) != 0 || probs[0].Subject != "" {
+		t.Fatalf("%+v, %+v, %v", probs, rejs, err)
+	}
+}
+
+// annotated is a physical type with the annotations given, and no
+// others: a converted type alone, as older writers left, or a logical
+// type parquet-go has no Type for.
+type annotated struct {
+	parquet.Type
+	lt *format.LogicalType
+	ct *deprecated.ConvertedType
+}
+
+func (t annotated) LogicalType() *format.LogicalType         { return t.lt }
+func (t annotated) ConvertedType() *deprecated.ConvertedType { return t.ct }
 
 // TestParquetDottedColumnName: a top-level column whose own name holds a
 // dot, as pandas' json_normalize writes, is that column, and wins over a
