@@ -71,6 +71,14 @@ func TestDamagedRows(t *testing.T) {
 		{"truncated object", `{"uid": "t1", "statement": "ok", "sol`, dataset.ReasonMalformed, "", "unexpected end"},
 		{"two objects on a line", `{"uid": "t2", "statement": "a", "solution": "b"} {"uid": "t3"}`, dataset.ReasonMalformed, "", ""},
 		{"bad UTF-8 outside strings", "{\"uid\": \"u1\", \"statement\": \"ok\", \"solution\": \"s\"}\xff", dataset.ReasonInvalidUTF8, "", "line is not valid UTF-8"},
+		// JSON's white space is space, tab, LF and CR only: a Unicode
+		// space (NBSP, VT, an ideographic space) around the object is junk
+		// in the line, as encoding/json says, not white space to trim.
+		{"NBSP after the object", `{"uid": "j1", "statement": "ok", "solution": "s"}` + "\u00a0", dataset.ReasonMalformed, "", "after top-level value"},
+		{"VT after the object", `{"uid": "j2", "statement": "ok", "solution": "s"}` + "\v", dataset.ReasonMalformed, "", `invalid character '\v' after top-level value`},
+		{"ideographic space after the object", `{"uid": "j3", "statement": "ok", "solution": "s"}` + "\u3000", dataset.ReasonMalformed, "", "after top-level value"},
+		{"NBSP before the object", "\u00a0" + `{"uid": "j4", "statement": "ok", "solution": "s"}`, dataset.ReasonMalformed, "", "looking for beginning of value"},
+		{"a line of NBSP only", "\u00a0\u00a0", dataset.ReasonMalformed, "", "looking for beginning of value"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -396,8 +396,10 @@ func scanJSONL(ctx context.Context, in input, raw io.Reader, from int64, split b
 		line++
 		// A UTF-8 byte-order mark opens files written by some Windows
 		// tools, and each part of such files concatenated: it is not
-		// part of the row.
-		t := bytes.TrimSpace(bytes.TrimPrefix(b, utf8BOM))
+		// part of the row. Only JSON's white space is trimmed: a Unicode
+		// space (NBSP, VT) is junk in the line, a malformed reject, and a
+		// line of nothing else no blank line to skip.
+		t := bytes.Trim(bytes.TrimPrefix(b, utf8BOM), jsonSpace)
 		if len(t) == 0 && size <= int64(maxLine) {
 			continue
 		}
@@ -461,6 +463,10 @@ func scanJSONArray(ctx context.Context, in input, br *bufio.Reader, maxElem int,
 }
 
 var utf8BOM = []byte("\xef\xbb\xbf")
+
+// jsonSpace is JSON's white space (RFC 8259, ws): bytes.TrimSpace would
+// trim Unicode's too, and so accept a row with junk around its object.
+const jsonSpace = " \t\n\r"
 
 // fileShape refuses a file that is not JSON lines at all, judged by its
 // first non-blank line (b raw, t trimmed; at most max_line_bytes of it):

@@ -338,7 +338,9 @@ func countFile(ctx context.Context, src *Source, f layout.File, size int64) (fil
 			}
 			line, err := br.ReadBytes('\n')
 			off += int64(len(line))
-			if t := bytes.TrimSpace(bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))); len(t) > 0 {
+			// JSON's white space only, as ingest trims a line: a line of
+			// Unicode spaces is a staged reject, not a blank line.
+			if t := bytes.Trim(bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")), " \t\n\r"); len(t) > 0 {
 				if w.plain {
 					n++
 				} else {

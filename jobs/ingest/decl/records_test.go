@@ -260,3 +260,23 @@ func TestCountFileSampledSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestCountFileUnicodeSpaceLine: a line of Unicode spaces (NBSP) is no
+// blank line to JSON — ingest stages it as a reject — so it is counted as
+// a row; a line of JSON's white space is not.
+func TestCountFileUnicodeSpaceLine(t *testing.T) {
+	ctx := context.Background()
+	p := filepath.Join(t.TempDir(), "in.jsonl")
+	body := "{\"statement\": \"q\", \"solution\": \"s\"}\n \t\r\n\u00a0\u00a0\n{\"statement\": \"q2\", \"solution\": \"s\"}\n"
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := layout.Files(ctx, p, store.Options{}, nil)
+	if err != nil || len(fs) != 1 {
+		t.Fatalf("%s: %v", p, err)
+	}
+	rows, _, err := decl.CountFile(ctx, &decl.Source{Name: "s", Format: "auto"}, fs[0], int64(len(body)))
+	if err != nil || rows != 3 {
+		t.Errorf("counted %v rows, %v; want 3 (two objects and the NBSP line's reject)", rows, err)
+	}
+}
