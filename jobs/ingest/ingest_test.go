@@ -462,6 +462,100 @@ func TestFolderSource(t *testing.T) {
 	}
 }
 
+// TestFileNamedTwice: a file that two of a source's paths name — a file
+// and a glob, or a folder and a file in it — is read once, in the place
+// of the first pattern that names it (its rows win duplicate ids), and
+// the map shard warns naming both patterns: never its rows twice, each
+// a duplicate_id of itself.
+func TestFileNamedTwice(t *testing.T) {
+	files := map[string]string{
+		"in/a.jsonl": `{"uid": "a1", "statement": "Find a1.", "solution": "a"}` + "\n" + `{"uid": "x", "statement": "From a.", "solution": "a"}` + "\n",
+		"in/b.jsonl": `{"uid": "b1", "statement": "Find b1.", "solution": "b"}` + "\n" + `{"uid": "x", "statement": "From b.", "solution": "b"}` + "\n",
+	}
+	for _, tt := range []struct {
+		paths, file, first, again string
+		wantX                     string // the statement of id x: the first file read wins
+	}{
+		{`[in/b.jsonl, "in/*.jsonl"]`, "in/b.jsonl", "in/b.jsonl", "in/*.jsonl", "From b."},
+		{`["in/*.jsonl", in/a.jsonl]`, "in/a.jsonl", "in/*.jsonl", "in/a.jsonl", "From a."},
+		{`[in/b.jsonl, in]`, "in/b.jsonl", "in/b.jsonl", "in", "From b."}, // a folder's files come back as file:// URIs
+		{`[in/b.jsonl, ./in/../in/b.jsonl, in/a.jsonl]`, "in/b.jsonl", "in/b.jsonl", "./in/../in/b.jsonl", "From b."},
+	} {
+		t.Run(tt.paths, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, "in"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for name, body := range files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			y := "run: t\nroot: data\nlog: {progress_seconds: 0}\ningest:\n  sources:\n    - {name: f, paths: " + tt.paths + ", fields: {id: uid}}\n"
+			p := filepath.Join(dir, "run.yaml")
+			if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := config.Load(p, Section)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			root, _ := store.Open(ctx, cfg.RootURI(), cfg.Storage)
+			var log bytes.Buffer
+			if _, err := stage.RunShard(ctx, cfg, Stage, Stage.Steps[0], shard.Spec{Index: 0, Count: 1}, root, zerolog.New(&log), stage.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			probs, rejs, err := runShards(t, cfg, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(probs) != 3 {
+				t.Errorf("problems %+v, want a1, b1, x", probs)
+			}
+			for _, pr := range probs {
+				if pr.ID == "x" && pr.Statement != tt.wantX {
+					t.Errorf("x is %q, want %q (the first pattern's file wins)", pr.Statement, tt.wantX)
+				}
+			}
+			if len(rejs) != 1 || rejs[0].Reason != dataset.ReasonDuplicateID {
+				t.Errorf("rejects %+v, want only x's second occurrence", rejs)
+			}
+			if st := summedStats(t, cfg); st["rows_read"] != 4 {
+				t.Errorf("rows_read = %d, want 4 (each file once)", st["rows_read"])
+			}
+			want := fmt.Sprintf(`"source":"f","file":%q,"first":%q,"again":%q,"message":"file named by two paths of the source: read once, in the place of the first"`, tt.file, tt.first, tt.again)
+			if !strings.Contains(log.String(), want) {
+				t.Errorf("log has no warning %s:\n%s", want, log.String())
+			}
+		})
+	}
+}
+
+// TestFileOfTwoSources: two sources may read one file, each with its own
+// where: filter, name and licence: each reads it whole (an overlap would
+// be a duplicate_id reject, never a silent drop).
+func TestFileOfTwoSources(t *testing.T) {
+	lines := `{"uid": "1", "statement": "Q1", "solution": "S1", "split": "train"}` + "\n" +
+		`{"uid": "2", "statement": "Q2", "solution": "S2", "split": "test"}` + "\n" +
+		`{"uid": "3", "statement": "Q3", "solution": "S3", "split": "test"}` + "\n"
+	for _, n := range []int{1, 2} {
+		cfg := setup(t, map[string][]byte{"in.jsonl": []byte(lines)},
+			"    - {name: train, paths: [in.jsonl], fields: {id: uid}, id_prefix: \"tr/\", where: [{field: split, is: train}]}\n"+
+				"    - {name: test, paths: [in.jsonl], fields: {id: uid}, id_prefix: \"te/\", where: [{field: split, is: test}]}\n")
+		probs, rejs, err := runShards(t, cfg, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(probs); got != "te/2,te/3,tr/1" || len(rejs) != 0 {
+			t.Errorf("%d shards: problems %s, rejects %+v; want te/2,te/3,tr/1 and none", n, got, rejs)
+		}
+		if st := summedStats(t, cfg); st["rows_read"] != 3 || st["filtered"] != 3 {
+			t.Errorf("%d shards: rows_read %d, filtered %d; want 3 and 3", n, st["rows_read"], st["filtered"])
+		}
+	}
+}
+
 // TestTermsAndAoPS: a mixed dump whose rows name their own source gives
 // the rows of a source listed under terms: that source's licence and
 // flag, the others the entry's; and every aops row is flagged no_training

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/rs/zerolog"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
@@ -21,15 +22,17 @@ import (
 	"github.com/saber-math/saber/jobs/stage"
 )
 
-// inputsOf expands every source's paths, in source order.
-func inputsOf(ctx context.Context, cfg *config.Config) ([]input, error) {
+// inputsOf expands every source's paths, in source order, logging to log
+// a warning for each file a source names twice (expand). Two sources may
+// read one file: each reads it whole, with its own field map and where:.
+func inputsOf(ctx context.Context, cfg *config.Config, log zerolog.Logger) ([]input, error) {
 	sources := Section.Of(cfg).Sources
 	if len(sources) == 0 {
 		return nil, stage.BadInput(fmt.Errorf("ingest.sources: no sources configured"))
 	}
 	var inputs []input
 	for i := range sources {
-		ins, err := expand(ctx, cfg, &sources[i])
+		ins, err := expand(ctx, cfg, &sources[i], log)
 		if err != nil {
 			return nil, err
 		}
@@ -46,7 +49,7 @@ func inputsOf(ctx context.Context, cfg *config.Config) ([]input, error) {
 func mapShard(ctx context.Context, env *stage.Env) error {
 	cfg := env.Config
 	c := Section.Of(cfg)
-	inputs, err := inputsOf(ctx, cfg)
+	inputs, err := inputsOf(ctx, cfg, env.Log)
 	if err != nil {
 		return err
 	}

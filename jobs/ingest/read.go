@@ -21,11 +21,13 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
+	"github.com/rs/zerolog"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/artifacts/layout"
 	"github.com/saber-math/saber/artifacts/store"
 	"github.com/saber-math/saber/jobs/config"
+	"github.com/saber-math/saber/jobs/ingest/decl"
 	"github.com/saber-math/saber/jobs/stage"
 )
 
@@ -71,9 +73,16 @@ type record struct {
 }
 
 // expand lists a source's files: globs resolved against the config's
-// directory, matches sorted, files in the order of the patterns.
-func expand(ctx context.Context, cfg *config.Config, src *Source) ([]input, error) {
+// directory, matches sorted, files in the order of the patterns. A file
+// that two patterns name (a.jsonl and *.jsonl, a folder and a file in
+// it) is one input, in the place of the first: read twice, each of its
+// rows would be a duplicate_id of itself. Putting one file before a glob
+// that also matches it is how a source reads that file first (its rows
+// win duplicate ids), so the repeat is no error: it is logged to log as a
+// warning naming both patterns.
+func expand(ctx context.Context, cfg *config.Config, src *Source, log zerolog.Logger) ([]input, error) {
 	var out []input
+	first := map[string]string{} // decl.FileKey → the pattern that named the file first
 	for _, pat := range src.Paths {
 		files, err := layout.Files(ctx, cfg.Resolve(pat), cfg.Storage, nil)
 		if errors.Is(err, store.ErrNotExist) {
@@ -87,10 +96,6 @@ func expand(ctx context.Context, cfg *config.Config, src *Source) ([]input, erro
 		}
 		for _, f := range files {
 			u := f.URI
-			format, err := formatOf(src, u)
-			if err != nil {
-				return nil, err
-			}
 			// A folder's files come back as file:// URIs: name them by
 			// their path, as a glob's matches are.
 			name := u
@@ -98,6 +103,16 @@ func expand(ctx context.Context, cfg *config.Config, src *Source) ([]input, erro
 				if rel, err := filepath.Rel(cfg.Dir(), filepath.FromSlash(local)); err == nil && !strings.HasPrefix(rel, "..") {
 					name = filepath.ToSlash(rel)
 				}
+			}
+			if by, ok := first[decl.FileKey(u)]; ok {
+				log.Warn().Str("source", src.Name).Str("file", name).Str("first", by).Str("again", pat).
+					Msg("file named by two paths of the source: read once, in the place of the first")
+				continue
+			}
+			first[decl.FileKey(u)] = pat
+			format, err := formatOf(src, u)
+			if err != nil {
+				return nil, err
 			}
 			out = append(out, input{src: src, name: name, uri: u, file: f, key: path.Base(f.Key), format: format, fields: fieldNames(src)})
 		}

@@ -45,7 +45,9 @@ type Config struct {
 type Source struct {
 	// Name labels the source in logs and rejects.
 	Name string `yaml:"name" json:"name"`
-	// Paths are files or glob patterns (local paths or URIs).
+	// Paths are files, folders or glob patterns (local paths or URIs),
+	// read in order; a file two of them name is read once, where the
+	// first names it.
 	Paths []string `yaml:"paths" json:"paths"`
 	// Format is auto, jsonl, json or parquet. auto tells Parquet by its
 	// extension, and one JSON array of rows (json) from JSON lines by the

@@ -3,6 +3,7 @@ package decl
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/dataset"
@@ -61,12 +62,17 @@ func inputRows(ctx context.Context, cfg *config.Config) (rows, size float64, bas
 	for i := range icfg.Sources {
 		src := &icfg.Sources[i]
 		weighed = weighed || !newWeigher(src).plain
+		seen := map[string]bool{} // a file two patterns name is read once (FileKey)
 		for _, pat := range src.Paths {
 			fs, err := layout.Files(ctx, cfg.Resolve(pat), cfg.Storage, nil)
 			if err != nil {
 				return 0, 0, "", fmt.Errorf("ingest source %s: %q: %w", src.Name, pat, err)
 			}
 			for _, f := range fs {
+				if seen[FileKey(f.URI)] {
+					continue
+				}
+				seen[FileKey(f.URI)] = true
 				info, err := f.Store.Stat(ctx, f.Key)
 				if err != nil {
 					return 0, 0, "", fmt.Errorf("stat %s: %w", f.URI, err)
@@ -99,4 +105,14 @@ func inputRows(ctx context.Context, cfg *config.Config) (rows, size float64, bas
 		basis += fmt.Sprintf("; %d files sampled (the first %d KiB of each, or %d Parquet rows) and extrapolated by size", sampled, sampleBytes>>10, sampleParquetRows)
 	}
 	return rows, size, basis, nil
+}
+
+// FileKey tells whether two of a source's paths name one file, which
+// ingest reads once: a local file by its cleaned path, whether a glob, a
+// file name or a folder (file:// URIs) named it; any other by its URI.
+func FileKey(uri string) string {
+	if local, isFile := strings.CutPrefix(uri, "file://"); isFile || !strings.Contains(uri, "://") {
+		return "file://" + filepath.Clean(filepath.FromSlash(local))
+	}
+	return uri
 }

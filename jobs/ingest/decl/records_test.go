@@ -280,3 +280,24 @@ func TestCountFileUnicodeSpaceLine(t *testing.T) {
 		t.Errorf("counted %v rows, %v; want 3 (two objects and the NBSP line's reject)", rows, err)
 	}
 }
+
+// TestInputRowsFileNamedTwice: a file two of a source's paths name is
+// counted once, as ingest reads it once; two sources naming it each count
+// it.
+func TestInputRowsFileNamedTwice(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	body := "{\"statement\": \"q\", \"solution\": \"s\"}\n{\"statement\": \"q2\", \"solution\": \"s\"}\n"
+	if err := os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	y := fmt.Sprintf("run: rc\nroot: %[1]s/data\ningest:\n  sources:\n    - {name: one, paths: [\"%[1]s/a.jsonl\", \"%[1]s/*.jsonl\", \"%[1]s\"]}\n    - {name: two, paths: [\"%[1]s/a.jsonl\"]}\n", dir)
+	cfg, err := pipeline.ParseConfig([]byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, size, basis, err := decl.InputRows(ctx, cfg)
+	if err != nil || rows != 4 || size != float64(2*len(body)) {
+		t.Errorf("inputRows = %v rows, %v bytes, %v (%s); want 4 rows of %d bytes: the file once per source", rows, size, err, basis, 2*len(body))
+	}
+}
