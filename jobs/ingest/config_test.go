@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -95,5 +96,91 @@ func TestConfigValidation(t *testing.T) {
 	_, err := config.Parse([]byte("run: r\nroot: d\ningest: {shards: 2}\n"))
 	if err == nil || !strings.Contains(err.Error(), "unknown key ingest") {
 		t.Errorf("without ingest.Section: %v", err)
+	}
+}
+
+// TestWhereValuesHash: a where: value is hashed by what it means, the text
+// it compares as. Values whose meaning the as-written reading kept (7,
+// 0.5, true, 1e+06, strings, []) hash as they always did, so their runs
+// stay current; a config without where: is untouched. One that now means
+// its written text (1.0, not 1) hashes apart from the number it once
+// was read as, and the same as the quoted text it now means. The printed
+// config (--print-config) loads back to the same values and hash.
+func TestWhereValuesHash(t *testing.T) {
+	parse := func(t *testing.T, y string) *config.Config {
+		t.Helper()
+		cfg, err := config.Parse([]byte("run: r\nroot: d\n"+y+"\n"), Section)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	hash := func(t *testing.T, y string) string {
+		t.Helper()
+		return config.HashValues(parse(t, y).Values("ingest"))
+	}
+	src := func(where string) string {
+		return "ingest: {sources: [{name: a, paths: [a.jsonl]" + where + "}]}"
+	}
+	kept := src(`, where: [{field: a, in: [4, 5, x, true, 0.5, 1e+06, -3, "7", 12345678901234567890]}, {field: b, not: []}, {field: c, is: 12}, {field: d, not: false}, {field: e, not_in: ["", NONE]}]`)
+	// The hashes these configs had before where: values were read as
+	// written.
+	for y, want := range map[string]string{
+		kept:    "af672d04a4f68ba384c7e320d5034844767448fbcbcd383a7ab2b2879731a952",
+		src(""): "06c16eed6f3631fdae8ce0936d4d748f4de25d23e543c060d84e810e05fdbb9b",
+	} {
+		if got := hash(t, y); got != want {
+			t.Errorf("%s: hash %s, want %s as before", y, got, want)
+		}
+	}
+	for _, tt := range []struct {
+		a, b string
+		same bool
+	}{
+		{"is: 1.0", "is: 1", false},
+		{"is: 1.0", `is: "1.0"`, true},
+		{"in: [007]", "in: [7]", false},
+		{"in: [007]", "in: ['007']", true},
+		{"not: 0x10", "not: 16", false},
+		{"not_in: [2.50, 1e3]", "not_in: [2.5, 1000]", false},
+		{"is: True", "is: true", false},
+		{"is: true", `is: "true"`, false}, // the same meaning, hashed apart as they always were
+	} {
+		ha := hash(t, src(", where: [{field: a, "+tt.a+"}]"))
+		hb := hash(t, src(", where: [{field: a, "+tt.b+"}]"))
+		if (ha == hb) != tt.same {
+			t.Errorf("%s and %s: same hash %v, want %v", tt.a, tt.b, ha == hb, tt.same)
+		}
+	}
+	// Printed and loaded again: the same values, compared as the same text.
+	y := src(`, where: [{field: a, not_in: [1.0, 007, 0x10, 1e3, 2.50, 7, 0.5, 1e+06, true, True, "1.0", x, []]}, {field: b, is: 1.0}]`)
+	cfg := parse(t, y)
+	out, err := cfg.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := config.Parse(out, Section)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if h1, h2 := config.HashValues(cfg.Values("ingest")), config.HashValues(again.Values("ingest")); h1 != h2 {
+		t.Errorf("hash %s, printed and loaded %s:\n%s", h1, h2, out)
+	}
+	texts := func(c *config.Config) string {
+		var out []string
+		for _, cond := range Section.Of(c).Sources[0].Where {
+			_, ws := condValues(cond)
+			for _, w := range ws {
+				out = append(out, fmt.Sprintf("%q", matchText(w)))
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	const want = `"1.0" "007" "0x10" "1e3" "2.50" "7" "0.5" "1e+06" "true" "True" "1.0" "x" "[]" "1.0"`
+	if got := texts(cfg); got != want {
+		t.Errorf("texts %s, want %s", got, want)
+	}
+	if got := texts(again); got != want {
+		t.Errorf("printed and loaded: texts %s, want %s\n%s", got, want, out)
 	}
 }

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -173,6 +174,14 @@ func validateFieldMap(p string, s *Source, bad func(string, ...any)) {
 		if c.Field == "" {
 			bad("%s.field: required (the input field or path the condition tests)", q)
 		}
+		// is: null decodes as no is: at all; say so rather than that
+		// no operator is set.
+		if nulls := c.Nulls(); len(nulls) > 0 {
+			for _, op := range nulls {
+				bad("%s.%s: %v", q, op, errNull)
+			}
+			continue
+		}
 		var ops []string
 		if c.Is != nil {
 			ops = append(ops, "is")
@@ -214,6 +223,10 @@ func orNone(s []string) string {
 	return strings.Join(s, ", ")
 }
 
+// errNull is why null is no condition value: is: null would keep no row,
+// not: null every row, whatever the rows hold.
+var errNull = errors.New(`null matches nothing (an absent or null field matches no value); quote it ("null") to compare with the text null`)
+
 // checkMatchValue accepts what a condition can compare with: a string,
 // number or boolean, or [] (an empty list).
 func checkMatchValue(v any, member bool) error {
@@ -229,21 +242,16 @@ func checkMatchValue(v any, member bool) error {
 		}
 		return fmt.Errorf("a list of values; use in: or not_in: for membership ([] alone matches an empty list)")
 	case nil:
-		return fmt.Errorf("null matches nothing (an absent or null field matches no value)")
+		return errNull
+	case map[string]any:
+		return fmt.Errorf("a mapping is not a value; want a string, a number, a boolean or [] (quote a value with \": \" in it)")
 	}
 	return fmt.Errorf("%T is not a value; want a string, a number, a boolean or []", v)
 }
 
-// matchText is the text a condition's scalar value compares with.
-func matchText(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	return fmt.Sprint(v)
-}
+// matchText is the text a condition's scalar value compares with: as
+// the config writes it (decl.Cond.UnmarshalYAML).
+func matchText(v any) string { return decl.MatchText(v) }
 
 // matches reports whether a field's value equals one condition value:
 // byte for byte, or in any letter case with ignoreCase.

@@ -77,7 +77,12 @@ func TestFieldMapValidation(t *testing.T) {
 		{"where two ops", src("where: [{field: answer, is: a, not_in: [b]}]"), []string{"ingest.sources[0].where[0]: set exactly one of is, not, in, not_in (has is, not_in)"}},
 		{"where no field", src("where: [{not: x}]"), []string{"ingest.sources[0].where[0].field: required"}},
 		{"where list in is", src("where: [{field: a, not: [x, y]}]"), []string{"ingest.sources[0].where[0].not: a list of values; use in: or not_in: for membership"}},
-		{"where map value", src("where: [{field: a, in: [{x: 1}]}]"), []string{"ingest.sources[0].where[0].in[0]: map[string]interface {} is not a value"}},
+		{"where map value", src("where: [{field: a, in: [{x: 1}]}]"), []string{"ingest.sources[0].where[0].in[0]: a mapping is not a value; want a string, a number, a boolean or []"}},
+		{"where map value of is", src("where: [{field: a, is: {x: 1}}]"), []string{"ingest.sources[0].where[0].is: a mapping is not a value"}},
+		{"where is null", src("where: [{field: a, is: null}]"), []string{`ingest.sources[0].where[0].is: null matches nothing (an absent or null field matches no value); quote it ("null")`}},
+		{"where not ~", src("where: [{field: a, not: ~}]"), []string{"ingest.sources[0].where[0].not: null matches nothing"}},
+		{"where null in a list", src("where: [{field: a, not_in: [x, null]}]"), []string{"ingest.sources[0].where[0].not_in[1]: null matches nothing"}},
+		{"where not a mapping", src("where: [answer]"), []string{"cannot unmarshal !!str `answer` into a where: condition ({field: F, is: V})"}},
 		{"where unknown op", src("where: [{field: a, equals: x}]"), []string{"unknown key ingest.sources[0].where[0].equals (valid here: field, ignore_case, in, is, not, not_in)"}},
 	}
 	for _, tt := range tests {
@@ -183,6 +188,39 @@ func TestWhereFilters(t *testing.T) {
 	_, _, err = runShards(t, cfg, 1)
 	if err == nil || stage.ExitCode(err) != stage.ExitBadInput || !strings.Contains(err.Error(), `ingest.sources[0].where[0].field is "answr", but no row of its files has that field`) {
 		t.Errorf("typo in where: %v", err)
+	}
+}
+
+// TestWhereValuesAsWritten: a where: value compares as the config writes
+// it, unquoted or not — 1.0 is the text 1.0, not the number 1 — as a
+// row's number is its JSON text: not_in: [1.0, 007, 0x10, 1e3, 2.50]
+// drops the rows that hold those texts (as strings or as JSON numbers)
+// and keeps 7, 16, 1000, 2.5 and 1, which the YAML decoder's numbers
+// would have read them as.
+func TestWhereValuesAsWritten(t *testing.T) {
+	answers := []string{`"1.0"`, `1.0`, `"007"`, `"0x10"`, `"1e3"`, `1e3`, `"2.50"`, `2.50`, // dropped
+		`7`, `"7"`, `16`, `1000`, `2.5`, `"2.5"`, `1`, `"1"`, `true`} // kept
+	var lines []string
+	for i, a := range answers {
+		lines = append(lines, fmt.Sprintf(`{"id": %d, "q": "Q%d", "s": "S", "answer": %s, "flag": %s}`, i, i, a, a))
+	}
+	for _, tt := range []struct{ where, want string }{
+		{`[{field: answer, not_in: [1.0, 007, 0x10, 1e3, 2.50]}]`, "10,11,12,13,14,15,16,8,9"},
+		{`[{field: answer, not_in: ["1.0", "007", "0x10", "1e3", "2.50"]}]`, "10,11,12,13,14,15,16,8,9"}, // quoted: the same
+		{`[{field: answer, in: [1.0, 0x10]}]`, "0,1,3"},
+		{`[{field: answer, is: 2.50}]`, "6,7"},
+		{`[{field: answer, is: 1e3}]`, "4,5"},
+		{`[{field: flag, is: true}]`, "16"}, // a boolean is its text, true
+	} {
+		cfg := setup(t, map[string][]byte{"in.jsonl": []byte(strings.Join(lines, "\n"))},
+			"    - {name: f, paths: [in.jsonl], fields: {id: id, statement: q, solution: s}, where: "+tt.where+"}\n")
+		probs, rejs, err := runShards(t, cfg, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.where, err)
+		}
+		if got := ids(probs); got != tt.want || len(rejs) != 0 {
+			t.Errorf("where: %s kept %s (rejects %+v), want %s", tt.where, got, rejs, tt.want)
+		}
 	}
 }
 

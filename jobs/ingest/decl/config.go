@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/saber-math/saber/artifacts/dataset"
 	"github.com/saber-math/saber/jobs/config"
@@ -109,8 +112,10 @@ type Terms struct {
 
 // Cond is one condition of a where: filter on an input field (a path as
 // in fields:). Exactly one of is, not, in, not_in is set; values are
-// compared as text (a number as written, a list as its joined text), and
-// [] matches an empty list. An absent or null field matches no value.
+// compared as text — a field's value as its text (a number as its JSON
+// text, a list as its joined text), a condition's as the config writes
+// it (1.0 is the text "1.0", not the number 1) — and [] matches an empty
+// list. An absent or null field matches no value.
 type Cond struct {
 	Field string `yaml:"field" json:"field"`
 	Is    any    `yaml:"is" json:"is"`
@@ -121,6 +126,114 @@ type Cond struct {
 	// Without it a value no row has while some row has it in another
 	// case stops ingest (exit 2), naming both.
 	IgnoreCase bool `yaml:"ignore_case" json:"ignore_case"`
+
+	// nulls are the operators the config gives null (is: null), which
+	// decode as unset: validation says why null is no value.
+	nulls []string
+}
+
+// UnmarshalYAML decodes a condition with each scalar value as written.
+// The YAML decoder reads an unquoted 1.0, 007, 0x10, 1e3 or True as the
+// number 1, 7, 16, 1000 or the boolean true, whose text is no longer the
+// config's: such a value is kept as its text instead. A value whose Go
+// value reads as its written text (7, 0.5, true, NONE) is kept as the
+// decoder made it, so that it hashes (config.Values) as it always has:
+// a config's hash changes only where its meaning did.
+func (c *Cond) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		// As the decoder would say it, but naming no type of ours.
+		what := n.ShortTag()
+		if n.Kind == yaml.ScalarNode {
+			what += fmt.Sprintf(" `%s`", n.Value)
+		}
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: cannot unmarshal %s into a where: condition ({field: F, is: V})", n.Line, what)}}
+	}
+	type plain Cond // Cond's fields without its methods
+	if err := n.Decode((*plain)(c)); err != nil {
+		return err
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		op, v := n.Content[i].Value, n.Content[i+1]
+		if v.Kind == yaml.AliasNode && v.Alias != nil {
+			v = v.Alias
+		}
+		var list []any
+		switch op {
+		case "is":
+			asWritten(&c.Is, v)
+		case "not":
+			asWritten(&c.Not, v)
+		case "in":
+			list = c.In
+		case "not_in":
+			list = c.NotIn
+		default:
+			continue
+		}
+		if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
+			c.nulls = append(c.nulls, op)
+		}
+		if v.Kind == yaml.SequenceNode && len(v.Content) == len(list) {
+			for j, e := range v.Content {
+				asWritten(&list[j], e)
+			}
+		}
+	}
+	return nil
+}
+
+// asWritten sets *dst, a value decoded from n, to n's text as written
+// when the decoded value reads as another text.
+func asWritten(dst *any, n *yaml.Node) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
+		return
+	}
+	if _, isText := (*dst).(string); !isText && MatchText(*dst) != n.Value {
+		*dst = n.Value
+	}
+}
+
+// MatchText is the text a condition's scalar value compares as: a value
+// read as written (UnmarshalYAML) is a string; a number or a boolean is
+// one only where its text is what the config wrote, or in a config built
+// in code.
+func MatchText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+// Nulls are the operators the config gives null (is: null), which leave
+// them unset.
+func (c Cond) Nulls() []string { return c.nulls }
+
+// MarshalYAML writes the condition with only the operator it has, so that
+// the printed config (--print-config) loads again: in: [] beside is: x
+// would be a second operator. An empty in: [] that is set stays.
+func (c Cond) MarshalYAML() (any, error) {
+	type out struct {
+		Field      string `yaml:"field"`
+		Is         any    `yaml:"is,omitempty"`
+		Not        any    `yaml:"not,omitempty"`
+		In         *[]any `yaml:"in,omitempty"`
+		NotIn      *[]any `yaml:"not_in,omitempty"`
+		IgnoreCase bool   `yaml:"ignore_case"`
+	}
+	o := out{Field: c.Field, Is: c.Is, Not: c.Not, IgnoreCase: c.IgnoreCase}
+	if c.In != nil {
+		o.In = &c.In
+	}
+	if c.NotIn != nil {
+		o.NotIn = &c.NotIn
+	}
+	return o, nil
 }
 
 // DefaultPlaceholders are ingest.placeholders when unset.

@@ -207,7 +207,7 @@ func condHolds(c Cond, v fieldValue) bool {
 		if _, isList := want.([]any); isList {
 			return v.list && len(v.elems) == 0
 		}
-		return v.s == textOf(want).s
+		return v.s == MatchText(want)
 	}
 	anyOf := func(ws []any) bool {
 		for _, w := range ws {
