@@ -19,7 +19,10 @@ import (
 // `hash:"-"` are operational — shard counts, parallelism, timeouts,
 // endpoints: they change how a stage runs, never its bytes — and are left
 // out. Values are the JSON of the leaf; an empty list or map is "[]" or
-// "{}", so that emptying one is a change; an unset pointer is absent.
+// "{}", so that emptying one is a change; an unset pointer is absent, and
+// so is an empty field tagged `hash:"omitempty"`: a key added later
+// (ingest.sources[].terms) that leaves every config without it hashing
+// as before, so that its runs stay current.
 func (c *Config) Values(keys ...string) map[string]string {
 	all := map[string]string{}
 	v := reflect.ValueOf(c).Elem()
@@ -89,7 +92,11 @@ func flatten(path string, v reflect.Value, out map[string]string) {
 			if f.Field.Tag.Get("hash") == "-" {
 				continue
 			}
-			flatten(path+"."+f.Name, v.FieldByIndex(f.Index), out)
+			fv := v.FieldByIndex(f.Index)
+			if f.Field.Tag.Get("hash") == "omitempty" && fv.IsZero() {
+				continue
+			}
+			flatten(path+"."+f.Name, fv, out)
 		}
 	case reflect.Map:
 		if v.Len() == 0 {

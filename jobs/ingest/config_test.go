@@ -153,7 +153,7 @@ func TestWhereValuesHash(t *testing.T) {
 		}
 	}
 	// Printed and loaded again: the same values, compared as the same text.
-	y := src(`, where: [{field: a, not_in: [1.0, 007, 0x10, 1e3, 2.50, 7, 0.5, 1e+06, true, True, "1.0", x, []]}, {field: b, is: 1.0}]`)
+	y := src(`, where: [{field: a, not_in: [1.0, 007, 0x10, 1e3, 2.50, 7, 0.5, 1e+06, true, True, "1.0", x, []]}, {field: b, is: 1.0}, {field: c, is: 0}, {field: d, not: false}, {field: e, is: ""}]`)
 	cfg := parse(t, y)
 	out, err := cfg.YAML()
 	if err != nil {
@@ -176,7 +176,7 @@ func TestWhereValuesHash(t *testing.T) {
 		}
 		return strings.Join(out, " ")
 	}
-	const want = `"1.0" "007" "0x10" "1e3" "2.50" "7" "0.5" "1e+06" "true" "True" "1.0" "x" "[]" "1.0"`
+	const want = `"1.0" "007" "0x10" "1e3" "2.50" "7" "0.5" "1e+06" "true" "True" "1.0" "x" "[]" "1.0" "0" "false" ""`
 	if got := texts(cfg); got != want {
 		t.Errorf("texts %s, want %s", got, want)
 	}

@@ -70,7 +70,7 @@ type Source struct {
 	// key the licence and no_training flag of that source instead of this
 	// entry's: a mixed dump whose AoPS rows are not under the dump's
 	// licence. Keys are official, numina, aops or other.
-	Terms map[string]Terms `yaml:"terms" json:"terms"`
+	Terms map[string]Terms `yaml:"terms,omitempty" json:"terms,omitempty" hash:"omitempty"`
 	// Fields maps problem fields (id, statement, solution, subject, origin)
 	// to the input's field names. Statement and solution are required.
 	Fields Fields `yaml:"fields" json:"fields"`
@@ -218,15 +218,23 @@ func (c Cond) Nulls() []string { return c.nulls }
 // the printed config (--print-config) loads again: in: [] beside is: x
 // would be a second operator. An empty in: [] that is set stays.
 func (c Cond) MarshalYAML() (any, error) {
+	// Pointers: omitempty on a plain any would drop is: 0, not: false
+	// and is: "", which are values.
 	type out struct {
 		Field      string `yaml:"field"`
-		Is         any    `yaml:"is,omitempty"`
-		Not        any    `yaml:"not,omitempty"`
+		Is         *any   `yaml:"is,omitempty"`
+		Not        *any   `yaml:"not,omitempty"`
 		In         *[]any `yaml:"in,omitempty"`
 		NotIn      *[]any `yaml:"not_in,omitempty"`
 		IgnoreCase bool   `yaml:"ignore_case"`
 	}
-	o := out{Field: c.Field, Is: c.Is, Not: c.Not, IgnoreCase: c.IgnoreCase}
+	o := out{Field: c.Field, IgnoreCase: c.IgnoreCase}
+	if c.Is != nil {
+		o.Is = &c.Is
+	}
+	if c.Not != nil {
+		o.Not = &c.Not
+	}
 	if c.In != nil {
 		o.In = &c.In
 	}
