@@ -245,3 +245,58 @@ func TestDamagedManifestExits2NamingTheRedo(t *testing.T) {
 		t.Fatalf("after the redo: exit %d, runs %d\n%s", code, runs.Load(), out)
 	}
 }
+
+// TestShardCountOtherThanTheConfigsExits2: a shard of another count than
+// the config's, from --shard or from a Slurm array, is refused before it
+// runs: its part would sit beside the config's parts, and the next stage
+// refuses a dataset of two counts (a one-task step's stray part made
+// everything downstream stale).
+func TestShardCountOtherThanTheConfigsExits2(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"flag", []string{"--shard", "1/2"}, nil, "--shard 1/2: stage test's map step is one task (0/1)"},
+		{"flag 0/3", []string{"--shard", "0/3"}, nil, "--shard 0/3: stage test's map step is one task"},
+		{"array", nil, map[string]string{"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "2"}, "the Slurm array (1/2"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			var runs atomic.Int64
+			st, _ := testStage(&runs, nil)
+			root := t.TempDir()
+			var stderr strings.Builder
+			code := Command(context.Background(), Binary{Stage: st}, append([]string{"--config", writeConfig(t, root)}, tt.args...), &strings.Builder{}, &stderr)
+			if code != ExitBadInput || !strings.Contains(stderr.String(), tt.want) {
+				t.Fatalf("exit %d, want 2 with %q:\n%s", code, tt.want, stderr.String())
+			}
+			if runs.Load() != 0 {
+				t.Errorf("the shard ran %d times", runs.Load())
+			}
+			if entries, _ := os.ReadDir(filepath.Join(root, "r")); len(entries) != 0 {
+				t.Errorf("wrote %d entries under the run", len(entries))
+			}
+		})
+	}
+	// A sharded step names its count.
+	two := filepath.Join(t.TempDir(), "run.yaml")
+	if err := os.WriteFile(two, []byte(fmt.Sprintf("run: r\nroot: %s\ntoy: {shards: 2}\n", t.TempDir())), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	st2, _ := testStage(new(atomic.Int64), nil)
+	if code := Command(context.Background(), Binary{Stage: st2}, []string{"--config", two, "--shard", "0/3"}, &strings.Builder{}, &stderr); code != ExitBadInput ||
+		!strings.Contains(stderr.String(), "--shard 0/3: the config gives stage test 2 shards") || !strings.Contains(stderr.String(), "use --shard i/2") {
+		t.Errorf("--shard 0/3 of 2: exit %d:\n%s", code, stderr.String())
+	}
+	// The config's own count runs.
+	var runs atomic.Int64
+	st, _ := testStage(&runs, nil)
+	if code := Command(context.Background(), Binary{Stage: st}, []string{"--config", writeConfig(t, t.TempDir()), "--shard", "0/1"}, &strings.Builder{}, &strings.Builder{}); code != 0 || runs.Load() != 1 {
+		t.Errorf("--shard 0/1: exit %d, %d runs", code, runs.Load())
+	}
+}

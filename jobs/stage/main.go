@@ -197,9 +197,19 @@ func runStage(ctx context.Context, cfg *config.Config, b Binary, log zerolog.Log
 		return BadInput(err)
 	}
 	if ok {
+		// A part of another count is written beside the config's parts;
+		// the next stage then finds two counts of one dataset and refuses,
+		// and a one-task step's stray part marks everything downstream
+		// stale. Refuse before writing anything.
 		if want := first.Count(cfg); spec.Count != want {
-			log.Warn().Int("config_shards", want).Str("shard", spec.String()).
-				Msg("shard count differs from the config; outputs are still correct, but other shards must use the same count")
+			from := "--shard " + spec.String()
+			if shardFlag == "" {
+				from = "the Slurm array (" + spec.String() + ": SLURM_ARRAY_TASK_COUNT, or SABER_SHARD_COUNT)"
+			}
+			if want == 1 {
+				return BadInput(fmt.Errorf("%s: stage %s's %s step is one task (0/1); run it without --shard, or as an array of one", from, st.Name, first.Name))
+			}
+			return BadInput(fmt.Errorf("%s: the config gives stage %s %d shards, and every shard of a run must use that count (the next stage reads one count of each dataset): use --shard i/%d, or change the stage's shards: setting and rerun every shard (saber run or saber submit plan them from it)", from, st.Name, want, want))
 		}
 		_, err := RunShard(ctx, cfg, st, first, spec, root, log, options(first))
 		return err

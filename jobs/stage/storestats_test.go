@@ -46,6 +46,7 @@ storage:
     max_attempts: 3
     timeout_seconds: 0.3
     max_backoff_seconds: 0.1
+toy: {shards: 1}
 `, endpoint)), 0o644)
 	var runs atomic.Int64
 	st, _ := testStage(&runs, nil)
