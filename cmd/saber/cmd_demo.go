@@ -33,6 +33,9 @@ no S3 and no GPU. Running it again reuses DIR and does nothing new.
 	if *n < 1 {
 		return fail(stderr, "demo", stage.BadInput(fmt.Errorf("--n must be ≥ 1")))
 	}
+	if !(*dup >= 0 && *dup < 1) {
+		return fail(stderr, "demo", stage.BadInput(fmt.Errorf("--dup-frac %v: want 0 ≤ --dup-frac < 1 (the share of planted near-duplicates)", *dup)))
+	}
 	dir, err := filepath.Abs(*out)
 	if err != nil {
 		return fail(stderr, "demo", err)

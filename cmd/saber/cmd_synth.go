@@ -31,7 +31,7 @@ the k-row corpus.
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	if *n < 0 || *dup < 0 || *dup >= 1 {
+	if *n < 0 || !(*dup >= 0 && *dup < 1) { // NaN too
 		return fail(stderr, "synth", stage.BadInput(fmt.Errorf("want --n ≥ 0 and 0 ≤ --dup-frac < 1")))
 	}
 	cfg := synth.Config{N: *n, Seed: *seed, DupFrac: *dup}

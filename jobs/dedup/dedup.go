@@ -130,8 +130,10 @@ type confirmed struct {
 
 // confirm keeps the candidate pairs whose exact Jaccard of shingle sets
 // reaches dedup.threshold and, with dedup.guard, that minhash.Guard does not
-// keep apart. Only the statements of candidates are normalised again.
-func confirm(cfg *Config, probs []dataset.Problem, cands []pair) confirmed {
+// keep apart. Only the statements of candidates are normalised again. A
+// corpus with one huge templated cluster has millions of candidates, so
+// it says how far it is and stops at a signal between pairs.
+func confirm(ctx context.Context, cfg *Config, probs []dataset.Problem, cands []pair, progress func(pairs int64)) (confirmed, error) {
 	type norm struct {
 		text     string
 		shingles []uint64
@@ -147,7 +149,14 @@ func confirm(cfg *Config, probs []dataset.Problem, cands []pair) confirmed {
 		return n
 	}
 	out := confirmed{guarded: map[minhash.GuardReason]int{}}
-	for _, p := range cands {
+	const every = 1 << 12
+	for k, p := range cands {
+		if k%every == 0 && k > 0 {
+			progress(every)
+			if ctx.Err() != nil {
+				return confirmed{}, stage.ErrInterrupted
+			}
+		}
 		a, b := of(p.i), of(p.j)
 		p.jaccard = minhash.Jaccard(a.shingles, b.shingles)
 		if p.jaccard < cfg.Threshold {
@@ -166,7 +175,10 @@ func confirm(cfg *Config, probs []dataset.Problem, cands []pair) confirmed {
 		}
 		out.pairs = append(out.pairs, p)
 	}
-	return out
+	if len(cands) > 0 {
+		progress(int64(len(cands)-1)%every + 1)
+	}
+	return out, nil
 }
 
 // total is the number of pairs the guard kept apart.
@@ -290,7 +302,12 @@ func reduce(ctx context.Context, env *stage.Env) error {
 			return stage.BadInput(fmt.Errorf("problems row %d is %q but signature %q: problems changed after the map step; rerun `dedup --force`", i+1, probs[i].ID, sigs[i].ID))
 		}
 	}
-	conf := confirm(cfg, probs, cands)
+	prog := env.Progress("candidate pairs checked", int64(len(cands)))
+	conf, err := confirm(ctx, cfg, probs, cands, prog.Add)
+	if err != nil {
+		return err
+	}
+	prog.Finish()
 	pairs, guarded := conf.pairs, conf.total()
 	rank := map[string]int{}
 	for i, s := range cfg.Priority {
