@@ -65,7 +65,7 @@ func TestRequeueStopsAfterMaxRequeues(t *testing.T) {
 	}
 }
 
-// TestScriptsAreOwnerOnly: a rendered script holds slurm.env's values and
+// TestScriptsAreOwnerOnly: a rendered script holds slurm.defaults.env's values and
 // paths, so saber writes it readable by its owner only.
 func TestScriptsAreOwnerOnly(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.sbatch")

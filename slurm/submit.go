@@ -558,7 +558,7 @@ func arrayNote(a string) string {
 }
 
 // writeAtomic writes a script readable by its owner only (0600: sbatch
-// reads it, nothing executes it): a script holds the config's slurm.env
+// reads it, nothing executes it): a script holds the config's slurm.defaults.env
 // values and paths, which are nobody else's business.
 func writeAtomic(path, text string) error {
 	return store.WriteFile(path, 0o600, func(w io.Writer) error {

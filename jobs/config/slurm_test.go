@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestSlurmEnvRefusesSecrets: a slurm.env variable whose name looks like
+// TestSlurmEnvRefusesSecrets: a slurm.defaults.env (or stage env) variable whose name looks like
 // a credential is a config error that names it and says how credentials
 // reach jobs instead; ordinary names pass.
 func TestSlurmEnvRefusesSecrets(t *testing.T) {
