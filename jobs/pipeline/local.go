@@ -107,13 +107,19 @@ func (e *ShardError) Error() string {
 	return b.String()
 }
 
-// BinaryPath finds a stage binary: in binDir, else beside the running
+// BinaryPath finds a stage binary: in binDir when one is set, and only
+// there (a binDir that lacks it must not run another build's binary from
+// beside saber or from PATH without a word); else beside the running
 // executable, else on PATH.
 func BinaryPath(binDir, name string) (string, error) {
-	var dirs []string
 	if binDir != "" {
-		dirs = append(dirs, binDir)
+		p := filepath.Join(binDir, name)
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+			return "", stage.BadInput(fmt.Errorf("stage binary %q not found in %s, the binaries folder set by executor.bin_dir (or the command's --bin-dir): build into it (make build writes bin/), or unset it to use the binaries beside saber", name, binDir))
+		}
+		return p, nil
 	}
+	var dirs []string
 	if exe, err := os.Executable(); err == nil {
 		dirs = append(dirs, filepath.Dir(exe))
 	}
