@@ -30,7 +30,10 @@ type Runner interface {
 	Run(ctx context.Context, name string, args ...string) (string, error)
 }
 
-// ExecRunner runs commands for real; errors carry the command's stderr.
+// ExecRunner runs commands for real. A failure is a *CommandError, whose
+// exit code says what to do about it: a command not on PATH, or one that
+// refused what it was asked (an invalid partition, account or QOS), is 2;
+// a controller that did not answer, or an interrupted command, is 75.
 type ExecRunner struct{}
 
 // Run implements Runner.
@@ -39,13 +42,94 @@ func (ExecRunner) Run(ctx context.Context, name string, args ...string) (string,
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return out.String(), fmt.Errorf("%s %s: %s", name, strings.Join(args, " "), msg)
+		return out.String(), commandError(ctx, name, args, strings.TrimSpace(errb.String()), err)
 	}
 	return out.String(), nil
+}
+
+// CommandError is a Slurm command that failed. Its message is the command
+// line and what the command wrote on stderr (or why it did not start):
+// never the environment.
+type CommandError struct {
+	Name string
+	Args []string
+	// Msg is the command's stderr, or why it could not run.
+	Msg string
+	// Code is the exit code the failure asks for (stage.ExitBadInput,
+	// stage.ExitTempFail, or stage.ExitBug for a failure of no known kind).
+	Code int
+	// Refused is a command that ran and answered with an error that is
+	// not the controller's being unreachable: it refused its arguments.
+	Refused bool
+	Err     error
+}
+
+func (e *CommandError) Error() string {
+	return fmt.Sprintf("%s %s: %s", e.Name, strings.Join(e.Args, " "), e.Msg)
+}
+func (e *CommandError) Unwrap() error { return e.Err }
+
+// ExitCode implements stage.ExitCoder.
+func (e *CommandError) ExitCode() int { return e.Code }
+
+// unreachable are what Slurm's commands say when the controller (or the
+// network to it) does not answer, lower-cased: a later try can succeed.
+var unreachable = []string{
+	"unable to contact slurm controller",
+	"socket timed out",
+	"connection refused",
+	"connection timed out",
+	"connection reset",
+	"connect failure",
+	"communication connection failure",
+	"zero bytes were transmitted or received",
+	"temporarily unavailable", // "Resource temporarily unavailable": slurmctld busy
+	"temporarily unable to accept job",
+	"backup controller in standby mode",
+	"not responding",
+	"no route to host",
+	"network is unreachable",
+}
+
+// commandError classifies a failed Slurm command: not on PATH (2, naming
+// the command and where it must run), interrupted (75), the controller
+// unreachable (75), any other refusal (2, with the command's message).
+func commandError(ctx context.Context, name string, args []string, stderr string, err error) *CommandError {
+	e := &CommandError{Name: name, Args: args, Msg: stderr, Err: err}
+	var ee *exec.ExitError
+	switch {
+	case errors.Is(err, exec.ErrNotFound):
+		// The value of PATH is not printed: the environment is nobody's
+		// business in a message that lands in logs.
+		e.Msg = fmt.Sprintf("%s is not on PATH: saber submit, status and cancel run Slurm's commands (sbatch, squeue, scontrol, scancel, sacct), so run them on a Slurm login node, or add the folder that holds %s to PATH", name, name)
+		e.Code = stage.ExitBadInput
+	case ctx.Err() != nil:
+		e.Err = ctx.Err()
+		e.Msg = fmt.Sprintf("interrupted (%v); rerun to resume", ctx.Err())
+		e.Code = stage.ExitTempFail
+	case errors.As(err, &ee):
+		if e.Msg == "" {
+			e.Msg = err.Error()
+		}
+		low := strings.ToLower(e.Msg)
+		switch {
+		case !ee.Exited():
+			// Killed by a signal, not an answer of Slurm's.
+			e.Code = stage.ExitTempFail
+		case slices.ContainsFunc(unreachable, func(s string) bool { return strings.Contains(low, s) }):
+			e.Msg += " (the Slurm controller did not answer: rerun once it is reachable)"
+			e.Code = stage.ExitTempFail
+		default:
+			e.Refused = true
+			e.Code = stage.ExitBadInput
+		}
+	default:
+		// It did not start: permission denied (2), or an error of no
+		// known kind (1).
+		e.Msg = err.Error()
+		e.Code = stage.ExitCode(err)
+	}
+	return e
 }
 
 // Options configure Submit.
@@ -480,6 +564,12 @@ func (s *submission) submitChunk(ctx context.Context, members []*pipeline.StepPl
 	}
 	out, err := opt.Runner.Run(ctx, "sbatch", args...)
 	if err != nil {
+		var ce *CommandError
+		if errors.As(err, &ce) && ce.Refused {
+			// The message is sbatch's; what it refused comes from the config.
+			return "", fmt.Errorf("submit %s: %w (sbatch refused the job: fix the resources it names under slurm.stages.%s or slurm.defaults — partition, account, qos, time, mem, gres, extra — in %s)",
+				sc.JobName, err, n.Stage.Name, opt.ConfigPath)
+		}
 		return "", fmt.Errorf("submit %s: %w", sc.JobName, err)
 	}
 	id := strings.TrimSpace(strings.Split(strings.TrimSpace(out), ";")[0])

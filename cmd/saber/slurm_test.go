@@ -381,3 +381,83 @@ func TestSlurmRunbookCommands(t *testing.T) {
 		t.Errorf("run differs from the local run:\n got %v\nwant %v", got, want)
 	}
 }
+
+// TestSlurmCommandsMissingOrUnreachable runs saber submit and cancel with
+// fake Slurm commands (or none) on PATH: a command not on PATH or a job
+// sbatch refuses exits 2 naming what to change; a controller that does
+// not answer exits 75. No message prints PATH's value.
+func TestSlurmCommandsMissingOrUnreachable(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "run.yaml")
+	y := "run: noslurm\nroot: data\ningest:\n  shards: 2\n  sources: [{name: s, paths: [x.jsonl]}]\ndedup:\n  shards: 1\n"
+	if err := os.WriteFile(cfg, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfgMax := filepath.Join(dir, "max.yaml")
+	if err := os.WriteFile(cfgMax, []byte(y+"slurm:\n  max_array_size: 4\n  defaults: {partition: nosuch}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(fakes map[string]string, args ...string) (string, int, string) {
+		t.Helper()
+		bin := t.TempDir()
+		for name, stderr := range fakes {
+			body := "#!/bin/sh\necho " + slurm.Quote(stderr) + " >&2\nexit 1\n"
+			if err := os.WriteFile(filepath.Join(bin, name), []byte(body), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.Command(filepath.Join(binDir, "saber"), args...)
+		cmd.Env = append(os.Environ(), "PATH="+bin)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code, bin
+	}
+	const down = "slurm_load_ctl_conf error: Unable to contact slurm controller (connect failure)"
+	for _, tc := range []struct {
+		name  string
+		fakes map[string]string
+		args  []string
+		code  int
+		want  []string
+	}{
+		{"scontrol missing", nil, []string{"submit", "--config", cfg}, 2, []string{"scontrol is not on PATH", "Slurm login node", "slurm.max_array_size"}},
+		{"scontrol unreachable", map[string]string{"scontrol": down}, []string{"submit", "--config", cfg}, 75, []string{"Unable to contact slurm controller"}},
+		{"sbatch missing", nil, []string{"submit", "--config", cfgMax}, 2, []string{"sbatch is not on PATH", "Slurm login node"}},
+		{"sbatch refuses", map[string]string{"sbatch": "sbatch: error: Batch job submission failed: Invalid partition name specified"},
+			[]string{"submit", "--config", cfgMax}, 2, []string{"Invalid partition name specified", "slurm.stages.ingest or slurm.defaults"}},
+		{"sbatch times out", map[string]string{"sbatch": "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation"},
+			[]string{"submit", "--config", cfgMax}, 75, []string{"Socket timed out"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, code, bin := run(tc.fakes, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d:\n%s", code, tc.code, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if strings.Contains(out, bin) {
+				t.Errorf("output prints PATH's value %s:\n%s", bin, out)
+			}
+		})
+	}
+	// cancel, with a job recorded: squeue unreachable is 75, missing 2.
+	os.MkdirAll(filepath.Join(dir, "data", "noslurm"), 0o755)
+	jobs := `{"run": "noslurm", "submissions": [{"stage": "ingest", "step": "map", "job_id": "41", "shards": 2, "missing": [0, 1]}]}`
+	if err := os.WriteFile(filepath.Join(dir, "data", "noslurm", "_jobs.json"), []byte(jobs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, code, _ := run(map[string]string{"squeue": strings.Replace(down, "ctl_conf", "jobs", 1)}, "cancel", "--config", cfg); code != 75 || !strings.Contains(out, "squeue") {
+		t.Errorf("cancel, squeue unreachable: exit %d, want 75:\n%s", code, out)
+	}
+	if out, code, _ := run(nil, "cancel", "--config", cfg); code != 2 || !strings.Contains(out, "squeue is not on PATH") {
+		t.Errorf("cancel, no squeue: exit %d, want 2:\n%s", code, out)
+	}
+}
