@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/saber-math/saber/artifacts/layout"
@@ -46,8 +49,13 @@ its bytes and for what they mean:
     the check.
 The folder can also be checked without saber: sha256sum -c SHA256SUMS.
 
-Exit codes: 0 every check passed; 1 a check failed (one line per problem,
-naming the file); 2 bad flags or a folder that cannot be read.
+With --json the report (files checked, and every problem with its file) is
+the only thing on stdout; the summary line goes to stderr.
+
+Exit codes: 0 every check passed; 2 a check failed (one line per problem,
+naming the file: the release differs from its record, as saber verify
+reports bad data), and bad flags or a folder that does not exist or cannot
+be read; 75 a transient failure reading it (rerun); 1 a bug.
 `
 
 func cmdRelease(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -85,11 +93,18 @@ func cmdRelease(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		return fail(stderr, "release verify", stage.BadInput(err))
 	}
+	if err := releaseFolderExists(st); err != nil {
+		return fail(stderr, "release verify", err)
+	}
 	rep, err := release.Verify(ctx, st)
 	if err != nil {
 		return fail(stderr, "release verify", err)
 	}
+	// With --json, stdout holds the report alone: the summary goes to
+	// stderr, so that the output parses.
+	summary := stdout
 	if *asJSON {
+		summary = stderr
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
@@ -101,11 +116,29 @@ func cmdRelease(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 	}
 	if !rep.OK() {
-		fmt.Fprintf(stdout, "%s does NOT verify: %d problem(s) in %d files\n", st.URI(""), len(rep.Problems), rep.Files)
-		return stage.ExitBug
+		// A release that differs from its record is bad data, not a bug
+		// in saber: exit 2, as saber verify (exit 1 is kept for bugs).
+		fmt.Fprintf(summary, "%s does NOT verify: %d problem(s) in %d files\n", st.URI(""), len(rep.Problems), rep.Files)
+		return stage.ExitBadInput
 	}
-	fmt.Fprintf(stdout, "%s verifies: SHA256SUMS and the %d files it lists, their checksums, schemas, card, Croissant metadata, cross-references, runs, results and every file derived from the tables\n", st.URI(""), rep.Files)
+	fmt.Fprintf(summary, "%s verifies: SHA256SUMS and the %d files it lists, their checksums, schemas, card, Croissant metadata, cross-references, runs, results and every file derived from the tables\n", st.URI(""), rep.Files)
 	return stage.ExitOK
+}
+
+// releaseFolderExists refuses (exit 2) a local release folder that does
+// not exist, naming it: listing one is empty, which Verify would report
+// only as a missing SHA256SUMS. (An S3 prefix has no existence apart from
+// its objects: an empty one is reported so.)
+func releaseFolderExists(st store.Store) error {
+	p, local := strings.CutPrefix(st.URI(""), "file://")
+	if !local {
+		return nil
+	}
+	p = filepath.FromSlash(strings.TrimSuffix(p, "/"))
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		return stage.BadInput(fmt.Errorf("release folder %s does not exist: give the folder a run wrote (<root>/<run>/release/<version>/), a published copy or a download", p))
+	}
+	return nil
 }
 
 // parseWithArg parses flags and takes one positional argument into *arg

@@ -413,7 +413,7 @@ func forge(t *testing.T, dir string) {
 // TestReleaseVerifyCatchesForgedEdits: an edited BEIR corpus text, a run
 // line naming a document that does not exist, and an edited figure of the
 // card's results, each with every checksum rewritten to match: saber
-// release verify exits 1 naming the file and the failed check.
+// release verify exits 2 naming the file and the failed check.
 func TestReleaseVerifyCatchesForgedEdits(t *testing.T) {
 	_, rel := demoRelease(t)
 	edit := func(p string, fn func(string) string) func(dir string) {
@@ -445,8 +445,8 @@ func TestReleaseVerifyCatchesForgedEdits(t *testing.T) {
 			tc.edit(dir)
 			forge(t, dir)
 			out, code := saber(t, "release", "verify", dir)
-			if code != 1 || !strings.Contains(out, "FAIL  "+tc.file+":") || !strings.Contains(out, tc.check) {
-				t.Errorf("exit %d, want 1 naming %s and %q:\n%s", code, tc.file, tc.check, out)
+			if code != 2 || !strings.Contains(out, "FAIL  "+tc.file+":") || !strings.Contains(out, tc.check) {
+				t.Errorf("exit %d, want 2 naming %s and %q:\n%s", code, tc.file, tc.check, out)
 			}
 		})
 	}

@@ -91,7 +91,7 @@ func TestDemoEndsWithARelease(t *testing.T) {
 		b[len(b)/2] ^= 0x01
 		os.WriteFile(p, b, 0o644)
 		out, code := saber(t, "release", "verify", dir)
-		if code != 1 || !strings.Contains(out, "FAIL  "+f+":") {
+		if code != 2 || !strings.Contains(out, "FAIL  "+f+":") {
 			t.Errorf("%s flipped: exit %d\n%s", f, code, out)
 		}
 	}
@@ -106,7 +106,7 @@ func TestDemoEndsWithARelease(t *testing.T) {
 	}
 	less, _ := dataset.Encode(rows[1:])
 	os.WriteFile(p, less, 0o644)
-	if out, code := saber(t, "release", "verify", dir); code != 1 || !strings.Contains(out, "FAIL  data/corpus.parquet:") {
+	if out, code := saber(t, "release", "verify", dir); code != 2 || !strings.Contains(out, "FAIL  data/corpus.parquet:") {
 		t.Errorf("corpus row deleted: exit %d\n%s", code, out)
 	}
 }
