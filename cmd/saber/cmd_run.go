@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/saber-math/saber/artifacts/store"
@@ -116,6 +117,16 @@ would refuse.
 	wait := fs.Bool("wait", false, "when another saber run holds the run's lease, wait for it instead of exiting 75")
 	if code, ok := parse(fs, args); !ok {
 		return code
+	}
+	// --stages '' would read as no --stages (the whole main line), and a
+	// negative --parallel as the default: say so instead of running.
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if given["stages"] && strings.TrimSpace(*stages) == "" {
+		return fail(stderr, "run", stage.BadInput(fmt.Errorf("--stages is empty: name the stages (--stages ingest,dedup), or leave the flag out for the main line")))
+	}
+	if *parallel < 0 {
+		return fail(stderr, "run", stage.BadInput(fmt.Errorf("--parallel %d: want ≥ 1 shard processes at once (0 or no flag: executor.parallel, else one per core)", *parallel)))
 	}
 	cfg, abs, err := loadConfig(*cfgPath)
 	if err != nil {

@@ -116,6 +116,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run"}, 2, "--config FILE is required"},
 		{[]string{"run", "--config", bad}, 2, "unknown key ingest.sources[0].fieldz"},
 		{[]string{"run", "--config", good, "--stages", "ingest,nope"}, 2, `unknown stage "nope"`},
+		{[]string{"run", "--config", good, "--stages", ""}, 2, "--stages is empty"},
+		{[]string{"run", "--config", good, "--parallel", "-1"}, 2, "--parallel -1: want ≥ 1"},
 		{[]string{"run", "--help"}, 0, "saber run — run stages locally"},
 		{[]string{"verify", "--config", good, "--stage", "dedup"}, 2, "--shard i/n or --reduce is required"},
 		{[]string{"verify", "--config", good, "--stage", "dedup", "--shard", "0/2"}, 2, "is not done"},

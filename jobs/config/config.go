@@ -215,6 +215,15 @@ func Parse(data []byte, defs ...Def) (*Config, error) {
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, &Error{Problems: []string{syntaxError(data, err)}}
 	}
+	// yaml.Unmarshal reads the first document only: settings after a
+	// "---" would be ignored without a word.
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var first, second yaml.Node
+	if dec.Decode(&first) == nil {
+		if err := dec.Decode(&second); err == nil && len(second.Content) > 0 && second.Content[0].ShortTag() != "!!null" {
+			return nil, &Error{Problems: []string{fmt.Sprintf("line %d: a second YAML document (after ---): a run config is one document, and the settings after it would be ignored; remove the --- or merge the documents", second.Line)}}
+		}
+	}
 	c := &Config{}
 	c.addSections(defs)
 	if len(root.Content) > 0 {

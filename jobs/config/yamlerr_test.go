@@ -23,3 +23,17 @@ func TestSyntaxErrorNamesTheLine(t *testing.T) {
 		}
 	}
 }
+
+// TestSecondDocumentRefused: settings after a "---" are not silently
+// ignored; a leading "---" and a trailing empty one are fine.
+func TestSecondDocumentRefused(t *testing.T) {
+	_, err := Parse([]byte("run: r\nroot: d\n---\nseed: 9\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 3: a second YAML document (after ---)") {
+		t.Errorf("second document: %v", err)
+	}
+	for _, doc := range []string{"---\nrun: r\nroot: d\n", "run: r\nroot: d\n---\n", "run: r\nroot: d\n"} {
+		if _, err := Parse([]byte(doc)); err != nil {
+			t.Errorf("%q: %v", doc, err)
+		}
+	}
+}

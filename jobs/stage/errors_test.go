@@ -261,6 +261,7 @@ func TestShardCountOtherThanTheConfigsExits2(t *testing.T) {
 		{"flag", []string{"--shard", "1/2"}, nil, "--shard 1/2: stage test's map step is one task (0/1)"},
 		{"flag 0/3", []string{"--shard", "0/3"}, nil, "--shard 0/3: stage test's map step is one task"},
 		{"array", nil, map[string]string{"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "2"}, "the Slurm array (1/2"},
+		{"reduce and shard", []string{"--reduce", "--shard", "1/2"}, nil, "--reduce and --shard 1/2: the reduce is one task"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			for k, v := range tt.env {

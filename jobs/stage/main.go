@@ -180,6 +180,9 @@ func runStage(ctx context.Context, cfg *config.Config, b Binary, log zerolog.Log
 		return opt
 	}
 	if reduce {
+		if shardFlag != "" {
+			return BadInput(fmt.Errorf("--reduce and --shard %s: the reduce is one task; give one of them", shardFlag))
+		}
 		step, ok := st.Step("reduce")
 		if !ok {
 			return BadInput(fmt.Errorf("stage %s has no reduce step", st.Name))
