@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/saber-math/saber/lib/llm"
+	"github.com/saber-math/saber/lib/llm/internal/dialhook"
 )
 
 // statusServer answers every request with code, or with a chat completion
@@ -209,5 +211,37 @@ func TestInsecureKeyRefused(t *testing.T) {
 	t.Setenv(llm.BaseURLEnv, "http://api.example.com/v1")
 	if _, err := llm.New(llm.Config{Model: "m", APIKeyEnv: "SABER_TEST_LLM_KEY"}, nil); err == nil || !strings.Contains(err.Error(), "llm.allow_insecure_key") {
 		t.Errorf("$%s over plain http: err = %v", llm.BaseURLEnv, err)
+	}
+}
+
+// TestHostThatDoesNotResolve: a base_url whose host name does not resolve
+// is a ConfigError (exit 2) naming base_url at the first attempt, not a
+// connection failure retried max_attempts times and requeued as 75.
+func TestHostThatDoesNotResolve(t *testing.T) {
+	t.Setenv("SABER_TEST_KEY", "k")
+	c, err := llm.New(llm.Config{BaseURL: "https://no-such-host.invalid/v1", Model: "m", APIKeyEnv: "SABER_TEST_KEY", MaxAttempts: 4}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dials atomic.Int64
+	dialhook.SetDial(c, func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		return nil, &net.OpError{Op: "dial", Net: network, Err: &net.DNSError{Err: "no such host", Name: "no-such-host.invalid", IsNotFound: true}}
+	})
+	_, err = c.Chat(context.Background(), userReq("x"))
+	var ce *llm.ConfigError
+	if !errors.As(err, &ce) || ce.Setting != "llm.base_url" || !strings.Contains(err.Error(), "does not resolve") {
+		t.Fatalf("err = %v; want a ConfigError naming llm.base_url", err)
+	}
+	if dials.Load() != 1 {
+		t.Errorf("%d dials, want 1: no retry fixes a name that does not resolve", dials.Load())
+	}
+	// A failure to reach the resolver is not the name's: it is retried.
+	c2, _ := llm.New(llm.Config{BaseURL: "https://no-such-host.invalid/v1", Model: "m", APIKeyEnv: "SABER_TEST_KEY", MaxAttempts: 2, TimeoutSeconds: 1}, nil)
+	dialhook.SetDial(c2, func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return nil, &net.OpError{Op: "dial", Net: network, Err: &net.DNSError{Err: "i/o timeout", Name: "no-such-host.invalid", IsTimeout: true}}
+	})
+	if _, err := c2.Chat(context.Background(), userReq("x")); !errors.Is(err, llm.ErrExhausted) {
+		t.Errorf("resolver timeout: %v, want retries exhausted", err)
 	}
 }

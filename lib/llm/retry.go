@@ -94,10 +94,17 @@ func (c *Client) retry(ctx context.Context, op string, do attemptFunc) (int, err
 // been the answer to MaxConsecutiveRejects requests in a row. The first
 // ConfigError is kept, and every later call returns it unsent.
 func (c *Client) permanentIsConfig(op string, f failure) *ConfigError {
-	if f.status == 0 {
+	var ce *ConfigError
+	switch {
+	case f.kind == "dns_not_found":
+		k := c.cfg.Key("base_url")
+		ce = &ConfigError{Setting: k, Op: op, Err: f.err,
+			Msg: fmt.Sprintf("the host of %s does not resolve (no such host): check %s (or $SABER_LLM_BASE_URL), and that this node can resolve it", c.cfg.BaseURL, k)}
+	case f.status == 0:
 		return nil
+	default:
+		ce = c.configError(op, f, f.err)
 	}
-	ce := c.configError(op, f, f.err)
 	if ce == nil {
 		if n := c.rejectStreak.Add(1); n >= int64(c.cfg.MaxConsecutiveRejects) {
 			ce = c.rejectStreakError(op, f.status, n, f.err)
@@ -185,6 +192,13 @@ func (c *Client) classify(err error, res *http.Response, timedOut bool) failure 
 		return failure{kind: "malformed_json", err: err}
 	}
 	f := failure{kind: "other", err: c.redact(err)}
+	// A host name that does not resolve is a typo in base_url, not a
+	// server that is down: no retry or requeue fixes it (as S3's endpoint).
+	var dns *net.DNSError
+	if errors.As(err, &dns) && dns.IsNotFound {
+		f.kind, f.permanent = "dns_not_found", true
+		return f
+	}
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	var ue *url.Error
