@@ -606,3 +606,33 @@ func TestTermsAndAoPS(t *testing.T) {
 		})
 	}
 }
+
+// TestExcludeCountsUnmatchedIDs: an ingest.exclude id no row has (a typo)
+// excludes nothing, and the reduce says so: it is counted in the manifest
+// (and logged with the ids), where the matched one is a reject.
+func TestExcludeCountsUnmatchedIDs(t *testing.T) {
+	rows := `{"uid": "a1", "problem": "P1", "solution": "S1"}
+{"uid": "a2", "problem": "P2", "solution": "S2"}
+`
+	cfg := setup(t, map[string][]byte{"in.jsonl": []byte(rows)}, `    - name: s
+      paths: [in.jsonl]
+      fields: {id: uid, statement: problem, solution: solution}
+  exclude: [a1, a1x, a1x]
+`)
+	probs, rejs, err := runShards(t, cfg, 2)
+	if err != nil || len(probs) != 1 || len(rejs) != 1 || rejs[0].Reason != dataset.ReasonExcluded {
+		t.Fatalf("err %v, %d problems, rejects %+v", err, len(probs), rejs)
+	}
+	ctx := context.Background()
+	root, err := store.Open(ctx, cfg.RootURI(), cfg.Storage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := layout.ReadDone(ctx, root, layout.DoneKey(cfg.Run, "problems", shard.Spec{Index: 0, Count: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Stats["exclude_unmatched"] != 1 {
+		t.Errorf("exclude_unmatched = %d, want 1 (a1x, listed twice)", m.Stats["exclude_unmatched"])
+	}
+}

@@ -523,8 +523,26 @@ func reduce(ctx context.Context, env *stage.Env) error {
 	}
 	env.Count("rows_read", rowsRead)
 	env.Count("problems_total", kept)
+	seen := map[string]bool{}
 	for _, r := range out {
 		env.Count("rejected_"+r.Reason, 1)
+		if r.Reason == dataset.ReasonExcluded {
+			seen[r.ID] = true
+		}
+	}
+	// An exclude id no row has is most likely a typo, and would leave in
+	// the document it was meant to take out (the leak the audit flagged)
+	// until release refuses it: say so here, where it is fixed.
+	var unmatched []string
+	for _, id := range c.Exclude {
+		if !seen[id] && !slices.Contains(unmatched, id) {
+			unmatched = append(unmatched, id)
+		}
+	}
+	if len(unmatched) > 0 {
+		env.Count("exclude_unmatched", int64(len(unmatched)))
+		env.Log.Warn().Strs("ids", unmatched[:min(len(unmatched), 20)]).Int("count", len(unmatched)).
+			Msg("ingest.exclude names ids no input row has (a typo, or an id_prefix left out?): they exclude nothing")
 	}
 	env.Log.Info().Int("files", len(names)).Int64("problems", kept).Int("rejects", len(out)).Msg("settled duplicate ids")
 	if _, err := w.Close(); err != nil {
