@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -96,6 +97,11 @@ func TestDamagedRows(t *testing.T) {
 			r := rejs[0]
 			if r.Line != 3 || r.Reason != tt.reason || r.Field != tt.field || !strings.Contains(r.Detail, tt.detail) {
 				t.Errorf("reject %+v, want line 3 reason %s field %q detail with %q", r, tt.reason, tt.field, tt.detail)
+			}
+			// A row rejected for a duplicate key still names its id, so
+			// that it can be found in the source by id.
+			if m := regexp.MustCompile(`^\{"uid": "(d[0-9])"`).FindStringSubmatch(tt.line); tt.reason == dataset.ReasonDuplicateKey && m != nil && r.ID != m[1] {
+				t.Errorf("duplicate-key reject has id %q, want %q", r.ID, m[1])
 			}
 		})
 	}

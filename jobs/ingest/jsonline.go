@@ -122,7 +122,9 @@ func (rf *rowFields) parse(line int64, b []byte) record {
 			dup = slices.Contains(keys[:i], k)
 		}
 		if dup {
-			return bad(dataset.ReasonDuplicateKey, k, fmt.Sprintf("key %q appears more than once in the object, so its value is ambiguous", k))
+			r := bad(dataset.ReasonDuplicateKey, k, fmt.Sprintf("key %q appears more than once in the object, so its value is ambiguous", k))
+			r.vals = rf.idOnly(members, k)
+			return r
 		}
 		keys[i] = k
 		for _, field := range rf.byName[k] {
@@ -151,7 +153,11 @@ func (rf *rowFields) parse(line int64, b []byte) record {
 		}
 		raw, found, dup := resolvePath(b, steps)
 		if dup != "" {
-			return bad(dataset.ReasonDuplicateKey, field, fmt.Sprintf("key %q appears more than once in an object on the path %s, so its value is ambiguous", dup, name))
+			r := bad(dataset.ReasonDuplicateKey, field, fmt.Sprintf("key %q appears more than once in an object on the path %s, so its value is ambiguous", dup, name))
+			if field != "id" {
+				r.vals = map[string]value{"id": vals["id"]}
+			}
+			return r
 		}
 		if found {
 			vals[field] = memberValue(field, member{val: raw}, join)
@@ -167,6 +173,23 @@ func (rf *rowFields) parse(line int64, b []byte) record {
 	}
 	rf.keys = keys // keep what append grew
 	return record{line: line, vals: vals, keys: keys}
+}
+
+// idOnly is the values of a row rejected for a duplicate key dupKey: only
+// its id, when the id is a top-level key that is not the one duplicated,
+// so that the reject can be found in the source by id (as every reject
+// whose row had a readable id can).
+func (rf *rowFields) idOnly(members []member, dupKey string) map[string]value {
+	name := rf.fields["id"]
+	if name == "" || name == dupKey {
+		return nil
+	}
+	for _, m := range members {
+		if rf.key(m.key) == name {
+			return map[string]value{"id": memberValue("id", m, rf.join)}
+		}
+	}
+	return nil
 }
 
 // memberValue is jsonValue for a member scanRow has read (null: absent),
