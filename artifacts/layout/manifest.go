@@ -40,6 +40,14 @@ type Object struct {
 	Length int64 `json:"length,omitempty"`
 }
 
+// Listing is one path a shard expanded (layout.Files: a glob, a folder or
+// a file, as resolved, e.g. /data/in/*.jsonl or s3://b/corpus/) and the
+// URIs of the files it matched, sorted, as layout.Files names them.
+type Listing struct {
+	Path  string   `json:"path"`
+	Files []string `json:"files"`
+}
+
 // Manifest marks a shard of a step done and says what it read, what it
 // wrote and what determined the bytes. Outputs' hashes are what `saber
 // verify` recomputes; inputs' hashes tie the shard to exactly the data it
@@ -60,6 +68,14 @@ type Manifest struct {
 	// report of its step.
 	Outputs []Object `json:"outputs"`
 	Inputs  []Object `json:"inputs"`
+	// Listings are the paths outside the run (globs, folders, files) that
+	// the shard expanded into the files it read, each with the files it
+	// matched then: staleness lists each path again and compares, so that
+	// a file added under a glob or folder (or gone from it) makes the
+	// shard stale. Inputs alone name only the files that were there.
+	// Absent from a manifest an older saber wrote: its matches are
+	// unknown and not compared.
+	Listings []Listing `json:"listings,omitempty"`
 	// Config holds the configuration that determines the shard's bytes,
 	// one dotted key per leaf ("dedup.threshold": "0.8"), and ConfigHash
 	// its SHA-256; InputsHash covers the inputs' keys and hashes; Hash

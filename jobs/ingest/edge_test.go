@@ -449,7 +449,7 @@ func TestOversizeLine(t *testing.T) {
 			t.Fatalf("%d problems, rejects %+v; want 4 and one oversize reject on line 3", len(probs), rejs)
 		}
 		ctx := context.Background()
-		ins, err := expand(ctx, cfg, &Section.Of(cfg).Sources[0], zerolog.Nop())
+		ins, err := expand(ctx, cfg, &Section.Of(cfg).Sources[0], zerolog.Nop(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,16 +23,17 @@ import (
 )
 
 // inputsOf expands every source's paths, in source order, logging to log
-// a warning for each file a source names twice (expand). Two sources may
-// read one file: each reads it whole, with its own field map and where:.
-func inputsOf(ctx context.Context, cfg *config.Config, log zerolog.Logger) ([]input, error) {
+// a warning for each file a source names twice (expand), and telling
+// listed (when set) what each path matched. Two sources may read one
+// file: each reads it whole, with its own field map and where:.
+func inputsOf(ctx context.Context, cfg *config.Config, log zerolog.Logger, listed func(path string, uris []string)) ([]input, error) {
 	sources := Section.Of(cfg).Sources
 	if len(sources) == 0 {
 		return nil, stage.BadInput(fmt.Errorf("ingest.sources: no sources configured"))
 	}
 	var inputs []input
 	for i := range sources {
-		ins, err := expand(ctx, cfg, &sources[i], log)
+		ins, err := expand(ctx, cfg, &sources[i], log, listed)
 		if err != nil {
 			return nil, err
 		}
@@ -45,11 +46,13 @@ func inputsOf(ctx context.Context, cfg *config.Config, log zerolog.Logger) ([]in
 // and writes them, accepted or rejected, with where they were read, to
 // ingest_rows, and what it read to ingest_spans. Every input is recorded,
 // by size, as an input of the shard: the plan is made from every size, so
-// any size change makes every shard stale.
+// any size change makes every shard stale. So is what each source path
+// matched (env.AddListing): every shard's share depends on the whole set,
+// so a file added under a glob or folder, or gone, makes every shard stale.
 func mapShard(ctx context.Context, env *stage.Env) error {
 	cfg := env.Config
 	c := Section.Of(cfg)
-	inputs, err := inputsOf(ctx, cfg, env.Log)
+	inputs, err := inputsOf(ctx, cfg, env.Log, env.AddListing)
 	if err != nil {
 		return err
 	}

@@ -80,7 +80,12 @@ type record struct {
 // that also matches it is how a source reads that file first (its rows
 // win duplicate ids), so the repeat is no error: it is logged to log as a
 // warning naming both patterns.
-func expand(ctx context.Context, cfg *config.Config, src *Source, log zerolog.Logger) ([]input, error) {
+//
+// listed, when set, is told each pattern as resolved and the URIs of every
+// file it matched (repeats included): a shard records them
+// (stage.Env.AddListing), so that a file added under a glob or folder, or
+// gone from it, makes the shard stale.
+func expand(ctx context.Context, cfg *config.Config, src *Source, log zerolog.Logger, listed func(path string, uris []string)) ([]input, error) {
 	var out []input
 	first := map[string]string{} // decl.FileKey → the pattern that named the file first
 	for _, pat := range src.Paths {
@@ -93,6 +98,13 @@ func expand(ctx context.Context, cfg *config.Config, src *Source, log zerolog.Lo
 		}
 		if err != nil {
 			return nil, stage.BadInput(fmt.Errorf("source %s: %q: %w", src.Name, pat, err))
+		}
+		if listed != nil {
+			uris := make([]string, len(files))
+			for i, f := range files {
+				uris[i] = f.URI
+			}
+			listed(cfg.Resolve(pat), uris)
 		}
 		for _, f := range files {
 			u := f.URI

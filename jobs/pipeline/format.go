@@ -99,6 +99,7 @@ S3: If-None-Match), so nothing half-written is ever visible as done. JSON fields
 | rows | that dataset's rows in this shard |
 | outputs | every object the shard wrote (all its datasets and reports): uri, key, sha256, size, rows, dataset |
 | inputs | every object it read: parts of run datasets (sha256 of the bytes as read; unread: true for parts only counted) and files outside the run (raw sources, the ontology) |
+| listings | each path outside the run that the shard expanded into files (an ingest source's glob, folder or file, as resolved), with the sorted URIs of the files it matched: listed again by every staleness check, so a file added under it or gone makes the shard stale; absent from manifests written before it was recorded (then not compared) |
 | config | the configuration that determines the bytes, one dotted key per leaf ("dedup.threshold": "0.8"): the stage's own section and the shared keys it declares, without operational fields (shard counts, parallelism, timeouts, endpoints) |
 | config_hash, inputs_hash, hash | SHA-256 of config, of the inputs' keys and hashes, and of both with code_version |
 | code_version | the commit the binary was built from, with +dirty.<digest> for uncommitted changes |
@@ -109,8 +110,8 @@ A manifest that is empty, cut short, not JSON, without a digest or whose digest 
 is damaged: every reader refuses it with exit 2, naming it and the command that redoes its shard
 (with --force).
 
-A done shard is stale when its config, its inputs or its shard count differ from what the
-current config and inputs give; saber never serves it as current (saber status shows it,
+A done shard is stale when its config, its inputs (their bytes, sizes, or the files its listed
+paths match) or its shard count differ from what the current config and inputs give; saber never serves it as current (saber status shows it,
 saber run refuses, --rerun-stale recomputes it and everything downstream).
 
 ## Datasets

@@ -226,7 +226,8 @@ type Env struct {
 
 	mu      sync.Mutex
 	inputs  []layout.Object
-	inputAt map[string]int // input key or URI → index in inputs
+	inputAt map[string]int      // input key or URI → index in inputs
+	listed  map[string][]string // AddListing's: path → the files it matched, sorted
 	writers map[string]*layout.Manifest
 	outputs []layout.Object
 	stats   map[string]int64
@@ -298,6 +299,43 @@ func (e *Env) recordInput(o layout.Object) {
 	}
 	e.inputAt[id] = len(e.inputs)
 	e.inputs = append(e.inputs, o)
+}
+
+// AddListing records that the shard expanded path (a glob, a folder or a
+// file outside the run, as passed to layout.Files) into files (their
+// URIs): the manifest keeps the sorted set, and a done shard whose path
+// lists another set now is stale (a file added under a glob, or gone).
+// None matching is an empty set. A path recorded twice keeps the first
+// record: one shard lists a path once.
+func (e *Env) AddListing(path string, files []string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.listed == nil {
+		e.listed = map[string][]string{}
+	}
+	if _, ok := e.listed[path]; ok {
+		return
+	}
+	e.listed[path] = sortedSet(files)
+}
+
+// sortedSet is files sorted without repeats, never nil.
+func sortedSet(files []string) []string {
+	out := slices.Clone(files)
+	slices.Sort(out)
+	return append([]string{}, slices.Compact(out)...)
+}
+
+// Listings returns the paths the shard expanded, sorted by path.
+func (e *Env) Listings() []layout.Listing {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []layout.Listing
+	for p, files := range e.listed {
+		out = append(out, layout.Listing{Path: p, Files: slices.Clone(files)})
+	}
+	slices.SortFunc(out, func(a, b layout.Listing) int { return strings.Compare(a.Path, b.Path) })
+	return out
 }
 
 // Inputs returns what the shard has read so far.
@@ -713,7 +751,7 @@ func finish(ctx context.Context, cfg *config.Config, st Stage, step Step, spec s
 	inputs := env.Inputs()
 	base := layout.Manifest{
 		Stage: st.Name, Step: step.Name, Run: cfg.Run, Shard: spec.Index, Shards: spec.Count,
-		Outputs: outs, Inputs: inputs, Config: values, ConfigHash: config.HashValues(values),
+		Outputs: outs, Inputs: inputs, Listings: env.Listings(), Config: values, ConfigHash: config.HashValues(values),
 		InputsHash: InputsHash(inputs), CodeVersion: CodeVersion(),
 		Started: started, Finished: time.Now().UTC(), Host: host, Slurm: slurmEnv(), Stats: env.Stats(),
 		LLM: env.llmServers(),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,7 +23,8 @@ type Why struct {
 	Config []config.Change `json:"config,omitempty"`
 	// Inputs says which inputs changed: a part of an input dataset
 	// recomputed with other bytes, an input dataset now incomplete, a
-	// file changed or gone.
+	// file changed or gone, a listed path (a glob, a folder) that matches
+	// other files now.
 	Inputs []string `json:"inputs,omitempty"`
 	// Pending are input datasets that are not complete now (their writer
 	// is being recomputed): not stale yet — once they are complete again
@@ -65,12 +67,13 @@ type Current struct {
 	run   string
 	ms    map[string][]*layout.Manifest
 	err   map[string]error
-	files map[string]string // input file URI → what changed ("" when nothing)
+	files map[string]string   // input file URI → what changed ("" when nothing)
+	lists map[string][]string // listed path → the files it matches now
 }
 
 // NewCurrent reads manifests of the run in st as they are asked for.
 func NewCurrent(st store.Store, run string) *Current {
-	return &Current{st: st, run: run, ms: map[string][]*layout.Manifest{}, err: map[string]error{}, files: map[string]string{}}
+	return &Current{st: st, run: run, ms: map[string][]*layout.Manifest{}, err: map[string]error{}, files: map[string]string{}, lists: map[string][]string{}}
 }
 
 // Manifests returns every manifest of a dataset, whatever their shard
@@ -111,7 +114,8 @@ func (c *Current) Parts(ctx context.Context, dataset string) (map[string]layout.
 
 // Staleness compares a done shard's manifest m with what cfg, the run's
 // current inputs (in in) and this code would make it. It reads only
-// manifests, and the sizes of input files outside the run.
+// manifests, the sizes of input files outside the run, and the listings
+// of the paths (globs, folders) the shard expanded into them.
 func Staleness(ctx context.Context, cfg *config.Config, st Stage, step Step, m *layout.Manifest, in store.Store) (Why, error) {
 	return StalenessIn(ctx, cfg, st, step, m, NewCurrent(in, cfg.Run))
 }
@@ -156,7 +160,30 @@ func StalenessIn(ctx context.Context, cfg *config.Config, st Stage, step Step, m
 		}
 		w.Inputs = append(w.Inputs, compareParts(ds, recorded[ds], now)...)
 	}
+	// A path that matches other files now names the files added and gone;
+	// a file gone from a listing is not looked up again below.
+	gone := map[string]bool{}
+	for _, l := range m.Listings {
+		now, ok := cur.lists[l.Path]
+		if !ok {
+			var err error
+			if now, err = listFiles(ctx, cfg, l.Path); err != nil {
+				return Why{}, err
+			}
+			cur.lists[l.Path] = now // one listing per path however many shards expanded it
+		}
+		added, removed := setDiff(l.Files, now)
+		for _, f := range removed {
+			gone[f] = true
+		}
+		if msg := listingChanged(l.Path, added, removed); msg != "" {
+			w.Inputs = append(w.Inputs, msg)
+		}
+	}
 	for _, f := range files {
+		if gone[f.URI] {
+			continue
+		}
 		key := f.URI + "\x00" + fmt.Sprint(f.Size)
 		msg, seen := cur.files[key]
 		if !seen {
@@ -225,6 +252,64 @@ func fileChanged(ctx context.Context, cfg *config.Config, f layout.Object) (stri
 		return fmt.Sprintf("input file %s changed (%d bytes, was %d)", f.URI, info.Size, f.Size), nil
 	}
 	return "", nil
+}
+
+// listFiles is what path matches now, sorted (none: empty), as the
+// shard's step listed it (layout.Files): a listing, no file is read.
+func listFiles(ctx context.Context, cfg *config.Config, path string) ([]string, error) {
+	fs, err := layout.Files(ctx, path, cfg.Storage, nil)
+	if errors.Is(err, store.ErrNotExist) {
+		return []string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list input path %s: %w", path, err)
+	}
+	uris := make([]string, len(fs))
+	for i, f := range fs {
+		uris[i] = f.URI
+	}
+	return sortedSet(uris), nil
+}
+
+// setDiff is what now has that old lacks, and what old has that now
+// lacks; both sorted.
+func setDiff(old, now []string) (added, removed []string) {
+	in := func(s []string, x string) bool { _, ok := slices.BinarySearch(s, x); return ok }
+	old = sortedSet(old)
+	for _, f := range now {
+		if !in(old, f) {
+			added = append(added, f)
+		}
+	}
+	for _, f := range old {
+		if !in(now, f) {
+			removed = append(removed, f)
+		}
+	}
+	return added, removed
+}
+
+// listingChanged says how the files a path matches changed ("" when they
+// did not), naming at most maxNamed files of each kind.
+func listingChanged(path string, added, removed []string) string {
+	if len(added) == 0 && len(removed) == 0 {
+		return ""
+	}
+	const maxNamed = 10
+	names := func(fs []string) string {
+		if len(fs) <= maxNamed {
+			return strings.Join(fs, ", ")
+		}
+		return fmt.Sprintf("%s and %d more", strings.Join(fs[:maxNamed], ", "), len(fs)-maxNamed)
+	}
+	var parts []string
+	if len(added) > 0 {
+		parts = append(parts, fmt.Sprintf("%d new (%s)", len(added), names(added)))
+	}
+	if len(removed) > 0 {
+		parts = append(parts, fmt.Sprintf("%d gone (%s)", len(removed), names(removed)))
+	}
+	return fmt.Sprintf("input path %s matches other files now: %s", path, strings.Join(parts, ", "))
 }
 
 // StaleError refuses to serve or build on stale shards: it names the
