@@ -260,14 +260,26 @@ Steps:
 		}
 		fmt.Fprintf(w, "  %-7s %-8s reads %s; writes %s\n", s.Name, kind, reads, strings.Join(s.Outputs, ", "))
 	}
+	// The keys that decide the stage's bytes at the default config; other
+	// settings add keys (a model backend adds the model's), and a stale
+	// refusal names every key that changed whatever they are.
+	var keys []string
+	var defs []config.Def
 	if st.Section != nil {
-		fmt.Fprintf(w, "\nConfig: the %s: section", st.Section.SectionName())
-		if st.Uses != nil {
-			if u := st.Uses(config.Default(st.Section)); len(u) > 0 {
-				fmt.Fprintf(w, ", and %s", strings.Join(u, ", "))
+		keys = append(keys, "the "+st.Section.SectionName()+": section")
+		defs = append(defs, st.Section)
+	}
+	if st.Uses != nil {
+		for _, u := range st.Uses(config.Default(defs...)) {
+			if st.Section == nil || u != st.Section.SectionName() {
+				keys = append(keys, u)
 			}
 		}
-		fmt.Fprintln(w, " (print the effective config with --print-config).")
+	}
+	if len(keys) > 0 {
+		fmt.Fprintf(w, "\nConfig that decides its bytes, at the defaults: %s. Other settings can add keys\n"+
+			"(backend: llm adds the model's settings); a stale refusal names each key that changed.\n"+
+			"Print the effective config with --print-config.\n", strings.Join(keys, ", "))
 	}
 	fmt.Fprintf(w, "\nFlags:\n")
 	fs.PrintDefaults()
