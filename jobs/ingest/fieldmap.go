@@ -399,6 +399,7 @@ func mapRows(ctx context.Context, env *stage.Env, in input, t *tally, fn func(re
 		}
 	}
 	explode := explodedField(src)
+	placeholders := Section.Of(env.Config).Placeholders
 	side := newSideFiles(ctx, env, in)
 	plain := len(src.Where) == 0 && len(src.Files) == 0 && len(tmpls) == 0 && explode == ""
 	fill := func(r record) error {
@@ -457,7 +458,7 @@ func mapRows(ctx context.Context, env *stage.Env, in input, t *tally, fn func(re
 			if _, ok := row.vals[ref]; ok {
 				row.vals[ref] = ev // a template naming the exploded field gets the element
 			}
-			if id.present && id.badType == "" && strings.TrimSpace(id.s) != "" {
+			if id.present && id.badType == "" && realID(id.s, placeholders) {
 				row.vals["id"] = value{s: strings.TrimSpace(id.s) + "#" + strconv.Itoa(k+1), present: true, badUTF8: id.badUTF8}
 			}
 			if err := fill(row); err != nil {

@@ -48,8 +48,9 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 	}
 	// A reject carries the row's id whenever the row had a readable one,
 	// so that it can be found in the source by id, not only by line.
+	c := Section.Of(cfg) // once a row, not once a field: it was a tenth of validate
 	rowID := ""
-	if v := r.vals["id"]; v.present && v.badType == "" && !v.badUTF8 && strings.TrimSpace(v.s) != "" {
+	if v := r.vals["id"]; v.present && v.badType == "" && !v.badUTF8 && realID(v.s, c.Placeholders) {
 		rowID = in.src.IDPrefix + strings.TrimSpace(v.s)
 	}
 	rej := func(reason, field, detail string) *dataset.Reject {
@@ -64,7 +65,6 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 		return dataset.Problem{}, &rr
 	}
 	fields := in.fields
-	c := Section.Of(cfg) // once a row, not once a field: it was a tenth of validate
 	text := func(field string, required bool) (string, *dataset.Reject) {
 		v := r.vals[field]
 		// The input field's name, for a reject only: looking it up for
@@ -146,7 +146,7 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 	if p.Source == "aops" {
 		p.NoTraining = true
 	}
-	if strings.TrimSpace(id) != "" {
+	if realID(id, c.Placeholders) {
 		p.ID = in.src.IDPrefix + strings.TrimSpace(id)
 	} else {
 		p.ID = hashID(h.h, p.Source, p.Statement, p.Solution)

@@ -636,3 +636,28 @@ func TestExcludeCountsUnmatchedIDs(t *testing.T) {
 		t.Errorf("exclude_unmatched = %d, want 1 (a1x, listed twice)", m.Stats["exclude_unmatched"])
 	}
 }
+
+// TestPlaceholderIDIsNoID: corpora write "N/A" or "null" where a row has
+// no id; such an id is no id (the content hash), not a real id that makes
+// every later row with it a duplicate_id reject. Exploded rows too.
+func TestPlaceholderIDIsNoID(t *testing.T) {
+	rows := `{"uid": "N/A", "problem": "P1", "solution": "S1"}
+{"uid": " null ", "problem": "P2", "solution": "S2"}
+{"uid": "-", "problem": "P3", "solution": ["S3a", "S3b"]}
+{"uid": "r4", "problem": "P4", "solution": "S4"}
+`
+	cfg := setup(t, map[string][]byte{"in.jsonl": []byte(rows)}, `    - name: s
+      paths: [in.jsonl]
+      fields: {id: uid, statement: problem, solution: solution}
+      lists: {solution: explode}
+`)
+	probs, rejs, err := runShards(t, cfg, 2)
+	if err != nil || len(rejs) != 0 || len(probs) != 5 {
+		t.Fatalf("err %v, %d problems, rejects %+v; want 5 problems", err, len(probs), rejs)
+	}
+	for _, p := range probs {
+		if p.Statement != "P4" && (len(p.ID) != 16 || strings.ContainsAny(p.ID, "#/N")) {
+			t.Errorf("problem %q has id %q, want its content hash", p.Statement, p.ID)
+		}
+	}
+}

@@ -46,3 +46,12 @@ func isPathOnly(s string) bool {
 	}
 	return urlOnly.MatchString(s) || pathOnly.MatchString(s) || fileOnly.MatchString(s)
 }
+
+// realID reports whether s, an input row's id, names the row: not blank
+// and not a placeholder (ingest.placeholders: "N/A", "null", "-"), which
+// corpora write where a row has no id. Such a row gets the content-hash
+// id, as a row without one does, instead of sharing "N/A" with every
+// other and being rejected as its duplicate.
+func realID(s string, placeholders []string) bool {
+	return strings.TrimSpace(s) != "" && !isPlaceholder(s, placeholders)
+}

@@ -35,7 +35,8 @@ type Config struct {
 	// Placeholders are values that stand for a missing text: a statement
 	// or solution equal to one (after trimming white space, in any case)
 	// is a placeholder reject, as is one that is only a file path or URL
-	// (path_only). Default NONE, N/A, null, -; [] turns the check off.
+	// (path_only); an id equal to one is no id (the row gets the
+	// content-hash id). Default NONE, N/A, null, -; [] turns the check off.
 	Placeholders []string `yaml:"placeholders" json:"placeholders"`
 	// Sources are read in order; on duplicate ids the first occurrence wins.
 	Sources []Source `yaml:"sources" json:"sources"`
