@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -176,8 +177,10 @@ would refuse.
 	if err != nil {
 		// What finished before the failure, the audit's flags among them:
 		// the failure is often the release refusing what the summary
-		// shows (a flagged leak).
-		if sum, serr := pipeline.Summarize(ctx, cfg); serr == nil && len(sum.Lines) > 1 {
+		// shows (a flagged leak). Not when this run never started: another
+		// holds the lease, and its run is what the summary would show.
+		var held *pipeline.LeaseHeldError
+		if sum, serr := pipeline.Summarize(ctx, cfg); serr == nil && len(sum.Lines) > 1 && !errors.As(err, &held) {
 			sum.Print(stdout)
 		}
 		return fail(stderr, "run", err)
