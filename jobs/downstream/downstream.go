@@ -70,7 +70,10 @@ type query struct {
 
 func runMap(ctx context.Context, env *stage.Env) error {
 	cfg := Section.Of(env.Config)
-	if n := cfg.Shards * len(cfg.Retrievers); env.Shard.Count != n || n == 0 {
+	if len(cfg.Retrievers) == 0 {
+		return stage.BadInput(fmt.Errorf("downstream is off under this config: %s", decl.Off))
+	}
+	if n := cfg.Shards * len(cfg.Retrievers); env.Shard.Count != n {
 		return stage.BadInput(fmt.Errorf("downstream has %d shards under this config (downstream.shards %d × %d retrievers), not %d",
 			n, cfg.Shards, len(cfg.Retrievers), env.Shard.Count))
 	}

@@ -351,3 +351,18 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("no ranks: median %v", med)
 	}
 }
+
+// TestOffSaysHowToTurnItOn: downstream run by hand with no retrievers
+// says it is off and which setting turns it on, not that it has "0 shards
+// (downstream.shards 1 × 0 retrievers), not 1".
+func TestOffSaysHowToTurnItOn(t *testing.T) {
+	cfg, root := setup(t, "", candidates)
+	off, err := config.Parse([]byte(fmt.Sprintf("run: a\nroot: %s\ndownstream: {retrievers: []}\n", cfg.RootURI())), downstream.Section, rewrite.Section)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = stage.RunShard(context.Background(), off, downstream.Stage, downstream.Stage.Steps[0], shard.Spec{Index: 0, Count: 1}, root, zerolog.Nop(), stage.Options{})
+	if err == nil || stage.ExitCode(err) != stage.ExitBadInput || !strings.Contains(err.Error(), "downstream is off under this config: set downstream.retrievers") {
+		t.Errorf("err %v (exit %d), want exit 2 saying it is off and how to turn it on", err, stage.ExitCode(err))
+	}
+}
