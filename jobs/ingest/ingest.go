@@ -94,6 +94,10 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 			return "", rej(dataset.ReasonPlaceholder, name(), fmt.Sprintf("%q is a placeholder (ingest.placeholders), not text", strings.TrimSpace(v.s)))
 		case required && isPathOnly(v.s):
 			return "", rej(dataset.ReasonPathOnly, name(), fmt.Sprintf("%q is only a file path or URL, not text (a side file is read with files: %s)", strings.TrimSpace(v.s), field))
+		case v.list && len(v.elems) > 1 && field != "statement" && field != "solution":
+			// A label joined from a list would hold the join's line
+			// breaks: say it is a list, not that it has a line feed.
+			return "", rej(dataset.ReasonWrongType, name(), fmt.Sprintf("a list of %d values; %s takes one (map one element, %s: %s[0])", len(v.elems), field, field, name()))
 		}
 		// Statements and solutions are text with line breaks and tabs;
 		// ids, subjects, origins and sources are single-line labels.

@@ -661,3 +661,25 @@ func TestPlaceholderIDIsNoID(t *testing.T) {
 		}
 	}
 }
+
+// TestListForALabel: a list of several values mapped to a one-line label
+// (subject, origin) is a wrong_type reject that says it is a list and how
+// to take one element, not a control character (the join's line feed); a
+// list of one is its value.
+func TestListForALabel(t *testing.T) {
+	rows := `{"uid": "l1", "problem": "P1", "solution": "S1", "tags": ["Algebra", "Geometry"]}
+{"uid": "l2", "problem": "P2", "solution": "S2", "tags": ["Algebra"]}
+`
+	cfg := setup(t, map[string][]byte{"in.jsonl": []byte(rows)}, `    - name: s
+      paths: [in.jsonl]
+      max_reject_share: 1
+      fields: {id: uid, statement: problem, solution: solution, subject: tags}
+`)
+	probs, rejs, err := runShards(t, cfg, 1)
+	if err != nil || len(probs) != 1 || probs[0].Subject != "Algebra" || len(rejs) != 1 {
+		t.Fatalf("err %v, problems %+v, rejects %+v", err, probs, rejs)
+	}
+	if r := rejs[0]; r.ID != "l1" || r.Reason != dataset.ReasonWrongType || !strings.Contains(r.Detail, "a list of 2 values; subject takes one (map one element, subject: tags[0])") {
+		t.Errorf("reject %+v", r)
+	}
+}
