@@ -301,3 +301,21 @@ func TestShardCountOtherThanTheConfigsExits2(t *testing.T) {
 		t.Errorf("--shard 0/1: exit %d, %d runs", code, runs.Load())
 	}
 }
+
+// TestHelpPrintsWhateverUsesNeeds: --help prints even for a stage whose
+// Uses reads a section the binary was not given (embed reads
+// downstream's): it panicked once, and took the binary's --help with it.
+func TestHelpPrintsWhateverUsesNeeds(t *testing.T) {
+	var runs atomic.Int64
+	st, _ := testStage(&runs, nil)
+	st.Section = nil
+	st.Uses = func(c *config.Config) []string { return []string{fmt.Sprint(toySection.Of(c).Shards)} }
+	var stderr strings.Builder
+	if code := Command(context.Background(), Binary{Stage: st}, []string{"--help"}, &strings.Builder{}, &stderr); code != 0 || !strings.Contains(stderr.String(), "Flags:") {
+		t.Errorf("exit %d:\n%s", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := Command(context.Background(), Binary{Stage: st, Sections: []config.Def{toySection}}, []string{"--help"}, &strings.Builder{}, &stderr); code != 0 || !strings.Contains(stderr.String(), "at the defaults: 2.") {
+		t.Errorf("with the section: exit %d:\n%s", code, stderr.String())
+	}
+}

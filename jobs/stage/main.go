@@ -65,7 +65,7 @@ func Command(ctx context.Context, b Binary, args []string, stdout, stderr io.Wri
 	if st.Flags != nil {
 		apply = st.Flags(fs)
 	}
-	fs.Usage = func() { usage(fs, st, stderr) }
+	fs.Usage = func() { usage(fs, st, b.Sections, stderr) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
@@ -229,7 +229,7 @@ func runStage(ctx context.Context, cfg *config.Config, b Binary, log zerolog.Log
 	return nil
 }
 
-func usage(fs *flag.FlagSet, st Stage, w io.Writer) {
+func usage(fs *flag.FlagSet, st Stage, sections []config.Def, w io.Writer) {
 	fmt.Fprintf(w, `%s — %s
 
 Usage:
@@ -261,26 +261,43 @@ Steps:
 		fmt.Fprintf(w, "  %-7s %-8s reads %s; writes %s\n", s.Name, kind, reads, strings.Join(s.Outputs, ", "))
 	}
 	// The keys that decide the stage's bytes at the default config; other
-	// settings add keys (a model backend adds the model's), and a stale
+	// settings add keys (tag's backend: llm adds the model's), and a stale
 	// refusal names every key that changed whatever they are.
 	var keys []string
-	var defs []config.Def
+	defs := sections
 	if st.Section != nil {
 		keys = append(keys, "the "+st.Section.SectionName()+": section")
-		defs = append(defs, st.Section)
+		have := false
+		for _, d := range defs {
+			have = have || d.SectionName() == st.Section.SectionName()
+		}
+		if !have {
+			defs = append(append([]config.Def{}, defs...), st.Section)
+		}
 	}
 	if st.Uses != nil {
-		for _, u := range st.Uses(config.Default(defs...)) {
+		for _, u := range usesAtDefaults(st, defs) {
 			if st.Section == nil || u != st.Section.SectionName() {
 				keys = append(keys, u)
 			}
 		}
 	}
 	if len(keys) > 0 {
-		fmt.Fprintf(w, "\nConfig that decides its bytes, at the defaults: %s. Other settings can add keys\n"+
-			"(backend: llm adds the model's settings); a stale refusal names each key that changed.\n"+
-			"Print the effective config with --print-config.\n", strings.Join(keys, ", "))
+		fmt.Fprintf(w, "\nConfig that decides its bytes, at the defaults: %s. Other settings can add keys;\n"+
+			"a stale refusal names each key that changed. Print the effective config with --print-config.\n", strings.Join(keys, ", "))
 	}
 	fmt.Fprintf(w, "\nFlags:\n")
 	fs.PrintDefaults()
+}
+
+// usesAtDefaults is st.Uses at the default config of defs, or nothing when
+// Uses reads a section defs lack (a binary built without every section):
+// --help must print, whatever the stage's keys.
+func usesAtDefaults(st Stage, defs []config.Def) (keys []string) {
+	defer func() {
+		if recover() != nil {
+			keys = nil
+		}
+	}()
+	return st.Uses(config.Default(defs...))
 }
