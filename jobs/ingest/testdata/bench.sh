@@ -74,7 +74,7 @@ if [[ ! -s $corpus ]]; then
 	"$bin/saber" synth --n "$n" --seed 7 --out "$corpus.tmp" 2>/dev/null
 	mv "$corpus.tmp" "$corpus"
 fi
-bytes=$(stat -c %s "$corpus")
+bytes=$(stat -L -c %s "$corpus") # -L: a corpus linked into INGEST_BENCH_DIR counts its bytes, not the link's
 lines=$(wc -l <"$corpus")
 awk -v n="$lines" -v b="$bytes" -v f="$corpus" 'BEGIN { printf "corpus: %s, %d rows, %.1f MB (saber synth --seed 7)\n", f, n, b / 1e6 }'
 echo "load before: $(uptime)"
