@@ -121,6 +121,9 @@ func TestGoodRowsKept(t *testing.T) {
 		{"bare CR as white space before a nested object", "{\"uid\": \"k10\", \"statement\": \"cr\", \"solution\": \"s\", \"meta\":\r{\"a\": 1}}", "cr"},
 		{"spaces everywhere", ` { "uid" : "k8" , "statement" : "sp" , "solution" : "s" } `, "sp"},
 		{"byte-order mark", "\xef\xbb\xbf{\"uid\": \"k9\", \"statement\": \"bom\", \"solution\": \"s\"}", "bom"},
+		// Two unmapped keys with different bad bytes are two keys, not a
+		// duplicate (decoded, both would be U+FFFD).
+		{"two unmapped keys of bad bytes", "{\"uid\": \"k11\", \"statement\": \"bad keys\", \"solution\": \"s\", \"\xff\": 1, \"\xfe\": 2}", "bad keys"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -493,10 +493,17 @@ func skipValue(b []byte, i int) int {
 	return i
 }
 
-// jsonKey decodes a raw JSON string key as encoding/json does (invalid
-// UTF-8 becomes U+FFFD), so that keys equal to it are equal here.
+// jsonKey decodes a raw JSON string key as encoding/json does, so that
+// keys equal to it ("solu\u0074ion" and "solution") are equal here; a key
+// that is not valid UTF-8 is kept as its raw bytes (below).
 func jsonKey(raw []byte) string {
-	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+	if !utf8.Valid(raw) {
+		// Decoding would make every bad byte U+FFFD, and two different
+		// keys one: a false duplicate_key. Kept as its raw bytes, such a
+		// key stays itself, and no configured name matches it.
+		return string(raw)
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw[1 : len(raw)-1])
 	}
 	var s string
