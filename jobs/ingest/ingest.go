@@ -114,8 +114,7 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 	if p.Solution, bad = text("solution", true); bad != nil {
 		return p, bad
 	}
-	id, bad := text("id", false)
-	if bad != nil {
+	if _, bad = text("id", false); bad != nil { // checked here; its value is rowID's
 		return p, bad
 	}
 	if p.Subject, bad = text("subject", false); bad != nil {
@@ -150,8 +149,10 @@ func validate(cfg *config.Config, in input, r record, h hashState) (dataset.Prob
 	if p.Source == "aops" {
 		p.NoTraining = true
 	}
-	if realID(id, c.Placeholders) {
-		p.ID = in.src.IDPrefix + strings.TrimSpace(id)
+	// text("id") passed, so rowID is the row's id, or "" where it has
+	// none (blank or a placeholder).
+	if rowID != "" {
+		p.ID = rowID
 	} else {
 		p.ID = hashID(h.h, p.Source, p.Statement, p.Solution)
 	}

@@ -538,7 +538,8 @@ func reduce(ctx context.Context, env *stage.Env) error {
 	// until release refuses it: say so here, where it is fixed.
 	var unmatched []string
 	for _, id := range c.Exclude {
-		if !seen[id] && !slices.Contains(unmatched, id) {
+		if !seen[id] {
+			seen[id] = true // each once, however often it is listed
 			unmatched = append(unmatched, id)
 		}
 	}
