@@ -65,7 +65,12 @@ func Command(ctx context.Context, b Binary, args []string, stdout, stderr io.Wri
 	if st.Flags != nil {
 		apply = st.Flags(fs)
 	}
-	fs.Usage = func() { usage(fs, st, b.Sections, stderr) }
+	// The sections the config is loaded with (and --help's defaults).
+	sections := b.Sections
+	if len(sections) == 0 && st.Section != nil {
+		sections = []config.Def{st.Section}
+	}
+	fs.Usage = func() { usage(fs, st, sections, stderr) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
@@ -79,10 +84,6 @@ func Command(ctx context.Context, b Binary, args []string, stdout, stderr io.Wri
 	if *cfgPath == "" {
 		fmt.Fprintf(stderr, "%s: --config FILE is required (see --help)\n", st.Name)
 		return ExitBadInput
-	}
-	sections := b.Sections
-	if len(sections) == 0 && st.Section != nil {
-		sections = []config.Def{st.Section}
 	}
 	cfg, err := config.Load(*cfgPath, sections...)
 	if err != nil {
@@ -264,19 +265,11 @@ Steps:
 	// settings add keys (tag's backend: llm adds the model's), and a stale
 	// refusal names every key that changed whatever they are.
 	var keys []string
-	defs := sections
 	if st.Section != nil {
 		keys = append(keys, "the "+st.Section.SectionName()+": section")
-		have := false
-		for _, d := range defs {
-			have = have || d.SectionName() == st.Section.SectionName()
-		}
-		if !have {
-			defs = append(append([]config.Def{}, defs...), st.Section)
-		}
 	}
 	if st.Uses != nil {
-		for _, u := range usesAtDefaults(st, defs) {
+		for _, u := range usesAtDefaults(st, sections) {
 			if st.Section == nil || u != st.Section.SectionName() {
 				keys = append(keys, u)
 			}
